@@ -1,0 +1,109 @@
+// The contract between schedule generators and the engine: what runs where,
+// after what, and what it does to memory. Nothing here knows SimGrid.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pipesim {
+
+using TaskId = std::uint32_t;
+
+enum class TaskKind : std::uint8_t {
+  Forward,
+  Backward,        // full backward (input and weight gradients together)
+  BackwardInput,   // input-gradient half of a split backward
+  BackwardWeight,  // weight-gradient half of a split backward
+  Recompute,       // rematerialised forward
+  Update,          // optimizer step
+  Transfer,        // activations or gradients between devices
+  Offload,         // device -> host memory
+  Prefetch,        // host memory -> device
+  WeightFetch,     // weights from their owner to a compute worker
+};
+
+std::string_view to_string(TaskKind kind);
+bool is_transfer(TaskKind kind);  // Transfer, Offload, Prefetch, WeightFetch
+
+enum class MemoryCategory : std::uint8_t {
+  Weights,
+  Activations,  // stashed for the backward pass
+  Gradients,    // weight gradients (accumulation buffers)
+  CommBuffers,  // sent or received tensors waiting to be consumed
+  Optimizer,
+};
+inline constexpr int kMemoryCategoryCount = 5;
+std::string_view to_string(MemoryCategory category);
+
+// A memory effect fires when its task starts or finishes.
+enum class MemoryWhen : std::uint8_t { AtStart, AtFinish };
+
+struct MemoryEffect {
+  TaskId task;
+  int device;
+  MemoryCategory category;
+  MemoryWhen when;
+  double bytes;  // > 0 allocates, < 0 frees
+};
+
+// Memory held for the whole run (weights, gradient buffers, ...).
+struct StaticMemory {
+  int device;
+  MemoryCategory category;
+  double bytes;
+};
+
+struct Task {
+  TaskKind kind = TaskKind::Forward;
+  int device = -1;      // compute: the device; transfer: the source
+  int peer = -1;        // transfer: the destination; -1 otherwise
+  double amount = 0;    // flops for compute, bytes for transfers
+  int stage = -1;
+  int layer_first = -1; // inclusive range of layers, -1 if none
+  int layer_last = -1;
+  int microbatch = -1;
+  int iteration = 0;
+  double priority = 0;  // among ready tasks of one device, lowest runs first
+};
+
+// Tasks, their dependencies (compressed rows) and per-device orders.
+// Devices are indices into the Platform's device list.
+class TaskGraph {
+ public:
+  explicit TaskGraph(int device_count = 0) : device_order_(device_count) {}
+
+  TaskId add(const Task& task, std::initializer_list<TaskId> deps = {});
+  TaskId add(const Task& task, const std::vector<TaskId>& deps);
+  void add_memory(TaskId task, int device, MemoryCategory category, MemoryWhen when, double bytes);
+  void add_static_memory(int device, MemoryCategory category, double bytes);
+  // Appends a compute task to its device's order: the device runs its ordered
+  // tasks in exactly this sequence. Devices with no order run ready tasks by priority.
+  void append_to_order(TaskId task);
+
+  std::size_t size() const { return tasks_.size(); }
+  int device_count() const { return static_cast<int>(device_order_.size()); }
+  const Task& task(TaskId id) const { return tasks_[id]; }
+  const std::vector<Task>& tasks() const { return tasks_; }
+  // Dependencies of a task, as [begin, end) over dependency ids.
+  const TaskId* deps_begin(TaskId id) const { return dep_ids_.data() + dep_offsets_[id]; }
+  const TaskId* deps_end(TaskId id) const { return dep_ids_.data() + dep_offsets_[id + 1]; }
+  std::size_t dependency_count() const { return dep_ids_.size(); }
+  const std::vector<TaskId>& device_order(int device) const { return device_order_[device]; }
+  const std::vector<MemoryEffect>& memory_effects() const { return memory_; }
+  const std::vector<StaticMemory>& static_memory() const { return static_memory_; }
+
+  // A short human name such as "F3 s1 mb7" for messages and traces.
+  std::string describe(TaskId id) const;
+
+ private:
+  std::vector<Task> tasks_;
+  std::vector<std::uint32_t> dep_offsets_{0};
+  std::vector<TaskId> dep_ids_;
+  std::vector<std::vector<TaskId>> device_order_;
+  std::vector<MemoryEffect> memory_;
+  std::vector<StaticMemory> static_memory_;
+};
+
+}  // namespace pipesim

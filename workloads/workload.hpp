@@ -1,0 +1,49 @@
+// A training workload: a chain of layers, how many micro-batches, which
+// schedule, and where the stages go. Plain data, read from YAML.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace pipesim {
+
+// A compute cost: seconds on the reference device, or flops.
+struct Cost {
+  double value = 0;
+  bool flops = false;
+};
+
+struct Layer {
+  std::string name;
+  Cost forward;
+  Cost backward;
+  double activation = 0;  // bytes of the output activation a_l (and of its gradient)
+  double weights = 0;     // bytes of the layer's parameters
+};
+
+struct Placement {
+  bool automatic = true;
+  int stages = 0;  // with automatic: number of stages (0 = one per device)
+  // Explicit: inclusive 0-based layer range of each stage, and its host name.
+  std::vector<std::pair<int, int>> stage_layers;
+  std::vector<std::string> stage_hosts;
+};
+
+struct Workload {
+  std::string file;  // for error messages
+  std::string name;
+  std::vector<Layer> layers;
+  double input = 0;  // bytes of the network input a_0 (one micro-batch)
+  int microbatches = 1;
+  int microbatch_size = 1;  // samples per micro-batch, for throughput
+  int iterations = 1;
+  // flop/s of the device on which second-valued costs were measured;
+  // 0 = the fastest device of the platform.
+  double reference_speed = 0;
+  std::string schedule;  // "1f1b", "gpipe", ...
+  std::map<std::string, std::string> schedule_params;  // generator-specific
+  Placement placement;
+};
+
+}  // namespace pipesim
