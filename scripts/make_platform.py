@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Writes the shipped SimGrid platforms (platforms/*.xml). Run again after editing.
+
+Numbers: NVIDIA A100-SXM4-80GB, 312 TFLOP/s dense fp16 peak, of which a well
+tuned transformer reaches about half (156 Tf, Megatron-LM reports 44-52 %);
+third-generation NVLink through NVSwitch gives 300 GB/s per direction per GPU;
+HDR InfiniBand 200 Gb/s = 25 GB/s per direction.
+"""
+import pathlib
+
+HEADER = """<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<!-- Written by scripts/make_platform.py. {what} -->
+<platform version="4.1">
+"""
+
+
+def gpu(name, speed="156Tf", memory="80GiB"):
+    return (f'    <host id="{name}" speed="{speed}">\n'
+            f'      <prop id="memory" value="{memory}"/>\n'
+            f'    </host>\n')
+
+
+def link(name, bandwidth, latency):
+    return f'    <link id="{name}" bandwidth="{bandwidth}" latency="{latency}" sharing_policy="SPLITDUPLEX"/>\n'
+
+
+def route(src, dst, name):
+    return f'    <route src="{src}" dst="{dst}"><link_ctn id="{name}" direction="UP"/></route>\n'
+
+
+def nvswitch_box(gpus, prefix=""):
+    """(hosts and router, links, routes) of one box: each GPU's NVLink goes to the switch."""
+    names = [f"{prefix}gpu{i}" for i in range(gpus)]
+    switch = f"{prefix}nvswitch"
+    nodes = "".join(gpu(n) for n in names) + f'    <router id="{switch}"/>\n'
+    links = "".join(link(f"{n}-nvlink", "300GBps", "1us") for n in names)
+    routes = "".join(route(n, switch, f"{n}-nvlink") for n in names)
+    return nodes, links, routes
+
+
+def zone(name, routing, nodes, links, routes, what):
+    # The DTD wants hosts and routers, then links, then routes.
+    return (HEADER.format(what=what) + f'  <zone id="{name}" routing="{routing}">\n'
+            + nodes + links + routes + "  </zone>\n</platform>\n")
+
+
+def box(gpus):
+    return zone("box", "Floyd", *nvswitch_box(gpus),
+                what=f"{gpus} A100-80GB GPUs, each with a 300 GB/s NVLink to one NVSwitch.")
+
+
+def two_boxes(gpus):
+    a, b = nvswitch_box(gpus, "box0-"), nvswitch_box(gpus, "box1-")
+    return zone("cluster", "Floyd", a[0] + b[0],
+                a[1] + b[1] + link("infiniband", "25GBps", "2us"),
+                a[2] + b[2] + route("box0-nvswitch", "box1-nvswitch", "infiniband"),
+                what=f"Two {gpus}-GPU NVSwitch boxes joined by one HDR InfiniBand link (25 GB/s, 2 us).")
+
+
+def complete(p, bandwidth="12.5GBps", latency="0us", speed="100Tf", memory="32GiB"):
+    """Seed 000's abstract platform: P devices, a dedicated link of bandwidth beta per pair."""
+    pairs = [(i, j) for i in range(p) for j in range(i + 1, p)]
+    return zone("complete", "Full", "".join(gpu(f"gpu{i}", speed, memory) for i in range(p)),
+                "".join(link(f"link{i}-{j}", bandwidth, latency) for i, j in pairs),
+                "".join(route(f"gpu{i}", f"gpu{j}", f"link{i}-{j}") for i, j in pairs),
+                what=f"Seed 000's abstract platform: {p} devices, complete graph, every link {bandwidth} each way.")
+
+
+if __name__ == "__main__":
+    out = pathlib.Path(__file__).resolve().parent.parent / "platforms"
+    (out / "nvswitch-4gpu.xml").write_text(box(4))
+    (out / "nvswitch-8gpu.xml").write_text(box(8))
+    (out / "two-nvswitch-8gpu-infiniband.xml").write_text(two_boxes(8))
+    (out / "complete-4.xml").write_text(complete(4))
+    (out / "complete-8.xml").write_text(complete(8))

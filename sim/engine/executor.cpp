@@ -1,0 +1,212 @@
+#include "sim/engine/executor.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <queue>
+#include <unordered_map>
+
+#include <simgrid/s4u/Activity.hpp>
+#include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Exec.hpp>
+#include <simgrid/s4u/Link.hpp>
+
+#include "sim/deadlock.hpp"
+
+namespace pipesim {
+namespace {
+
+namespace s4u = simgrid::s4u;
+constexpr TaskId kNone = std::numeric_limits<TaskId>::max();
+
+class Executor {
+ public:
+  Executor(s4u::Engine& engine, const std::vector<s4u::Host*>& devices, const TaskGraph& graph)
+      : engine_(engine), devices_(devices), graph_(graph) {
+    const size_t n = graph.size();
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    timeline_.start.assign(n, nan);
+    timeline_.finish.assign(n, nan);
+    waiting_.assign(n, 0);
+    order_next_.assign(n, kNone);
+    live_.resize(n);
+    ready_.resize(graph.device_count());
+    busy_.assign(graph.device_count(), false);
+    index_successors();
+    index_links();
+  }
+
+  Timeline run() {
+    s4u::Activity::on_completion_cb([this](const s4u::Activity& activity) { on_completion(activity); });
+    for (TaskId t = 0; t < graph_.size(); ++t)
+      if (waiting_[t] == 0) make_ready(t);
+    settle();
+    engine_.run();
+    graveyard_.clear();
+    timeline_.makespan = 0;
+    for (TaskId t = 0; t < graph_.size(); ++t) {
+      if (std::isnan(timeline_.finish[t]))
+        timeline_.blocked.push_back(t);
+      else
+        timeline_.makespan = std::max(timeline_.makespan, timeline_.finish[t]);
+    }
+    if (!timeline_.blocked.empty()) timeline_.deadlock = explain_deadlock(graph_, timeline_);
+    return std::move(timeline_);
+  }
+
+ private:
+  // Successors in compressed rows: data dependants, plus the next task in the device order.
+  void index_successors() {
+    const size_t n = graph_.size();
+    succ_offsets_.assign(n + 1, 0);
+    for (TaskId t = 0; t < n; ++t)
+      for (const TaskId* d = graph_.deps_begin(t); d != graph_.deps_end(t); ++d) ++succ_offsets_[*d + 1];
+    for (size_t i = 0; i < n; ++i) succ_offsets_[i + 1] += succ_offsets_[i];
+    succ_ids_.resize(graph_.dependency_count());
+    std::vector<std::uint32_t> fill(succ_offsets_.begin(), succ_offsets_.end() - 1);
+    for (TaskId t = 0; t < n; ++t) {
+      waiting_[t] = static_cast<std::uint32_t>(graph_.deps_end(t) - graph_.deps_begin(t));
+      for (const TaskId* d = graph_.deps_begin(t); d != graph_.deps_end(t); ++d) succ_ids_[fill[*d]++] = t;
+    }
+    for (int dev = 0; dev < graph_.device_count(); ++dev) {
+      const auto& order = graph_.device_order(dev);
+      for (size_t i = 1; i < order.size(); ++i) {
+        order_next_[order[i - 1]] = order[i];
+        ++waiting_[order[i]];
+      }
+    }
+  }
+
+  // Every link gets a stable index (by name); routes are cached per device pair.
+  void index_links() {
+    auto links = engine_.get_all_links();
+    std::sort(links.begin(), links.end(), [](auto* a, auto* b) { return a->get_name() < b->get_name(); });
+    for (auto* link : links) {
+      link_index_[link] = static_cast<std::uint32_t>(timeline_.links.size());
+      timeline_.links.push_back({link->get_name(), link->get_bandwidth()});
+    }
+    for (TaskId t = 0; t < graph_.size(); ++t) {
+      const Task& task = graph_.task(t);
+      if (is_transfer(task.kind) && task.device != task.peer && task.amount > 0) {
+        for (std::uint32_t l : route(task.device, task.peer)) timeline_.route_links.push_back(l);
+      }
+      timeline_.route_offsets.push_back(static_cast<std::uint32_t>(timeline_.route_links.size()));
+    }
+  }
+
+  const std::vector<std::uint32_t>& route(int from, int to) {
+    auto [it, inserted] = routes_.try_emplace({from, to});
+    if (inserted) {
+      std::vector<s4u::Link*> links;
+      double latency = 0;
+      devices_[from]->route_to(devices_[to], links, &latency);
+      for (auto* link : links) it->second.push_back(link_index_.at(link));
+    }
+    return it->second;
+  }
+
+  void make_ready(TaskId t) {
+    const Task& task = graph_.task(t);
+    if (!is_transfer(task.kind)) {
+      ready_[task.device].push({task.priority, t});
+      touched_.push_back(task.device);  // dispatched in settle(), once all ready tasks compete
+      return;
+    }
+    timeline_.start[t] = s4u::Engine::get_clock();
+    if (task.device == task.peer || task.amount <= 0) {
+      instant_.push_back(t);  // nothing to move
+      return;
+    }
+    auto comm = s4u::Comm::sendto_init(devices_[task.device], devices_[task.peer]);
+    comm->set_payload_size(static_cast<std::uint64_t>(std::llround(task.amount)));
+    launch(t, comm);
+  }
+
+  void dispatch(int device) {
+    if (busy_[device] || ready_[device].empty()) return;
+    const TaskId t = ready_[device].top().second;
+    ready_[device].pop();
+    busy_[device] = true;
+    timeline_.start[t] = s4u::Engine::get_clock();
+    const Task& task = graph_.task(t);
+    if (task.amount <= 0) {
+      instant_.push_back(t);
+      return;
+    }
+    auto exec = s4u::Exec::init();
+    exec->set_flops_amount(task.amount);
+    exec->set_host(devices_[device]);
+    launch(t, exec);
+  }
+
+  void launch(TaskId t, s4u::ActivityPtr activity) {
+    activity->set_data(reinterpret_cast<void*>(static_cast<std::uintptr_t>(t) + 1));
+    activity->start();
+    live_[t] = std::move(activity);  // SimGrid frees an activity nobody holds
+  }
+
+  void on_completion(const s4u::Activity& activity) {
+    graveyard_.clear();  // released one callback late: SimGrid still uses the one completing now
+    const auto tag = reinterpret_cast<std::uintptr_t>(activity.get_data<void>());
+    if (tag == 0) return;  // not ours
+    const TaskId t = static_cast<TaskId>(tag - 1);
+    graveyard_.push_back(std::move(live_[t]));
+    complete(t);
+    settle();
+  }
+
+  void complete(TaskId t) {
+    timeline_.finish[t] = s4u::Engine::get_clock();
+    const Task& task = graph_.task(t);
+    for (std::uint32_t i = succ_offsets_[t]; i < succ_offsets_[t + 1]; ++i)
+      if (--waiting_[succ_ids_[i]] == 0) make_ready(succ_ids_[i]);
+    if (order_next_[t] != kNone && --waiting_[order_next_[t]] == 0) make_ready(order_next_[t]);
+    if (!is_transfer(task.kind)) {
+      busy_[task.device] = false;
+      touched_.push_back(task.device);
+    }
+  }
+
+  // Completes zero-cost tasks and starts work on idle devices until nothing
+  // changes, without recursion.
+  void settle() {
+    while (!instant_.empty() || !touched_.empty()) {
+      while (!instant_.empty()) {
+        const TaskId t = instant_.back();
+        instant_.pop_back();
+        complete(t);
+      }
+      std::vector<int> devices;
+      devices.swap(touched_);
+      for (int d : devices) dispatch(d);
+    }
+  }
+
+  using ReadyQueue = std::priority_queue<std::pair<double, TaskId>, std::vector<std::pair<double, TaskId>>,
+                                         std::greater<>>;
+  s4u::Engine& engine_;
+  const std::vector<s4u::Host*>& devices_;
+  const TaskGraph& graph_;
+  Timeline timeline_;
+  std::vector<std::uint32_t> waiting_;
+  std::vector<std::uint32_t> succ_offsets_;
+  std::vector<TaskId> succ_ids_;
+  std::vector<TaskId> order_next_;
+  std::vector<s4u::ActivityPtr> live_;
+  std::vector<s4u::ActivityPtr> graveyard_;
+  std::vector<ReadyQueue> ready_;
+  std::vector<bool> busy_;
+  std::vector<TaskId> instant_;
+  std::vector<int> touched_;  // devices that may be able to start a task
+  std::unordered_map<const s4u::Link*, std::uint32_t> link_index_;
+  std::map<std::pair<int, int>, std::vector<std::uint32_t>> routes_;
+};
+
+}  // namespace
+
+Timeline execute(s4u::Engine& engine, const std::vector<s4u::Host*>& devices, const TaskGraph& graph) {
+  return Executor(engine, devices, graph).run();
+}
+
+}  // namespace pipesim

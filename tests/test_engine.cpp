@@ -1,0 +1,213 @@
+// The SimGrid engine on hand-made task graphs. Each test runs in its own
+// process (gtest_discover_tests), as SimGrid allows one engine per process.
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "sim/engine/simulation.hpp"
+#include "sim/input_error.hpp"
+#include "tests/fixtures.hpp"
+
+namespace pipesim {
+namespace {
+
+using testing::complete_platform;
+using testing::write_file;
+
+Task compute(int device, double flops, int microbatch = -1) {
+  Task t;
+  t.kind = TaskKind::Forward;
+  t.device = device;
+  t.amount = flops;
+  t.microbatch = microbatch;
+  return t;
+}
+
+Task transfer(int from, int to, double bytes) {
+  Task t;
+  t.kind = TaskKind::Transfer;
+  t.device = from;
+  t.peer = to;
+  t.amount = bytes;
+  return t;
+}
+
+TEST(Engine, ReadsDevicesSpeedsMemoryAndPaths) {
+  Simulation sim(complete_platform(3, "2GBps", "1ms", "5Tf", "16GiB"));
+  const Platform& p = sim.platform();
+  ASSERT_EQ(p.size(), 3);
+  EXPECT_EQ(p.devices[2].name, "gpu2");
+  EXPECT_DOUBLE_EQ(p.devices[0].speed, 5e12);
+  EXPECT_DOUBLE_EQ(p.devices[0].memory, 16.0 * (1ull << 30));
+  EXPECT_TRUE(p.path(0, 2).exists);
+  EXPECT_DOUBLE_EQ(p.path(2, 0).bandwidth, 2e9);
+  EXPECT_DOUBLE_EQ(p.path(2, 0).latency, 1e-3);
+  EXPECT_DOUBLE_EQ(p.transfer_time(0, 1, 2e9), 1.001);
+}
+
+TEST(Engine, ComputeAndTransferTimesAreExact) {
+  Simulation sim(complete_platform(2, "1GBps", "1ms", "1Tf"));
+  TaskGraph g(2);
+  const TaskId a = g.add(compute(0, 2e12));
+  const TaskId t = g.add(transfer(0, 1, 3e9), {a});
+  const TaskId b = g.add(compute(1, 0.5e12), {t});
+  const Timeline tl = sim.run(g);
+  ASSERT_TRUE(tl.completed());
+  EXPECT_DOUBLE_EQ(tl.finish[a], 2.0);
+  EXPECT_DOUBLE_EQ(tl.start[t], 2.0);
+  EXPECT_NEAR(tl.finish[t], 5.001, 1e-9);
+  EXPECT_NEAR(tl.finish[b], 5.501, 1e-9);
+  EXPECT_NEAR(tl.makespan, 5.501, 1e-9);
+  ASSERT_EQ(tl.route_end(t) - tl.route_begin(t), 1);
+  EXPECT_EQ(tl.links[*tl.route_begin(t)].name, "l0-1_UP");  // SimGrid names split-duplex halves
+}
+
+TEST(Engine, ConcurrentTransfersShareALinkDirection) {
+  Simulation sim(complete_platform(2, "1GBps", "0s"));
+  TaskGraph g(2);
+  const TaskId x = g.add(transfer(0, 1, 1e9));
+  const TaskId y = g.add(transfer(0, 1, 1e9));
+  const TaskId back = g.add(transfer(1, 0, 1e9));  // other direction: its own capacity
+  const Timeline tl = sim.run(g);
+  EXPECT_NEAR(tl.finish[x], 2.0, 1e-9);
+  EXPECT_NEAR(tl.finish[y], 2.0, 1e-9);
+  EXPECT_NEAR(tl.finish[back], 1.0, 1e-9);
+}
+
+TEST(Engine, DeviceRunsOneTaskAtATimeInItsOrder) {
+  Simulation sim(complete_platform(1));
+  TaskGraph g(1);
+  const TaskId a = g.add(compute(0, 1e12));
+  const TaskId b = g.add(compute(0, 2e12));
+  const TaskId c = g.add(compute(0, 3e12));
+  g.append_to_order(c);
+  g.append_to_order(a);
+  g.append_to_order(b);
+  const Timeline tl = sim.run(g);
+  EXPECT_DOUBLE_EQ(tl.finish[c], 3.0);
+  EXPECT_DOUBLE_EQ(tl.start[a], 3.0);
+  EXPECT_DOUBLE_EQ(tl.finish[b], 6.0);
+}
+
+TEST(Engine, UnorderedDeviceRunsReadyTasksByPriority) {
+  Simulation sim(complete_platform(1));
+  TaskGraph g(1);
+  Task low = compute(0, 1e12);
+  low.priority = 5;
+  Task high = compute(0, 1e12);
+  high.priority = 1;
+  const TaskId l = g.add(low);
+  const TaskId h = g.add(high);
+  const Timeline tl = sim.run(g);
+  EXPECT_DOUBLE_EQ(tl.finish[h], 1.0);
+  EXPECT_DOUBLE_EQ(tl.finish[l], 2.0);
+}
+
+TEST(Engine, ZeroCostTasksCompleteAtOnce) {
+  Simulation sim(complete_platform(2));
+  TaskGraph g(2);
+  const TaskId a = g.add(compute(0, 1e12));
+  const TaskId z = g.add(compute(0, 0), {a});
+  const TaskId t = g.add(transfer(0, 1, 0), {z});
+  const TaskId b = g.add(compute(1, 1e12), {t});
+  const Timeline tl = sim.run(g);
+  EXPECT_DOUBLE_EQ(tl.finish[z], 1.0);
+  EXPECT_DOUBLE_EQ(tl.finish[t], 1.0);
+  EXPECT_DOUBLE_EQ(tl.finish[b], 2.0);
+}
+
+TEST(Engine, DeadlockIsReportedWithItsWaitingCycle) {
+  Simulation sim(complete_platform(2));
+  TaskGraph g(2);
+  const TaskId a0 = g.add(compute(0, 1e12, 0));
+  const TaskId b1 = g.add(compute(1, 1e12, 1));
+  const TaskId b0 = g.add(compute(1, 1e12, 0), {a0});
+  const TaskId a1 = g.add(compute(0, 1e12, 1), {b1});
+  // Device 0 insists on mb 1 first, which needs device 1's mb 1, queued behind mb 0.
+  g.append_to_order(a1);
+  g.append_to_order(a0);
+  g.append_to_order(b0);
+  g.append_to_order(b1);
+  const Timeline tl = sim.run(g);
+  EXPECT_FALSE(tl.completed());
+  EXPECT_EQ(tl.blocked.size(), 4u);
+  EXPECT_NE(tl.deadlock.find("4 of 4 tasks never ran"), std::string::npos) << tl.deadlock;
+  EXPECT_NE(tl.deadlock.find("waiting cycle"), std::string::npos) << tl.deadlock;
+  EXPECT_NE(tl.deadlock.find("device order"), std::string::npos) << tl.deadlock;
+}
+
+void expect_platform_error(const std::string& path, const std::string& fragment) {
+  try {
+    Simulation sim(path);
+    FAIL() << "no error for " << path;
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(path), std::string::npos) << what;
+    EXPECT_NE(what.find(fragment), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+}
+
+TEST(Engine, MissingPlatformFile) { expect_platform_error("/nonexistent/platform.xml", "cannot open"); }
+
+TEST(Engine, MalformedPlatformXml) {
+  expect_platform_error(write_file("bad.xml", "<platform version=\"4.1\"><zone id=\"z\" routing=\"Full\">"),
+                        "invalid platform");
+}
+
+TEST(Engine, PlatformWithoutDevices) {
+  std::string xml = testing::complete_platform_xml(2);
+  for (size_t at; (at = xml.find("<prop id=\"memory\" value=\"1TiB\"/>")) != std::string::npos;)
+    xml.erase(at, std::string("<prop id=\"memory\" value=\"1TiB\"/>").size());
+  expect_platform_error(write_file("nodevice.xml", xml), "no device");
+}
+
+TEST(Engine, MalformedMemoryProperty) {
+  expect_platform_error(write_file("badmem.xml", testing::complete_platform_xml(2, "1GBps", "0s", "1Tf", "lots")),
+                        "property memory");
+}
+
+}  // namespace
+}  // namespace pipesim
+
+namespace pipesim {
+namespace {
+
+const std::string kPlatforms = std::string(PIPESIM_SOURCE_DIR) + "/platforms/";
+
+TEST(ShippedPlatforms, NvswitchBoxRoutesThroughTheSwitch) {
+  Simulation sim(kPlatforms + "nvswitch-8gpu.xml");
+  const Platform& p = sim.platform();
+  ASSERT_EQ(p.size(), 8);
+  EXPECT_EQ(p.devices[7].name, "gpu7");
+  EXPECT_DOUBLE_EQ(p.devices[0].memory, 80.0 * (1ull << 30));
+  EXPECT_EQ(p.path(0, 7).hops, 2);
+  EXPECT_DOUBLE_EQ(p.path(0, 7).bandwidth, 300e9);
+  EXPECT_NEAR(p.path(0, 7).latency, 2e-6, 1e-15);
+}
+
+TEST(ShippedPlatforms, TwoBoxesCrossOneInfinibandLink) {
+  Simulation sim(kPlatforms + "two-nvswitch-8gpu-infiniband.xml");
+  const Platform& p = sim.platform();
+  ASSERT_EQ(p.size(), 16);
+  EXPECT_EQ(p.devices[8].name, "box1-gpu0");
+  EXPECT_EQ(p.path(0, 8).hops, 3);
+  EXPECT_DOUBLE_EQ(p.path(0, 8).bandwidth, 25e9);
+  EXPECT_NEAR(p.path(0, 8).latency, 4e-6, 1e-15);
+  EXPECT_EQ(p.path(0, 1).hops, 2);
+}
+
+TEST(ShippedPlatforms, CompleteGraphHasADirectLinkPerPair) {
+  Simulation sim(kPlatforms + "complete-4.xml");
+  const Platform& p = sim.platform();
+  ASSERT_EQ(p.size(), 4);
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < 4; ++b)
+      if (a != b) {
+        EXPECT_EQ(p.path(a, b).hops, 1);
+        EXPECT_DOUBLE_EQ(p.path(a, b).bandwidth, 12.5e9);
+      }
+}
+
+}  // namespace
+}  // namespace pipesim
