@@ -1,0 +1,17 @@
+// The machine-readable result of a run: one JSON object with the metrics.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "analysis/metrics.hpp"
+#include "sim/platform.hpp"
+
+namespace pipesim {
+
+// Deterministic: the same metrics give the same bytes. Times in seconds,
+// memory in bytes, throughput in samples per second.
+void write_json_report(std::ostream& os, const Metrics& metrics, const Platform& platform,
+                       const std::string& schedule_name);
+
+}  // namespace pipesim

@@ -1,0 +1,64 @@
+// Memory over time: the task graph's memory effects replayed at the times
+// the engine recorded, per device and category.
+#pragma once
+
+#include <array>
+#include <functional>
+#include <vector>
+
+#include "sim/platform.hpp"
+#include "sim/task_graph.hpp"
+#include "sim/timeline.hpp"
+
+namespace pipesim {
+
+using MemoryBreakdown = std::array<double, kMemoryCategoryCount>;  // indexed by MemoryCategory
+
+struct MemorySample {
+  double time;
+  int device;
+  MemoryCategory category;
+  double bytes;  // level of (device, category) after the event
+};
+
+// Static memory first (one sample per device and category, at time 0), then
+// every effect whose task started (AtStart) or finished (AtFinish), sorted by
+// time. At equal times frees come before allocations, so a buffer freed when
+// a task finishes is reusable by a task starting at that instant; remaining
+// ties go AtFinish before AtStart, then by task id, then by insertion order.
+// Effects of tasks that never started or finished are skipped.
+std::vector<MemorySample> memory_trace(const TaskGraph& graph, const Timeline& timeline);
+
+struct DevicePeak {
+  double total = 0;  // highest sum over categories
+  double time = 0;   // first instant at which it was reached
+  MemoryBreakdown breakdown{};       // per category at that instant
+  MemoryBreakdown category_peaks{};  // each category's own highest level
+};
+
+struct MemoryViolation {
+  int device = 0;
+  double time = 0;  // first instant the device's total exceeded its capacity
+  double used = 0;  // total at that instant
+  double capacity = 0;
+  MemoryBreakdown breakdown{};
+};
+
+// Calls visit(time, device, levels) for every device whose memory changed at
+// an instant, once all of that instant's events are applied; devices in
+// ascending order within an instant.
+void for_each_memory_instant(const std::vector<MemorySample>& trace, int device_count,
+                             const std::function<void(double, int, const MemoryBreakdown&)>& visit);
+
+// Levels are evaluated once all events of an instant are applied.
+// One entry per device of the graph.
+std::vector<DevicePeak> peak_memory(const std::vector<MemorySample>& trace, int device_count);
+std::vector<DevicePeak> peak_memory(const TaskGraph& graph, const Timeline& timeline);
+
+// Devices whose total exceeds Device::memory (0 = unlimited), by device.
+std::vector<MemoryViolation> memory_violations(const std::vector<MemorySample>& trace,
+                                               const Platform& platform);
+std::vector<MemoryViolation> memory_violations(const TaskGraph& graph, const Timeline& timeline,
+                                               const Platform& platform);
+
+}  // namespace pipesim

@@ -1,0 +1,127 @@
+#include "analysis/metrics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <utility>
+
+namespace pipesim {
+namespace {
+
+using Interval = std::pair<double, double>;
+
+// Total length covered by the intervals; sorts them in place.
+double union_length(std::vector<Interval>& intervals) {
+  std::sort(intervals.begin(), intervals.end());
+  double sum = 0;
+  double begin = 0, end = 0;
+  bool open = false;
+  for (const auto& [s, f] : intervals) {
+    if (open && s <= end) {
+      end = std::max(end, f);
+      continue;
+    }
+    if (open) sum += end - begin;
+    begin = s;
+    end = f;
+    open = true;
+  }
+  if (open) sum += end - begin;
+  return sum;
+}
+
+bool ran(const Timeline& tl, TaskId t) { return std::isfinite(tl.start[t]) && std::isfinite(tl.finish[t]); }
+
+}  // namespace
+
+double steady_time_per_microbatch(const TaskGraph& graph, const Timeline& timeline, int iteration,
+                                  int first_mb, int last_mb) {
+  if (last_mb <= first_mb) throw std::invalid_argument("steady time per micro-batch: empty range");
+  double first = -INFINITY, last = -INFINITY;
+  for (TaskId t = 0; t < graph.size(); ++t) {
+    const Task& task = graph.task(t);
+    if (task.iteration != iteration || !std::isfinite(timeline.finish[t])) continue;
+    if (task.microbatch == first_mb) first = std::max(first, timeline.finish[t]);
+    if (task.microbatch == last_mb) last = std::max(last, timeline.finish[t]);
+  }
+  if (!std::isfinite(first) || !std::isfinite(last)) return NAN;
+  return (last - first) / (last_mb - first_mb);
+}
+
+Metrics compute_metrics(const TaskGraph& graph, const Timeline& timeline, const Platform& platform,
+                        int samples_per_microbatch) {
+  if (graph.device_count() > platform.size())
+    throw std::invalid_argument("metrics: the task graph has more devices than the platform");
+  if (timeline.start.size() < graph.size() || timeline.finish.size() < graph.size())
+    throw std::invalid_argument("metrics: timeline has fewer tasks than the graph");
+
+  Metrics m;
+  m.makespan = timeline.makespan;
+  for (const Task& t : graph.tasks()) {
+    m.microbatches = std::max(m.microbatches, t.microbatch + 1);
+    m.iterations = std::max(m.iterations, t.iteration + 1);
+  }
+  m.iteration_time = m.iterations > 0 ? m.makespan / m.iterations : 0;
+  m.throughput = m.makespan > 0 ? static_cast<double>(m.microbatches) * samples_per_microbatch *
+                                      m.iterations / m.makespan
+                                : 0;
+
+  // Steady state: skip the fill and drain quarters of the last iteration.
+  const int M = m.microbatches;
+  const int first = M / 4, last = M - 1 - M / 4;
+  double steady = NAN;
+  if (last - first + 1 >= 2) steady = steady_time_per_microbatch(graph, timeline, m.iterations - 1, first, last);
+  m.time_per_microbatch = std::isfinite(steady) ? steady : (M > 0 ? m.iteration_time / M : 0);
+
+  // Devices: compute intervals (busy is their union, so it never exceeds
+  // the makespan even if a device ran tasks concurrently).
+  const int D = platform.size();
+  std::vector<std::vector<Interval>> busy(D);
+  m.devices.resize(D);
+  const auto trace = memory_trace(graph, timeline);
+  const auto peaks = peak_memory(trace, D);
+  for (TaskId t = 0; t < graph.size(); ++t) {
+    const Task& task = graph.task(t);
+    if (is_transfer(task.kind)) continue;
+    ++m.devices[task.device].tasks;
+    if (ran(timeline, t)) busy[task.device].push_back({timeline.start[t], timeline.finish[t]});
+  }
+  for (int d = 0; d < D; ++d) {
+    DeviceMetrics& dm = m.devices[d];
+    dm.name = platform.devices[d].name;
+    dm.busy_time = union_length(busy[d]);
+    dm.idle_time = m.makespan - dm.busy_time;
+    dm.bubble_fraction = m.makespan > 0 ? dm.idle_time / m.makespan : 0;
+    dm.peak = peaks[d];
+  }
+
+  // Links: every transfer counts on each link of its route.
+  const std::size_t L = timeline.links.size();
+  std::vector<std::vector<Interval>> carried(L);
+  m.links.resize(L);
+  // A hand-made timeline may leave routes out: tasks past route_offsets have none.
+  const std::size_t routed = timeline.route_offsets.empty() ? 0 : timeline.route_offsets.size() - 1;
+  for (TaskId t = 0; t < std::min<std::size_t>(graph.size(), routed); ++t) {
+    if (!ran(timeline, t)) continue;
+    for (auto it = timeline.route_begin(t); it != timeline.route_end(t); ++it) {
+      if (*it >= L) throw std::invalid_argument("metrics: route through an unknown link");
+      m.links[*it].bytes += graph.task(t).amount;
+      carried[*it].push_back({timeline.start[t], timeline.finish[t]});
+    }
+  }
+  for (std::size_t l = 0; l < L; ++l) {
+    LinkMetrics& lm = m.links[l];
+    lm.name = timeline.links[l].name;
+    lm.busy_time = union_length(carried[l]);
+    lm.utilization = m.makespan > 0 ? lm.busy_time / m.makespan : 0;
+  }
+
+  m.violations = memory_violations(trace, platform);
+  m.completed = timeline.completed();
+  m.blocked_tasks = timeline.blocked.size();
+  m.deadlock = timeline.deadlock;
+  m.valid = m.completed && m.violations.empty();
+  return m;
+}
+
+}  // namespace pipesim

@@ -1,0 +1,60 @@
+// Headline numbers of one simulated run: times, throughput, per-device
+// utilisation and memory, per-link traffic, validity.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "analysis/memory.hpp"
+#include "sim/platform.hpp"
+#include "sim/task_graph.hpp"
+#include "sim/timeline.hpp"
+
+namespace pipesim {
+
+struct DeviceMetrics {
+  std::string name;
+  double busy_time = 0;  // union of its compute tasks' intervals
+  double idle_time = 0;  // makespan - busy_time
+  double bubble_fraction = 0;  // idle_time / makespan
+  DevicePeak peak;
+  int tasks = 0;  // compute tasks placed on it; 0 = unused device
+};
+
+struct LinkMetrics {
+  std::string name;
+  double bytes = 0;        // of the transfers that crossed it and finished
+  double busy_time = 0;    // union of intervals of transfers crossing it
+  double utilization = 0;  // busy_time / makespan
+};
+
+struct Metrics {
+  double makespan = 0;
+  double iteration_time = 0;       // makespan / iterations
+  double time_per_microbatch = 0;  // steady state, see steady_time_per_microbatch
+  double throughput = 0;  // samples/s: microbatches * samples_per_mb * iterations / makespan
+  int microbatches = 0;   // max micro-batch index + 1
+  int iterations = 0;     // max iteration index + 1
+  std::vector<DeviceMetrics> devices;  // every platform device, in platform order
+  std::vector<LinkMetrics> links;      // every timeline link, in timeline order
+  std::vector<MemoryViolation> violations;
+  bool completed = true;        // no deadlock
+  std::size_t blocked_tasks = 0;
+  std::string deadlock;         // the engine's explanation when not completed
+  bool valid = true;            // completed and no violations
+};
+
+// (completion(last_mb) - completion(first_mb)) / (last_mb - first_mb), where
+// completion(m) is the latest finish of the tasks of micro-batch m in that
+// iteration. NaN if either has no finished task; throws if last_mb <= first_mb.
+double steady_time_per_microbatch(const TaskGraph& graph, const Timeline& timeline, int iteration,
+                                  int first_mb, int last_mb);
+
+// time_per_microbatch uses the last iteration and skips the first and last
+// quarter of micro-batches (fill and drain); with fewer than two micro-batches
+// left it falls back to iteration_time / microbatches.
+Metrics compute_metrics(const TaskGraph& graph, const Timeline& timeline, const Platform& platform,
+                        int samples_per_microbatch);
+
+}  // namespace pipesim

@@ -1,0 +1,17 @@
+// A human-readable summary of a run for the terminal.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "analysis/metrics.hpp"
+#include "sim/platform.hpp"
+
+namespace pipesim {
+
+// Header lines (schedule, sizes, times, throughput, VALID/INVALID with the
+// reasons), a per-device table and a table of the links that carried bytes.
+void write_summary(std::ostream& os, const Metrics& metrics, const Platform& platform,
+                   const std::string& schedule_name);
+
+}  // namespace pipesim
