@@ -1,0 +1,33 @@
+// Balanced contiguous partition of a chain of layers into P stages placed in
+// order on P (possibly heterogeneous) devices: PipeDream's min-max problem.
+#pragma once
+
+#include <vector>
+
+namespace pipesim {
+
+struct PartitionProblem {
+  // layer_seconds[s][l]: forward + backward seconds of layer l on stage s's
+  // device. One row per stage; the number of rows is P.
+  std::vector<std::vector<double>> layer_seconds;
+  // boundary_seconds[s][l]: communication load of the boundary between
+  // stages s and s+1 when s ends at layer l (P-1 rows; may be empty for P=1).
+  std::vector<std::vector<double>> boundary_seconds;
+};
+
+struct Partition {
+  std::vector<int> last_layer;  // inclusive last layer of each stage
+  double max_load = 0;          // the largest stage or boundary load
+};
+
+// Optimal among contiguous partitions into exactly P non-empty stages, by
+// dynamic programming in O(P L^2). Throws std::invalid_argument if P > L.
+Partition partition_chain(const PartitionProblem& problem);
+
+// The load of a given partition (max over stages and boundaries).
+double partition_load(const PartitionProblem& problem, const std::vector<int>& last_layer);
+
+// Enumerates every partition; exponential, for tests only.
+Partition partition_brute_force(const PartitionProblem& problem);
+
+}  // namespace pipesim

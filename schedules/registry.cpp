@@ -1,0 +1,63 @@
+#include "schedules/registry.hpp"
+
+#include "schedules/generators.hpp"
+#include "schedules/pipeline_builder.hpp"
+#include "schedules/stage_plan.hpp"
+#include "sim/input_error.hpp"
+
+namespace pipesim {
+namespace {
+
+using SequenceFn = std::vector<StageSequence> (*)(int stages, int microbatches);
+
+struct Entry {
+  std::vector<std::string> names;  // canonical first
+  SequenceFn sequences;
+};
+
+// Neither schedule takes parameters yet; kept sorted by canonical name.
+const std::vector<Entry>& entries() {
+  static const std::vector<Entry> table = {
+      {{"1f1b", "1f1b-flush", "pipedream-flush"}, one_f_one_b_sequences},
+      {{"gpipe"}, gpipe_sequences},
+  };
+  return table;
+}
+
+const Entry* find(const std::string& name) {
+  for (const Entry& e : entries())
+    for (const std::string& n : e.names)
+      if (n == name) return &e;
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<std::string> schedule_names() {
+  std::vector<std::string> names;
+  for (const Entry& e : entries()) names.push_back(e.names.front());
+  return names;
+}
+
+TaskGraph generate_schedule(const Workload& workload, const Platform& platform) {
+  const Entry* entry = find(workload.schedule);
+  if (!entry) {
+    std::string expected;
+    for (const std::string& n : schedule_names()) expected += (expected.empty() ? "" : ", ") + n;
+    throw InputError(workload.file, "schedule",
+                     "unknown schedule '" + workload.schedule + "' (expected one of: " + expected + ")");
+  }
+  if (!workload.schedule_params.empty()) {
+    const std::string& param = workload.schedule_params.begin()->first;
+    throw InputError(workload.file, "schedule." + param,
+                     "unknown parameter '" + param + "' for schedule '" + workload.schedule + "'");
+  }
+  if (workload.microbatches < 1) throw InputError(workload.file, "microbatches", "must be at least 1");
+  if (workload.iterations < 1) throw InputError(workload.file, "iterations", "must be at least 1");
+  const StagePlan plan = make_stage_plan(workload, platform);
+  const int S = static_cast<int>(plan.stages.size());
+  return build_pipeline(plan, entry->sequences(S, workload.microbatches), workload.iterations,
+                        platform.size());
+}
+
+}  // namespace pipesim
