@@ -1,5 +1,6 @@
 #include "schedules/pipeline_builder.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
