@@ -1,0 +1,64 @@
+// Good runs through the command line: the shipped example, outputs, determinism.
+#include <gtest/gtest.h>
+
+#include "tests/cli_runner.hpp"
+
+namespace pipesim {
+namespace {
+
+using namespace pipesim::testing;
+
+const std::string kRoot = std::string(PIPESIM_SOURCE_DIR) + "/";
+
+TEST(CliRun, ShippedGpt2ExampleIsValidOnEightGpus) {
+  const std::string json = temp_path("gpt2.json");
+  const CliResult r = run_pipesim("run " + kRoot + "platforms/nvswitch-8gpu.xml " + kRoot +
+                                  "workloads/examples/gpt2-xl.yaml --json " + json);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("VALID"), std::string::npos) << r.out;
+  const std::string report = read_text(json);
+  for (const char* key : {"\"iteration_time\"", "\"time_per_microbatch\"", "\"throughput\"", "\"devices\"",
+                          "\"busy_time\"", "\"bubble_fraction\"", "\"peak_memory\"", "\"name\": \"gpu7\""})
+    EXPECT_NE(report.find(key), std::string::npos) << key;
+}
+
+TEST(CliRun, SameInputsGiveByteIdenticalOutputs) {
+  const std::string args = "run " + kRoot + "platforms/two-nvswitch-8gpu-infiniband.xml " + kRoot +
+                           "workloads/examples/gpt2-xl.yaml --quiet";
+  std::string outputs[2][3];
+  for (int i = 0; i < 2; ++i) {
+    const std::string n = std::to_string(i);
+    const std::string json = temp_path("r" + n + ".json"), trace = temp_path("r" + n + ".trace"),
+                      csv = temp_path("r" + n + ".csv");
+    const CliResult r = run_pipesim(args + " --json " + json + " --trace " + trace + " --memory-trace " + csv);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, "");  // --quiet
+    outputs[i][0] = read_text(json);
+    outputs[i][1] = read_text(trace);
+    outputs[i][2] = read_text(csv);
+  }
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_FALSE(outputs[0][k].empty());
+    EXPECT_TRUE(outputs[0][k] == outputs[1][k]) << "output " << k << " differs between runs";
+  }
+  EXPECT_EQ(outputs[0][2].rfind("time,device,category,bytes\n", 0), 0u);
+  EXPECT_NE(outputs[0][1].find("\"traceEvents\""), std::string::npos);
+}
+
+TEST(CliRun, MemoryOverflowIsInvalidWithExitOne) {
+  const std::string platform = write_file("small.xml", complete_platform_xml(2, "1GBps", "0s", "1Tf", "100MiB"));
+  const std::string workload = write_file("big.yaml",
+                                          "microbatches: 4\nlayers:\n"
+                                          "  - {forward: 1ms, backward: 2ms, activation: 30MiB, weights: 10MiB, "
+                                          "repeat: 2}\nschedule: gpipe\n");
+  const std::string json = temp_path("overflow.json");
+  const CliResult r = run_pipesim("run " + platform + " " + workload + " --json " + json);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("INVALID"), std::string::npos) << r.out;
+  const std::string report = read_text(json);
+  EXPECT_NE(report.find("\"valid\": false"), std::string::npos) << report;
+  EXPECT_NE(report.find("\"violations\": [\n    {"), std::string::npos) << report;
+}
+
+}  // namespace
+}  // namespace pipesim
