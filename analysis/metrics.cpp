@@ -62,7 +62,8 @@ Metrics compute_metrics(const TaskGraph& graph, const Timeline& timeline, const 
     m.iterations = std::max(m.iterations, t.iteration + 1);
   }
   m.iteration_time = m.iterations > 0 ? m.makespan / m.iterations : 0;
-  m.throughput = m.makespan > 0 ? static_cast<double>(m.microbatches) * samples_per_microbatch *
+  // A run that deadlocked did not train its micro-batches: no throughput.
+  m.throughput = m.makespan > 0 && timeline.completed() ? static_cast<double>(m.microbatches) * samples_per_microbatch *
                                       m.iterations / m.makespan
                                 : 0;
 

@@ -47,9 +47,9 @@ std::string verdict(const Metrics& m, const Platform& platform) {
   if (m.valid) return "VALID";
   std::vector<std::string> reasons;
   if (!m.completed) {
-    std::string r = "deadlock, " + std::to_string(m.blocked_tasks) + " tasks never ran";
-    if (!m.deadlock.empty()) r += ": " + m.deadlock;
-    reasons.push_back(r);
+    // The engine's explanation already starts with "deadlock: N of M tasks never ran".
+    reasons.push_back(!m.deadlock.empty() ? m.deadlock
+                                          : "deadlock, " + std::to_string(m.blocked_tasks) + " tasks never ran");
   }
   for (const MemoryViolation& v : m.violations)
     reasons.push_back("out of memory on " + device_name(platform, v.device) + " at " + fmt::time(v.time) +

@@ -94,7 +94,7 @@ class TaskGraph {
   const std::vector<MemoryEffect>& memory_effects() const { return memory_; }
   const std::vector<StaticMemory>& static_memory() const { return static_memory_; }
 
-  // A short human name such as "F3 s1 mb7" for messages and traces.
+  // A short human name such as "forward stage 1 mb 7 (dev 3)" for messages.
   std::string describe(TaskId id) const;
 
  private:

@@ -211,3 +211,42 @@ TEST(ShippedPlatforms, CompleteGraphHasADirectLinkPerPair) {
 
 }  // namespace
 }  // namespace pipesim
+
+namespace pipesim {
+namespace {
+
+TEST(EngineSettings, UnknownModelIsAnInputErrorNotAnAbort) {
+  try {
+    Simulation sim(testing::complete_platform(2), {"network/model:Bogus"});
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown model"), std::string::npos) << e.what();
+  }
+}
+
+TEST(EngineSettings, UnknownKeyGivesOneLine) {
+  try {
+    Simulation sim(testing::complete_platform(2), {"foo/bar:1"});
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+  }
+}
+
+TEST(EngineSettings, ModelCanBeChosen) {
+  // LV08 multiplies bandwidth by 0.97 and latency by 13.01: slower than the CM02 default.
+  Simulation sim(testing::complete_platform(2, "1GBps", "1ms"), {"network/model:LV08"});
+  TaskGraph g(2);
+  Task t;
+  t.kind = TaskKind::Transfer;
+  t.device = 0;
+  t.peer = 1;
+  t.amount = 1e9;
+  g.add(t);
+  const Timeline tl = sim.run(g);
+  EXPECT_GT(tl.makespan, 1.02);
+  EXPECT_THROW(sim.run(g), std::logic_error);
+}
+
+}  // namespace
+}  // namespace pipesim

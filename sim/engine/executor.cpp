@@ -1,5 +1,6 @@
 #include "sim/engine/executor.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -83,6 +84,7 @@ class Executor {
     auto links = engine_.get_all_links();
     std::sort(links.begin(), links.end(), [](auto* a, auto* b) { return a->get_name() < b->get_name(); });
     for (auto* link : links) {
+      if (link->get_name() == "__loopback__") continue;  // SimGrid's internal self-route
       link_index_[link] = static_cast<std::uint32_t>(timeline_.links.size());
       timeline_.links.push_back({link->get_name(), link->get_bandwidth()});
     }
@@ -101,7 +103,8 @@ class Executor {
       std::vector<s4u::Link*> links;
       double latency = 0;
       devices_[from]->route_to(devices_[to], links, &latency);
-      for (auto* link : links) it->second.push_back(link_index_.at(link));
+      for (auto* link : links)
+        if (auto found = link_index_.find(link); found != link_index_.end()) it->second.push_back(found->second);
     }
     return it->second;
   }

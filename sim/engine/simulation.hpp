@@ -36,6 +36,7 @@ class Simulation {
   struct SimGridState;
   std::unique_ptr<SimGridState> simgrid_;
   Platform platform_;
+  bool ran_ = false;
 };
 
 }  // namespace pipesim
