@@ -175,18 +175,6 @@ TEST(ChromeTrace, TracksEventsAndCounters) {
 
 // Dumps every report for inspection (e.g. with a JSON parser) when
 // PIPESIM_REPORT_DUMP names a directory.
-TEST(Reports, OptionalDump) {
-  const char* dir = std::getenv("PIPESIM_REPORT_DUMP");
-  if (!dir) GTEST_SKIP();
-  SmallRun r;
-  std::ofstream(std::string(dir) + "/report.json") << capture([&](std::ostream& os) {
-    write_json_report(os, r.metrics(), r.platform, "1f1b");
-  });
-  std::ofstream(std::string(dir) + "/trace.json") << capture([&](std::ostream& os) {
-    write_chrome_trace(os, r.g, r.tl, r.platform);
-  });
-}
-
 TEST(ChromeTrace, EventNames) {
   Task t;
   t.kind = TaskKind::BackwardWeight;
