@@ -14,6 +14,7 @@
 #pragma once
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "sim/task_graph.hpp"
@@ -60,6 +61,42 @@ struct Pattern {
   int find(int task_number, int copy) const;
   // The op that consumes op `index`'s output (task j+1, same copy); -1 for the last backward.
   int successor(int index) const { return find(task_number(ops[index]) + 1, ops[index].copy); }
+
+  // Helpers in O(ops) for unrolling and analysis (header-only, so that
+  // analysis needs no schedules library).
+  // successor(i) for every op (-1 for the last backward, or if absent).
+  std::vector<int> successors() const {
+    const int n = 2 * layers * copies;
+    std::vector<int> at(n > 0 ? n : 0, -1), next(ops.size(), -1);
+    auto slot = [&](const PatternOp& op) { return (task_number(op) - 1) * copies + op.copy; };
+    for (std::size_t i = 0; i < ops.size(); ++i)
+      if (int s = slot(ops[i]); s >= 0 && s < n && ops[i].copy >= 0 && ops[i].copy < copies) at[s] = static_cast<int>(i);
+    for (std::size_t i = 0; i < ops.size(); ++i)
+      if (int s = slot(ops[i]) + copies; s >= copies && s < n && ops[i].copy >= 0 && ops[i].copy < copies) next[i] = at[s];
+    return next;
+  }
+  // For every op, the index into transfers of its transfer, -1 if none.
+  std::vector<int> transfer_of() const {
+    std::vector<int> of(ops.size(), -1);
+    for (std::size_t t = 0; t < transfers.size(); ++t)
+      if (transfers[t].from >= 0 && transfers[t].from < static_cast<int>(ops.size()))
+        of[transfers[t].from] = static_cast<int>(t);
+    return of;
+  }
+  // Period order of two ops (of one device): start offset, then task number,
+  // then copy. Unrolling and analysis must agree on it.
+  bool runs_before(int a, int b) const {
+    const PatternOp& x = ops[a];
+    const PatternOp& y = ops[b];
+    return std::make_tuple(x.start, task_number(x), x.copy) < std::make_tuple(y.start, task_number(y), y.copy);
+  }
+  // The same for transfers (of one link): start, then the producer's task number, then copy.
+  bool transfer_before(int a, int b) const {
+    const PatternOp& x = ops[transfers[a].from];
+    const PatternOp& y = ops[transfers[b].from];
+    return std::make_tuple(transfers[a].start, task_number(x), x.copy) <
+           std::make_tuple(transfers[b].start, task_number(y), y.copy);
+  }
 };
 
 }  // namespace pipesim
