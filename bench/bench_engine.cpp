@@ -1,0 +1,276 @@
+// Engine throughput: simulated activities per second for 1F1B (with flush,
+// one iteration) on P devices and M micro-batches.
+//
+// SimGrid 3.32 allows one engine per process, so every measured iteration
+// fork()s: the child loads the platform (Simulation), runs the task graph and
+// writes back through a pipe the wall time of Simulation::run alone, its
+// peak RSS and what the timeline says. The graph is built once per
+// benchmark run in the parent (timed apart, counter graph_build_s) and
+// reaches the child copy-on-write. See bench/README.md.
+#include <benchmark/benchmark.h>
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "schedules/generators.hpp"
+#include "schedules/pipeline_builder.hpp"
+#include "schedules/stage_plan.hpp"
+#include "sim/engine/simulation.hpp"
+#include "sim/task_graph.hpp"
+#include "tests/fixtures.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The workload: one layer per stage, stage s on device s. On 1 Tf devices a
+// forward takes 1 s and a backward 2 s; every boundary sends 1 MB of
+// activations forward and 1 MB of gradients backward over a dedicated
+// 100 GB/s, 1 us link: ~11 us per hop, so every transfer is a real SimGrid
+// Comm, yet the makespan stays within a hair of (M + P - 1)(F + B).
+constexpr double kSpeed = 1e12;          // flop/s ("1Tf")
+constexpr double kForwardFlops = 1e12;   // F = 1 s
+constexpr double kBackwardFlops = 2e12;  // B = 2 s
+constexpr double kTensorBytes = 1e6;     // 1 MB each way
+constexpr double kBandwidth = 100e9;     // bytes/s ("100GBps")
+constexpr double kLatency = 1e-6;        // s ("1us")
+
+pipesim::StagePlan uniform_plan(int P) {
+  pipesim::StagePlan plan;
+  for (int s = 0; s < P; ++s) {
+    pipesim::Stage st;
+    st.first_layer = st.last_layer = s;
+    st.device = s;
+    st.forward_flops = kForwardFlops;
+    st.backward_flops = kBackwardFlops;
+    st.forward_seconds = kForwardFlops / kSpeed;
+    st.backward_seconds = kBackwardFlops / kSpeed;
+    st.output_bytes = kTensorBytes;
+    st.input_bytes = kTensorBytes;
+    st.stash_bytes = kTensorBytes;
+    st.weight_bytes = kTensorBytes;
+    plan.stages.push_back(st);
+  }
+  return plan;
+}
+
+// Seed 000's complete-graph platform (a dedicated split-duplex link per
+// device pair: 2016 links at P = 64), written once per P for the process.
+const std::string& platform_file(int P) {
+  static std::map<int, std::string> files;
+  auto it = files.find(P);
+  if (it == files.end())
+    it = files
+             .emplace(P, pipesim::testing::write_file(
+                             "bench-complete-" + std::to_string(P) + ".xml",
+                             pipesim::testing::complete_platform_xml(P, "100GBps", "1us", "1Tf", "1TiB")))
+             .first;
+  return it->second;
+}
+
+// Extra SimGrid settings for experiments, e.g.
+// PIPESIM_BENCH_CFG="cpu/optim:Lazy network/maxmin-selective-update:no"
+// (space-separated "key:value", applied after the project's defaults).
+std::vector<std::string> extra_simgrid_config() {
+  std::vector<std::string> config;
+  if (const char* env = std::getenv("PIPESIM_BENCH_CFG")) {
+    std::istringstream words(env);
+    for (std::string w; words >> w;) config.push_back(w);
+  }
+  return config;
+}
+
+long current_rss_kib() {
+  std::ifstream statm("/proc/self/statm");
+  long size = 0, resident = 0;
+  statm >> size >> resident;
+  return resident * (::sysconf(_SC_PAGESIZE) / 1024);
+}
+
+// What a child sends back: plain bytes through the pipe.
+struct ChildReport {
+  int ok = 0;                // 1 when the child reached the end
+  int completed = 0;         // Timeline::completed()
+  double run_seconds = 0;    // wall time of Simulation::run only
+  double setup_seconds = 0;  // wall time of the Simulation constructor (platform load)
+  double makespan = 0;
+  long rss_before_run_kib = 0;  // resident right before run (graph + platform + process)
+  long peak_rss_kib = 0;        // getrusage(RUSAGE_SELF).ru_maxrss after run
+  char error[256] = {0};
+};
+
+bool write_all(int fd, const void* data, size_t size) {
+  const char* p = static_cast<const char*>(data);
+  while (size > 0) {
+    const ssize_t n = ::write(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n, size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+bool read_all(int fd, void* data, size_t size) {
+  char* p = static_cast<char*>(data);
+  while (size > 0) {
+    const ssize_t n = ::read(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n, size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+[[noreturn]] void child(int fd, const std::string& platform, const pipesim::TaskGraph& graph) {
+  ChildReport r;
+  try {
+    const auto t0 = Clock::now();
+    pipesim::Simulation simulation(platform, extra_simgrid_config());
+    const auto t1 = Clock::now();
+    r.rss_before_run_kib = current_rss_kib();
+    const auto t2 = Clock::now();
+    const pipesim::Timeline timeline = simulation.run(graph);
+    const auto t3 = Clock::now();
+    r.setup_seconds = std::chrono::duration<double>(t1 - t0).count();
+    r.run_seconds = std::chrono::duration<double>(t3 - t2).count();
+    r.completed = timeline.completed() ? 1 : 0;
+    r.makespan = timeline.makespan;
+    rusage usage{};
+    ::getrusage(RUSAGE_SELF, &usage);
+    // ru_maxrss can trail the resident count by a few pages (per-thread RSS
+    // counters in the kernel): never report a peak below what was seen.
+    r.peak_rss_kib = std::max({static_cast<long>(usage.ru_maxrss), current_rss_kib(), r.rss_before_run_kib});
+    r.ok = 1;
+  } catch (const std::exception& e) {
+    std::snprintf(r.error, sizeof r.error, "%s", e.what());
+  }
+  const bool sent = write_all(fd, &r, sizeof r);
+  ::close(fd);
+  ::_exit(sent ? 0 : 1);  // no atexit handlers, no benchmark state flushed twice
+}
+
+// Forks one child that runs the graph; false (and `error`) when it failed.
+bool run_in_child(const std::string& platform, const pipesim::TaskGraph& graph, ChildReport& report,
+                  std::string& error) {
+  int fds[2];
+  if (::pipe(fds) != 0) {
+    error = std::string("pipe: ") + std::strerror(errno);
+    return false;
+  }
+  std::fflush(nullptr);  // nothing buffered is inherited and printed twice
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    error = std::string("fork: ") + std::strerror(errno);
+    ::close(fds[0]), ::close(fds[1]);
+    return false;
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    child(fds[1], platform, graph);
+  }
+  ::close(fds[1]);
+  const bool got = read_all(fds[0], &report, sizeof report);
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!got) {
+    error = WIFSIGNALED(status) ? "child killed by signal " + std::to_string(WTERMSIG(status))
+                                : "child exited with status " + std::to_string(WEXITSTATUS(status));
+    return false;
+  }
+  if (!report.ok) {
+    error = std::string("child failed: ") + report.error;
+    return false;
+  }
+  return true;
+}
+
+void BM_OneFOneB(benchmark::State& state) {
+  const int P = static_cast<int>(state.range(0));
+  const int M = static_cast<int>(state.range(1));
+  const std::string& platform = platform_file(P);
+
+  const auto b0 = Clock::now();
+  const pipesim::TaskGraph graph =
+      pipesim::build_pipeline(uniform_plan(P), pipesim::one_f_one_b_sequences(P, M), 1, P);
+  const double build_seconds = std::chrono::duration<double>(Clock::now() - b0).count();
+
+  double compute = 0, transfers = 0;
+  for (const pipesim::Task& t : graph.tasks()) (pipesim::is_transfer(t.kind) ? transfers : compute) += 1;
+  const double activities = compute + transfers;
+
+  const double F = kForwardFlops / kSpeed, B = kBackwardFlops / kSpeed;
+  const double ideal = (M + P - 1) * (F + B);  // free transfers
+  const double hop = kLatency + kTensorBytes / kBandwidth;
+  const double bound = (M + P - 1) * (F + B + 2 * hop);  // every step pays both hops: loose upper bound
+
+  double run_total = 0, setup_total = 0, makespan = 0;
+  long peak_kib = 0, before_kib = 0;
+  for (auto _ : state) {
+    ChildReport r;
+    std::string error;
+    if (!run_in_child(platform, graph, r, error)) {
+      state.SkipWithError(error.c_str());
+      return;
+    }
+    if (!r.completed) {
+      state.SkipWithError("the timeline did not complete (deadlock)");
+      return;
+    }
+    if (!(r.makespan >= ideal * (1 - 1e-12) && r.makespan <= bound * (1 + 1e-12))) {
+      const std::string msg = "makespan " + std::to_string(r.makespan) + " outside [" + std::to_string(ideal) +
+                              ", " + std::to_string(bound) + "]";
+      state.SkipWithError(msg.c_str());
+      return;
+    }
+    state.SetIterationTime(r.run_seconds);
+    run_total += r.run_seconds;
+    setup_total += r.setup_seconds;
+    makespan = r.makespan;
+    peak_kib = std::max(peak_kib, r.peak_rss_kib);
+    before_kib = std::max(before_kib, r.rss_before_run_kib);
+  }
+  const double n = static_cast<double>(state.iterations());
+  state.counters["activities_per_second"] = activities * n / run_total;
+  state.counters["activities"] = activities;
+  state.counters["compute_tasks"] = compute;
+  state.counters["transfers"] = transfers;
+  state.counters["graph_build_s"] = build_seconds;
+  state.counters["platform_load_s"] = setup_total / n;
+  state.counters["rss_before_run_MiB"] = before_kib / 1024.0;
+  state.counters["peak_rss_MiB"] = peak_kib / 1024.0;
+  state.counters["makespan"] = makespan;
+  state.counters["makespan_free_transfers"] = ideal;
+  std::string label = "1F1B P=" + std::to_string(P) + " M=" + std::to_string(M);
+  for (const std::string& c : extra_simgrid_config()) label += " --cfg=" + c;
+  state.SetLabel(label);
+}
+
+// Fixed iteration counts keep a full run of the binary short on 2 cores
+// (each iteration is one fork + platform load + run).
+BENCHMARK(BM_OneFOneB)->ArgNames({"P", "M"})->Args({4, 1000})->Iterations(20)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_OneFOneB)->ArgNames({"P", "M"})->Args({4, 10000})->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_OneFOneB)->ArgNames({"P", "M"})->Args({8, 1000})->Iterations(10)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_OneFOneB)->ArgNames({"P", "M"})->Args({8, 10000})->Iterations(2)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_OneFOneB)->ArgNames({"P", "M"})->Args({64, 1000})->Iterations(2)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_OneFOneB)->ArgNames({"P", "M"})->Args({64, 10000})->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
