@@ -184,6 +184,7 @@ std::string find_overlap(const Pattern& p, const PatternTiming& timing, const Pl
   const std::vector<int> succ = p.successors();
   std::map<std::pair<int, int>, std::vector<int>> on_link;
   for (std::size_t t = 0; t < p.transfers.size(); ++t) {
+    if (!(timing.output_bytes[p.transfers[t].from] > 0)) continue;  // empty: uses no link
     const int a = p.ops[p.transfers[t].from].device, b = p.ops[succ[p.transfers[t].from]].device;
     on_link[{std::min(a, b), std::max(a, b)}].push_back(static_cast<int>(t));
   }

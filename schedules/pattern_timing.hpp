@@ -45,7 +45,10 @@ void assign_minimal_shifts(Pattern& pattern, const PatternTiming& timing);
 
 // Seed 000 Definition 1's exclusive access: on each device, ops must not
 // overlap in the cyclic period (nor their total exceed it); likewise the
-// transfers of each link (unordered device pair). Returns "" when valid, else
+// transfers of each link (unordered device pair; empty transfers use none).
+// Ties in start offsets are ordered as unroll_pattern orders them (task
+// number, then copy), so a zero-length op tied with a longer one can overlap it.
+// Returns "" when valid, else
 // a one-line description of the first conflict (device names from platform).
 std::string find_overlap(const Pattern& pattern, const PatternTiming& timing, const Platform& platform);
 

@@ -95,7 +95,7 @@ class Unroller {
       auto& link = links[{std::min(a, b), std::max(a, b)}];
       for (std::size_t q = 0; q < tr_inst_[t].size(); ++q) {
         inst_[tr_inst_[t][q]].dep[0] = op_inst_[from][q];
-        link.push_back(tr_inst_[t][q]);
+        if (t_.output_bytes[from] > 0) link.push_back(tr_inst_[t][q]);  // an empty message uses no link
       }
     }
     for (auto& [pair, list] : links) {

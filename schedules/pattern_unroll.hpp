@@ -13,7 +13,8 @@ namespace pipesim {
 //  - Device order: instances by (period, start offset, task number, copy).
 //  - Transfers of one link (unordered device pair, one resource as in
 //    seed 000) depend on the previous one on that link, in the same order, so
-//    the engine never lets them share bandwidth.
+//    the engine never lets them share bandwidth. Empty transfers (0 bytes)
+//    are instant in the engine and use no link: they are not serialized.
 //  - Data: producer -> transfer -> consumer, or producer -> consumer on one device.
 //  - Memory effects and static memory: docs/memory-model.md, "Periodic
 //    patterns: seed 000 §6.2".

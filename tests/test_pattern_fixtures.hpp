@@ -80,11 +80,12 @@ struct RandomCase {
 };
 
 // Devices used by random_case(seed): known before the platform is built.
-inline int random_devices(int seed) { return 1 + seed % 4; }
+inline int random_devices(int seed) { return 2 + seed % 3; }
 
-// A random valid pattern: L <= 6 layers, k in {1, 2}, each layer (all its
-// copies) on a random device; each device's ops back to back in a random
-// order, likewise each link's transfers, each rotated by a random offset;
+// A random valid pattern with transfers: 2 <= L <= 6 layers, k in {1, 2},
+// each layer (all its copies) on a random device, at least two devices used, the busiest device's costs raised to be the
+// unique bottleneck; each device's ops back to back in a random order,
+// likewise each link's transfers, each rotated by a random offset;
 // period = the largest load (sometimes with slack); minimal shifts.
 // Byte sizes are integers so that memory sums are exact.
 inline RandomCase random_case(int seed, const Platform& platform) {
@@ -92,7 +93,7 @@ inline RandomCase random_case(int seed, const Platform& platform) {
   auto uniform = [&](double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); };
   auto integer = [&](long long a, long long b) { return std::uniform_int_distribution<long long>(a, b)(rng); };
   const int P = platform.size();
-  const int L = static_cast<int>(integer(1, 6));
+  const int L = static_cast<int>(integer(2, 6));
   const int k = static_cast<int>(integer(1, 2));
   std::vector<double> f, b, a, w;
   for (int l = 0; l < L; ++l) {
@@ -105,6 +106,8 @@ inline RandomCase random_case(int seed, const Platform& platform) {
   rc.workload = chain_workload(f, b, a, static_cast<double>(integer(1'000'000, 100'000'000)), w);
   std::vector<int> device(L);
   for (int l = 0; l < L; ++l) device[l] = static_cast<int>(integer(0, P - 1));
+  if (std::count(device.begin(), device.end(), device[0]) == L)  // at least one transfer
+    device[integer(1, L - 1)] = (device[0] + 1) % P;
   std::vector<PatternOp> ops;
   for (int c = 0; c < k; ++c)
     for (int l = 0; l < L; ++l) {
@@ -113,10 +116,44 @@ inline RandomCase random_case(int seed, const Platform& platform) {
     }
   const WeightPolicy policies[] = {WeightPolicy::Flush, WeightPolicy::TwoBW, WeightPolicy::Stashing};
   Pattern p = make_pattern(L, k, 1, ops, policies[integer(0, 2)]);
-  const PatternTiming timing = pattern_timing(p, rc.workload, platform);
   const std::vector<int> succ = p.successors();
   for (std::size_t i = 0; i < p.ops.size(); ++i)
     if (succ[i] >= 0 && p.ops[succ[i]].device != p.ops[i].device) p.transfers.push_back({static_cast<int>(i), 0, 0});
+  std::vector<std::vector<int>> on_device(P);
+  for (std::size_t i = 0; i < p.ops.size(); ++i) on_device[p.ops[i].device].push_back(static_cast<int>(i));
+  std::map<std::pair<int, int>, std::vector<int>> on_link;
+  for (std::size_t t = 0; t < p.transfers.size(); ++t) {
+    const int x = p.ops[p.transfers[t].from].device, y = p.ops[succ[p.transfers[t].from]].device;
+    on_link[{std::min(x, y), std::max(x, y)}].push_back(static_cast<int>(t));
+  }
+
+  // One device is the bottleneck, 2% ahead of every other device and link:
+  // a near tie between two disjoint resources makes the simulation's warm-up
+  // last (slack / gap) periods before the steady state shows.
+  auto loads = [&](const PatternTiming& timing) {
+    std::vector<double> device_load(P, 0);
+    double other = 0;
+    for (std::size_t i = 0; i < p.ops.size(); ++i) device_load[p.ops[i].device] += timing.duration[i];
+    for (const auto& [link, items] : on_link) {
+      double sum = 0;
+      for (int t : items) sum += timing.transfer_duration[p.transfers[t].from];
+      other = std::max(other, sum);
+    }
+    return std::make_pair(device_load, other);
+  };
+  {
+    auto [device_load, other] = loads(pattern_timing(p, rc.workload, platform));
+    const int top = static_cast<int>(std::max_element(device_load.begin(), device_load.end()) - device_load.begin());
+    for (int d = 0; d < P; ++d)
+      if (d != top) other = std::max(other, device_load[d]);
+    const double scale = std::max(1.0, 1.02 * other / device_load[top]);
+    for (int l = 0; l < L; ++l)
+      if (device[l] == top) {
+        rc.workload.layers[l].forward.value *= scale;
+        rc.workload.layers[l].backward.value *= scale;
+      }
+  }
+  const PatternTiming timing = pattern_timing(p, rc.workload, platform);
 
   // Back to back in a random order; returns each item's offset from 0 and the load.
   auto pack = [&](std::vector<int> items, auto length, std::map<int, double>& offset) {
@@ -126,13 +163,6 @@ inline RandomCase random_case(int seed, const Platform& platform) {
     return t;
   };
   std::map<int, double> op_offset, tr_offset;
-  std::vector<std::vector<int>> on_device(P);
-  for (std::size_t i = 0; i < p.ops.size(); ++i) on_device[p.ops[i].device].push_back(static_cast<int>(i));
-  std::map<std::pair<int, int>, std::vector<int>> on_link;
-  for (std::size_t t = 0; t < p.transfers.size(); ++t) {
-    const int x = p.ops[p.transfers[t].from].device, y = p.ops[succ[p.transfers[t].from]].device;
-    on_link[{std::min(x, y), std::max(x, y)}].push_back(static_cast<int>(t));
-  }
   double T = 0;
   for (const auto& items : on_device)
     T = std::max(T, pack(items, [&](int i) { return timing.duration[i]; }, op_offset));
