@@ -1,0 +1,163 @@
+// Runs a task graph in a forked child, as SimGrid 3.32 allows one engine per
+// process: the child loads the platform, runs the graph and sends back the
+// wall time of Simulation::run alone, its peak RSS and what the timeline says.
+#pragma once
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "sim/engine/simulation.hpp"
+#include "sim/task_graph.hpp"
+#include "tests/fixtures.hpp"
+
+namespace pipesim::bench {
+
+using Clock = std::chrono::steady_clock;
+
+// Seed 000's complete-graph platform (a dedicated split-duplex link per
+// device pair: 2016 links at P = 64), written once per P for the process.
+inline const std::string& platform_file(int P) {
+  static std::map<int, std::string> files;
+  auto it = files.find(P);
+  if (it == files.end())
+    it = files
+             .emplace(P, pipesim::testing::write_file(
+                             "bench-complete-" + std::to_string(P) + ".xml",
+                             pipesim::testing::complete_platform_xml(P, "100GBps", "1us", "1Tf", "1TiB")))
+             .first;
+  return it->second;
+}
+
+// Extra SimGrid settings for experiments, e.g.
+// PIPESIM_BENCH_CFG="cpu/optim:Lazy network/maxmin-selective-update:no"
+// (space-separated "key:value", applied after the project's defaults).
+inline std::vector<std::string> extra_simgrid_config() {
+  std::vector<std::string> config;
+  if (const char* env = std::getenv("PIPESIM_BENCH_CFG")) {
+    std::istringstream words(env);
+    for (std::string w; words >> w;) config.push_back(w);
+  }
+  return config;
+}
+
+inline long current_rss_kib() {
+  std::ifstream statm("/proc/self/statm");
+  long size = 0, resident = 0;
+  statm >> size >> resident;
+  return resident * (::sysconf(_SC_PAGESIZE) / 1024);
+}
+
+// What a child sends back: plain bytes through the pipe.
+struct ChildReport {
+  int ok = 0;                // 1 when the child reached the end
+  int completed = 0;         // Timeline::completed()
+  double run_seconds = 0;    // wall time of Simulation::run only
+  double setup_seconds = 0;  // wall time of the Simulation constructor (platform load)
+  double makespan = 0;
+  long rss_before_run_kib = 0;  // resident right before run (graph + platform + process)
+  long peak_rss_kib = 0;        // getrusage(RUSAGE_SELF).ru_maxrss after run
+  char error[256] = {0};
+};
+
+inline bool write_all(int fd, const void* data, size_t size) {
+  const char* p = static_cast<const char*>(data);
+  while (size > 0) {
+    const ssize_t n = ::write(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n, size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+inline bool read_all(int fd, void* data, size_t size) {
+  char* p = static_cast<char*>(data);
+  while (size > 0) {
+    const ssize_t n = ::read(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n, size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+[[noreturn]] inline void child(int fd, const std::string& platform, const pipesim::TaskGraph& graph) {
+  ChildReport r;
+  try {
+    const auto t0 = Clock::now();
+    pipesim::Simulation simulation(platform, extra_simgrid_config());
+    const auto t1 = Clock::now();
+    r.rss_before_run_kib = current_rss_kib();
+    const auto t2 = Clock::now();
+    const pipesim::Timeline timeline = simulation.run(graph);
+    const auto t3 = Clock::now();
+    r.setup_seconds = std::chrono::duration<double>(t1 - t0).count();
+    r.run_seconds = std::chrono::duration<double>(t3 - t2).count();
+    r.completed = timeline.completed() ? 1 : 0;
+    r.makespan = timeline.makespan;
+    rusage usage{};
+    ::getrusage(RUSAGE_SELF, &usage);
+    // ru_maxrss can trail the resident count by a few pages (per-thread RSS
+    // counters in the kernel): never report a peak below what was seen.
+    r.peak_rss_kib = std::max({static_cast<long>(usage.ru_maxrss), current_rss_kib(), r.rss_before_run_kib});
+    r.ok = 1;
+  } catch (const std::exception& e) {
+    std::snprintf(r.error, sizeof r.error, "%s", e.what());
+  }
+  const bool sent = write_all(fd, &r, sizeof r);
+  ::close(fd);
+  ::_exit(sent ? 0 : 1);  // no atexit handlers, no benchmark state flushed twice
+}
+
+// Forks one child that runs the graph; false (and `error`) when it failed.
+inline bool run_in_child(const std::string& platform, const pipesim::TaskGraph& graph, ChildReport& report,
+                  std::string& error) {
+  int fds[2];
+  if (::pipe(fds) != 0) {
+    error = std::string("pipe: ") + std::strerror(errno);
+    return false;
+  }
+  std::fflush(nullptr);  // nothing buffered is inherited and printed twice
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    error = std::string("fork: ") + std::strerror(errno);
+    ::close(fds[0]), ::close(fds[1]);
+    return false;
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    child(fds[1], platform, graph);
+  }
+  ::close(fds[1]);
+  const bool got = read_all(fds[0], &report, sizeof report);
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!got) {
+    error = WIFSIGNALED(status) ? "child killed by signal " + std::to_string(WTERMSIG(status))
+                                : "child exited with status " + std::to_string(WEXITSTATUS(status));
+    return false;
+  }
+  if (!report.ok) {
+    error = std::string("child failed: ") + report.error;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace pipesim::bench
