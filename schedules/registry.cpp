@@ -1,6 +1,12 @@
 #include "schedules/registry.hpp"
 
+#include <climits>
+#include <filesystem>
+
 #include "schedules/generators.hpp"
+#include "schedules/pattern_timing.hpp"
+#include "schedules/pattern_unroll.hpp"
+#include "schedules/pattern_yaml.hpp"
 #include "schedules/pipeline_builder.hpp"
 #include "schedules/stage_plan.hpp"
 #include "sim/input_error.hpp"
@@ -31,6 +37,26 @@ const Entry* find(const std::string& name) {
   return nullptr;
 }
 
+// schedule: {name: pattern, file: F}: the periodic pattern in F (relative to
+// the workload file), unrolled for microbatches x iterations micro-batches.
+TaskGraph pattern_schedule(const Workload& w, const Platform& platform) {
+  for (const auto& [param, value] : w.schedule_params)
+    if (param != "file")
+      throw InputError(w.file, "schedule." + param, "unknown parameter '" + param + "' for schedule 'pattern' (expected: file)");
+  const auto file = w.schedule_params.find("file");
+  if (file == w.schedule_params.end() || file->second.empty())
+    throw InputError(w.file, "schedule.file", "missing: the pattern file, as in schedule: {name: pattern, file: my.pattern.yaml}");
+  if (!w.placement.automatic || w.placement.stages != 0)
+    throw InputError(w.file, "placement", "not used with schedule 'pattern': the pattern file places every task");
+  if (static_cast<long long>(w.microbatches) * w.iterations > INT_MAX)
+    throw InputError(w.file, "iterations", "too many micro-batches in all (microbatches x iterations)");
+  std::filesystem::path path(file->second);
+  if (path.is_relative()) path = std::filesystem::path(w.file).parent_path() / path;
+  const Pattern pattern = load_pattern(path.string(), w, platform);
+  return unroll_pattern(pattern, pattern_timing(pattern, w, platform), platform.size(), w.microbatches * w.iterations,
+                        w.microbatches);
+}
+
 }  // namespace
 
 std::vector<std::string> schedule_names() {
@@ -40,6 +66,11 @@ std::vector<std::string> schedule_names() {
 }
 
 TaskGraph generate_schedule(const Workload& workload, const Platform& platform) {
+  if (workload.schedule == "pattern") {
+    if (workload.microbatches < 1) throw InputError(workload.file, "microbatches", "must be at least 1");
+    if (workload.iterations < 1) throw InputError(workload.file, "iterations", "must be at least 1");
+    return pattern_schedule(workload, platform);
+  }
   const Entry* entry = find(workload.schedule);
   if (!entry) {
     std::string expected;
