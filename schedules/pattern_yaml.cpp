@@ -394,6 +394,20 @@ Pattern load_pattern(const std::string& path, const Workload& workload, const Pl
   return load_pattern_text(read_text(path), path, workload, platform);
 }
 
+Pattern load_workload_pattern(const Workload& w, const Platform& platform) {
+  for (const auto& [param, value] : w.schedule_params)
+    if (param != "file")
+      throw InputError(w.file, "schedule." + param, "unknown parameter '" + param + "' for schedule 'pattern' (expected: file)");
+  const auto file = w.schedule_params.find("file");
+  if (file == w.schedule_params.end() || file->second.empty())
+    throw InputError(w.file, "schedule.file", "missing: the pattern file, as in schedule: {name: pattern, file: my.pattern.yaml}");
+  if (!w.placement.automatic || w.placement.stages != 0)
+    throw InputError(w.file, "placement", "not used with schedule 'pattern': the pattern file places every task");
+  std::filesystem::path path(file->second);
+  if (path.is_relative()) path = std::filesystem::path(w.file).parent_path() / path;
+  return load_pattern(path.string(), w, platform);
+}
+
 void write_pattern_yaml(std::ostream& out, const Pattern& p, const Platform& platform) {
   auto task = [&](int op) {
     const PatternOp& o = p.ops[op];

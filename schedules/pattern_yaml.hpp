@@ -46,6 +46,11 @@ Pattern load_pattern(const std::string& path, const Workload& workload, const Pl
 Pattern load_pattern_text(const std::string& text, const std::string& file, const Workload& workload,
                           const Platform& platform);
 
+// The pattern of a workload with schedule {name: pattern, file: F}: F is
+// relative to the workload file; no other parameter and no placement are
+// allowed. Then as load_pattern. Throws InputError.
+Pattern load_workload_pattern(const Workload& workload, const Platform& platform);
+
 // The same format, deterministic: ops by copy then task, transfers likewise,
 // numbers in their shortest exact form, so read(write(p)) == p.
 void write_pattern_yaml(std::ostream& out, const Pattern& pattern, const Platform& platform);

@@ -1,7 +1,6 @@
 #include "schedules/registry.hpp"
 
 #include <climits>
-#include <filesystem>
 
 #include "schedules/generators.hpp"
 #include "schedules/pattern_timing.hpp"
@@ -37,22 +36,12 @@ const Entry* find(const std::string& name) {
   return nullptr;
 }
 
-// schedule: {name: pattern, file: F}: the periodic pattern in F (relative to
-// the workload file), unrolled for microbatches x iterations micro-batches.
+// schedule: {name: pattern, file: F}: unrolled for microbatches x iterations
+// micro-batches, iterations back to back.
 TaskGraph pattern_schedule(const Workload& w, const Platform& platform) {
-  for (const auto& [param, value] : w.schedule_params)
-    if (param != "file")
-      throw InputError(w.file, "schedule." + param, "unknown parameter '" + param + "' for schedule 'pattern' (expected: file)");
-  const auto file = w.schedule_params.find("file");
-  if (file == w.schedule_params.end() || file->second.empty())
-    throw InputError(w.file, "schedule.file", "missing: the pattern file, as in schedule: {name: pattern, file: my.pattern.yaml}");
-  if (!w.placement.automatic || w.placement.stages != 0)
-    throw InputError(w.file, "placement", "not used with schedule 'pattern': the pattern file places every task");
   if (static_cast<long long>(w.microbatches) * w.iterations > INT_MAX)
     throw InputError(w.file, "iterations", "too many micro-batches in all (microbatches x iterations)");
-  std::filesystem::path path(file->second);
-  if (path.is_relative()) path = std::filesystem::path(w.file).parent_path() / path;
-  const Pattern pattern = load_pattern(path.string(), w, platform);
+  const Pattern pattern = load_workload_pattern(w, platform);
   return unroll_pattern(pattern, pattern_timing(pattern, w, platform), platform.size(), w.microbatches * w.iterations,
                         w.microbatches);
 }

@@ -256,6 +256,9 @@ TEST(PatternRegistry, ParameterErrors) {
   EXPECT_NE(registry_error("{name: pattern, file: two.pattern.yaml, chunks: 2}").find("two.yaml: schedule.chunks: unknown"),
             std::string::npos);
   EXPECT_NE(registry_error("{name: pattern, file: nope.yaml}").find("nope.yaml: cannot open"), std::string::npos);
+  Workload w = load_workload(pattern_workload("{name: pattern, file: two.pattern.yaml}"));
+  w.placement.stages = 2;
+  EXPECT_THROW(load_workload_pattern(w, pattern_platform(2)), InputError);
 }
 
 TEST(PatternRegistry, CliRunsAPatternWorkload) {
