@@ -13,6 +13,7 @@
 #include "analysis/summary.hpp"
 #include "schedules/registry.hpp"
 #include "sim/cli/output_files.hpp"
+#include "sim/cli/validate_command.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/input_error.hpp"
 #include "workloads/workload_yaml.hpp"
@@ -29,7 +30,8 @@ constexpr const char* kUsage =
     "  --memory-trace FILE  CSV of time,device,category,bytes\n"
     "  --cfg KEY:VALUE      a SimGrid setting (default network/model:CM02, see docs)\n"
     "  --quiet              no summary on stdout\n"
-    "Exit status: 0 valid run, 1 invalid run (memory exceeded or deadlock), 2 bad input.\n";
+    "Exit status: 0 valid run, 1 invalid run (memory exceeded or deadlock), 2 bad input.\n"
+    "Also: pipesim validate PLATFORM.xml WORKLOAD.yaml SCHEDULE (see pipesim validate --help).\n";
 
 struct RunOptions {
   std::string platform, workload, json, trace, memory_trace;
@@ -105,6 +107,7 @@ int main(int argc, char** argv) {
     return args.empty() ? 2 : 0;
   }
   try {
+    if (args[0] == "validate") return validate_command({args.begin() + 1, args.end()});
     if (args[0] != "run") throw UsageError("unknown command '" + args[0] + "'");
     return run(parse_run_options({args.begin() + 1, args.end()}));
   } catch (const UsageError& e) {

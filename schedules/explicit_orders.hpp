@@ -1,0 +1,74 @@
+// Explicit per-device orders, as PyTorch pipelining writes them in its
+// "compute only" CSV files: one row per rank, one cell per step, each cell
+// <stage><F|B|I|W><micro-batch> (empty = idle). I and W are the two halves
+// of a split backward (input gradient, weight gradient); B is both at once.
+// See docs/validate.md.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/platform.hpp"
+#include "sim/task_graph.hpp"
+#include "workloads/workload.hpp"
+
+namespace pipesim {
+
+struct OrderedOp {
+  TaskKind kind = TaskKind::Forward;  // Forward, Backward, BackwardInput (I) or BackwardWeight (W)
+  int stage = 0;
+  int microbatch = 0;
+  int column = 0;  // 1-based column in its row, for messages
+};
+
+// PyTorch's name of an op: "2F0", "1I3", "0W1", "3B2".
+std::string cell_name(const OrderedOp& op);
+
+struct ExplicitOrders {
+  std::string file;
+  std::vector<std::vector<OrderedOp>> ranks;  // rank r = row r, idle cells left out
+  int stages = 0;                             // 1 + the largest stage named
+
+  // The rank of every stage's first op, -1 for a stage that has none
+  // (header-only: analysis reads orders without linking schedules).
+  std::vector<int> stage_ranks() const {
+    std::vector<int> rank(stages, -1);
+    for (std::size_t r = 0; r < ranks.size(); ++r)
+      for (const OrderedOp& op : ranks[r])
+        if (rank[op.stage] < 0) rank[op.stage] = static_cast<int>(r);
+    return rank;
+  }
+};
+
+// Throws InputError ("FILE: row 2, column 5: WHAT") for anything but F, B,
+// I, W cells: communication actions (SEND_F, RECV_B, ...), DualPipeV's
+// OVERLAP_F_B pairs, sharding actions, garbage; also for a file without ops.
+ExplicitOrders parse_orders_csv(const std::string& text, const std::string& file);
+ExplicitOrders read_orders_csv(const std::string& path);
+
+// Layers of every stage (inclusive, 0-based). Explicit placement: its ranges,
+// one per stage, and each stage's host must be its rank's device; automatic
+// placement: stage s gets layers floor(s*L/S) .. floor((s+1)*L/S) - 1.
+// Also checks that ranks are devices of the platform and consecutive stages
+// on different devices have a route. Throws InputError.
+std::vector<std::pair<int, int>> orders_stage_layers(const ExplicitOrders& orders, const Workload& workload,
+                                                     const Platform& platform);
+
+struct OrdersGraph {
+  TaskGraph graph;
+  std::vector<std::string> names;  // per task: "1F3", "transfer of 1F3's output to gpu2"
+};
+
+// One iteration of `microbatches` micro-batches run in exactly the given
+// orders, with the data dependencies, transfers and memory effects of
+// docs/memory-model.md (I takes B's place in the chain; the stash and the
+// received gradient are freed when W finishes). Costs: F and B are the sums
+// of the stage's layers; I and W take half of B each. The orders must hold
+// every op exactly once with each stage on one rank (validate_orders finds
+// what is wrong); throws std::invalid_argument otherwise. An order that
+// deadlocks is built as given: the engine reports the deadlock.
+OrdersGraph build_orders_graph(const ExplicitOrders& orders, const std::vector<std::pair<int, int>>& stage_layers,
+                               const Workload& workload, const Platform& platform, int microbatches);
+
+}  // namespace pipesim
