@@ -3,6 +3,7 @@
 #include <climits>
 
 #include "schedules/generators.hpp"
+#include "schedules/pattern_generators.hpp"
 #include "schedules/pattern_timing.hpp"
 #include "schedules/pattern_unroll.hpp"
 #include "schedules/pattern_yaml.hpp"
@@ -14,17 +15,22 @@ namespace pipesim {
 namespace {
 
 using SequenceFn = std::vector<StageSequence> (*)(int stages, int microbatches);
+using GraphFn = TaskGraph (*)(const Workload& workload, const Platform& platform);
 
 struct Entry {
   std::vector<std::string> names;  // canonical first
-  SequenceFn sequences;
+  SequenceFn sequences;            // flush schedules: no parameters
+  GraphFn graph = nullptr;         // else: builds the graph, checks its own parameters
 };
 
-// Neither schedule takes parameters yet; kept sorted by canonical name.
+// Kept sorted by canonical name.
 const std::vector<Entry>& entries() {
   static const std::vector<Entry> table = {
       {{"1f1b", "1f1b-flush", "pipedream-flush"}, one_f_one_b_sequences},
+      {{"1f1b-pattern"}, nullptr, one_f_one_b_pattern_schedule},
       {{"gpipe"}, gpipe_sequences},
+      {{"kfkb"}, nullptr, kfkb_schedule},
+      {{"pipedream"}, nullptr, pipedream_workload_schedule},
   };
   return table;
 }
@@ -66,6 +72,11 @@ TaskGraph generate_schedule(const Workload& workload, const Platform& platform) 
     for (const std::string& n : schedule_names()) expected += (expected.empty() ? "" : ", ") + n;
     throw InputError(workload.file, "schedule",
                      "unknown schedule '" + workload.schedule + "' (expected one of: " + expected + ")");
+  }
+  if (entry->graph) {
+    if (workload.microbatches < 1) throw InputError(workload.file, "microbatches", "must be at least 1");
+    if (workload.iterations < 1) throw InputError(workload.file, "iterations", "must be at least 1");
+    return entry->graph(workload, platform);
   }
   if (!workload.schedule_params.empty()) {
     const std::string& param = workload.schedule_params.begin()->first;

@@ -1,0 +1,144 @@
+// PipeDream's eager 1F1B with NOAM (seed 000 §4.1, §7): its stage orders,
+// its steady state as a pattern, the registry entry, and SimGrid runs.
+#include <gtest/gtest.h>
+
+#include "analysis/exact_period.hpp"
+#include "analysis/memory.hpp"
+#include "analysis/metrics.hpp"
+#include "analysis/pattern_analysis.hpp"
+#include "schedules/pattern_generators.hpp"
+#include "schedules/pattern_timing.hpp"
+#include "schedules/registry.hpp"
+#include "sim/engine/simulation.hpp"
+#include "sim/input_error.hpp"
+#include "tests/fixtures.hpp"
+#include "tests/test_pattern_fixtures.hpp"
+
+namespace pipesim {
+namespace {
+
+using namespace testing;
+
+constexpr int kWeights = static_cast<int>(MemoryCategory::Weights);
+
+std::string render(const StageSequence& seq) {
+  std::string s;
+  for (const Op& op : seq) s += (op.kind == TaskKind::Forward ? "F" : "B") + std::to_string(op.microbatch) + " ";
+  return s;
+}
+
+// PipeDream's runtime: noam - 1 - s warm-up forwards, then forward/backward pairs.
+TEST(PipeDream, StageSequences) {
+  const auto seq = pipedream_sequences(4, 6, 4);
+  EXPECT_EQ(render(seq[0]), "F0 F1 F2 F3 B0 F4 B1 F5 B2 B3 B4 B5 ");
+  EXPECT_EQ(render(seq[2]), "F0 F1 B0 F2 B1 F3 B2 F4 B3 F5 B4 B5 ");
+  EXPECT_EQ(render(seq[3]), "F0 B0 F1 B1 F2 B2 F3 B3 F4 B4 F5 B5 ");
+  EXPECT_EQ(render(pipedream_sequences(2, 3, 8)[0]), "F0 F1 F2 B0 B1 B2 ");  // never more than M
+  EXPECT_EQ(pipedream_in_flight(0, 100, 4), 4);
+  EXPECT_EQ(pipedream_in_flight(3, 100, 4), 1);
+  EXPECT_EQ(pipedream_in_flight(5, 100, 4), 1);
+  EXPECT_THROW(pipedream_sequences(2, 3, 0), std::invalid_argument);
+}
+
+// Uniform stages F = 1, B = 2, free transfers: with NOAM = S the period is
+// the stage load 3; stage s stashes S - s micro-batches and, with weight
+// stashing, S - s weight versions besides the current one.
+TEST(PipeDream, SteadyStateWithEnoughMicroBatchesInFlight) {
+  const Platform p = pattern_platform(4);
+  const Workload w = chain_workload({1, 1, 1, 1}, {2, 2, 2, 2}, {0, 0, 0, 0}, 0, {10, 20, 30, 40});
+  const Pattern pat = pipedream_pattern({0, 1, 2, 3}, 4, w, p);
+  EXPECT_DOUBLE_EQ(pat.period, 3);
+  EXPECT_EQ(pat.weights, WeightPolicy::Stashing);
+  const PatternTiming t = pattern_timing(pat, w, p);
+  EXPECT_EQ(find_overlap(pat, t, p), "");
+  EXPECT_DOUBLE_EQ(exact_period(pattern_event_graph(pat, t)).period, 3);
+  const PatternMemory m = pattern_memory(pat, t, w, 4);
+  EXPECT_EQ(m.stash_counts, (std::vector<int>{4, 3, 2, 1}));
+  for (int s = 0; s < 4; ++s) {
+    EXPECT_EQ(m.devices[s].in_flight, 4 - s);
+    EXPECT_DOUBLE_EQ(m.devices[s].breakdown[kWeights], (1 + 4 - s) * w.layers[s].weights);
+  }
+}
+
+// Fewer in flight than stages: NOAM = 1 runs one micro-batch at a time
+// (12 = all F and B); NOAM = 2 lets only stage 0 overlap two, stages 1-3
+// still take a micro-batch through F2 F3 F4 B4 B3 B2 (9) one at a time.
+// More than S: no faster, only more memory.
+TEST(PipeDream, NoamBelowAndAboveTheStageCount) {
+  const Platform p = pattern_platform(4);
+  const Workload w = chain_workload({1, 1, 1, 1}, {2, 2, 2, 2}, {0, 0, 0, 0});
+  const std::vector<std::pair<int, double>> cases{{1, 12}, {2, 9}, {3, 6}, {4, 3}, {8, 3}};
+  for (const auto& [noam, period] : cases) {
+    const Pattern pat = pipedream_pattern({0, 1, 2, 3}, noam, w, p);
+    EXPECT_DOUBLE_EQ(pat.period, period) << noam;
+    EXPECT_DOUBLE_EQ(exact_period(pattern_event_graph(pat, pattern_timing(pat, w, p))).period, period) << noam;
+    EXPECT_EQ(pattern_memory(pat, pattern_timing(pat, w, p), w, 4).devices[0].in_flight, noam) << noam;
+  }
+}
+
+// Several layers per stage, transfers of 0.1 s + 1 ms: the period is the
+// busiest stage's F + B (layers 1-2: 1.5 + 1 + 3 + 2 = 7.5).
+struct Uneven {
+  Workload w = chain_workload({1.5, 1, 1, 1, 0.5, 0.7}, {3, 2, 2, 2, 1, 1.2}, {1e8, 2e8, 1e8, 3e8, 1e8, 1e8}, 1e8,
+                              {1e6, 2e6, 3e6, 4e6, 5e6, 6e6});
+  Allocation a{0, 0, 1, 2, 3, 3};
+};
+
+TEST(PipeDream, SteadyStateOfUnevenStages) {
+  const Uneven x;
+  const Platform p = pattern_platform(4, 0.001, 1e9);
+  const Pattern pat = pipedream_pattern(x.a, 4, x.w, p);
+  EXPECT_NEAR(pat.period, 7.5, 1e-9);
+  const PatternTiming t = pattern_timing(pat, x.w, p);
+  EXPECT_NEAR(exact_period(pattern_event_graph(pat, t)).period, 7.5, 1e-9);
+  EXPECT_EQ(pattern_memory(pat, t, x.w, 4).devices[0].in_flight, 4);
+  EXPECT_THROW(pipedream_pattern({0, 1, 0, 2, 3, 3}, 4, x.w, p), std::invalid_argument);  // not contiguous
+}
+
+// The task graph on SimGrid: the steady state is the exported pattern's
+// period, and the static weights are the current version plus one per micro-batch in flight.
+TEST(PipeDream, SimulatedScheduleReachesThePatternPeriod) {
+  const Uneven x;
+  Simulation sim(complete_platform(4, "1GBps", "1ms"));
+  const Platform& platform = sim.platform();
+  const StagePlan plan = allocation_plan(x.a, x.w, platform);
+  const TaskGraph g = pipedream_schedule(plan, 200, 4, platform.size());
+  const Timeline tl = sim.run(g);
+  ASSERT_TRUE(tl.completed()) << tl.deadlock;
+  const double period = pipedream_pattern(x.a, 4, x.w, platform).period;
+  EXPECT_NEAR(steady_time_per_microbatch(g, tl, 0, 50, 150), period, 1e-6);
+  EXPECT_NEAR(period, 7.5, 1e-9);
+  const std::vector<DevicePeak> peaks = peak_memory(g, tl);
+  EXPECT_DOUBLE_EQ(peaks[0].breakdown[kWeights], (1 + 4) * 3e6);  // layers 1 and 2
+  EXPECT_DOUBLE_EQ(peaks[3].breakdown[kWeights], (1 + 1) * 11e6);
+}
+
+TEST(PipeDream, RegistryEntry) {
+  const Platform p = pattern_platform(4);
+  Workload w = chain_workload({1, 1, 1, 1}, {2, 2, 2, 2}, {10, 10, 10, 10}, 10, {1, 1, 1, 1});
+  w.file = "w.yaml";
+  w.schedule = "pipedream";
+  w.microbatches = 5;
+  w.iterations = 2;
+  const TaskGraph g = generate_schedule(w, p);
+  EXPECT_EQ(g.size(), 10u * 4 * 2 + 10u * 3 * 2);  // F and B per stage, transfers both ways per boundary
+  auto weights0 = [](const TaskGraph& graph) {
+    double bytes = 0;
+    for (const StaticMemory& s : graph.static_memory())
+      if (s.device == 0 && s.category == MemoryCategory::Weights) bytes += s.bytes;
+    return bytes;
+  };
+  EXPECT_DOUBLE_EQ(weights0(g), 5);  // default NOAM = 4 stages: 4 stashed versions + the current one
+  w.schedule_params["noam"] = "2";
+  EXPECT_DOUBLE_EQ(weights0(generate_schedule(w, p)), 3);
+  w.schedule_params["allocation"] = "0,1,0,2";
+  try {
+    generate_schedule(w, p);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_STREQ(e.what(), "w.yaml: schedule.allocation: PipeDream needs a contiguous allocation, got 0,1,0,2");
+  }
+}
+
+}  // namespace
+}  // namespace pipesim
