@@ -163,11 +163,8 @@ PatternMemory pattern_memory(const Pattern& p, const PatternTiming& t, const Wor
     double weights = 0;
     for (int l = 0; l < p.layers; ++l)
       if (holds[d][l]) weights += w.layers[l].weights;
-    const double versions = p.weights == WeightPolicy::Flush   ? 1
-                            : p.weights == WeightPolicy::TwoBW ? 2
-                                                               : 1 + dev.in_flight;
     MemoryBreakdown fixed{};
-    fixed[static_cast<int>(MemoryCategory::Weights)] = versions * weights;
+    fixed[static_cast<int>(MemoryCategory::Weights)] = weight_versions(p.weights, dev.in_flight) * weights;
     fixed[static_cast<int>(MemoryCategory::Gradients)] = weights;
     fixed[buf] = buffers[d];
     auto total = [](const MemoryBreakdown& b) {

@@ -29,6 +29,17 @@ enum class WeightPolicy {
 };
 std::string_view to_string(WeightPolicy policy);
 
+// Weight versions a device holds (the gradient buffer comes on top), given the
+// most micro-batches of one of its layers in flight at once.
+inline int weight_versions(WeightPolicy policy, int in_flight) {
+  switch (policy) {
+    case WeightPolicy::Flush: return 1;
+    case WeightPolicy::TwoBW: return 2;
+    case WeightPolicy::Stashing: return in_flight > 1 ? in_flight : 1;  // the newest forward uses the current one
+  }
+  return 1;
+}
+
 struct PatternOp {
   TaskKind kind = TaskKind::Forward;  // Forward or Backward
   int layer = 0;                      // 0-based

@@ -210,10 +210,7 @@ class Unroller {
       double w = 0;
       for (int l = 0; l < p_.layers; ++l)
         if (holds[d][l]) w += t_.weights[l];
-      const double versions = p_.weights == WeightPolicy::Flush   ? 1
-                              : p_.weights == WeightPolicy::TwoBW ? 2
-                                                                  : 1 + in_flight[d];
-      graph_.add_static_memory(d, MemoryCategory::Weights, versions * w);
+      graph_.add_static_memory(d, MemoryCategory::Weights, weight_versions(p_.weights, in_flight[d]) * w);
       graph_.add_static_memory(d, MemoryCategory::Gradients, w);
     }
     std::vector<double> buffers(D, 0);

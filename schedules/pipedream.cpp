@@ -56,10 +56,12 @@ std::vector<StageSequence> pipedream_sequences(int stages, int microbatches, int
 TaskGraph pipedream_schedule(const StagePlan& plan, int microbatches, int noam, int device_count) {
   const int S = static_cast<int>(plan.stages.size());
   TaskGraph g = build_pipeline(plan, pipedream_sequences(S, microbatches, noam), 1, device_count);
-  // Weight stashing: one version per micro-batch in flight, besides the current one.
+  // Weight stashing: one version per micro-batch in flight (weight_versions);
+  // build_pipeline already holds one.
   for (int s = 0; s < S; ++s)
     g.add_static_memory(plan.stages[s].device, MemoryCategory::Weights,
-                        pipedream_in_flight(s, microbatches, noam) * plan.stages[s].weight_bytes);
+                        (weight_versions(WeightPolicy::Stashing, pipedream_in_flight(s, microbatches, noam)) - 1) *
+                            plan.stages[s].weight_bytes);
   return g;
 }
 

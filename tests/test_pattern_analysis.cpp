@@ -93,10 +93,10 @@ TEST(PatternMemory, WeightPolicies) {
   TwoDevices c;
   c.pattern.weights = WeightPolicy::Flush;
   EXPECT_DOUBLE_EQ(pattern_memory(c.pattern, c.timing, c.workload, 2).devices[0].breakdown[kWeights], 5);
-  c.pattern.weights = WeightPolicy::Stashing;  // one version per micro-batch in flight, plus one
+  c.pattern.weights = WeightPolicy::Stashing;  // one version per micro-batch in flight
   const PatternMemory m = pattern_memory(c.pattern, c.timing, c.workload, 2);
-  EXPECT_DOUBLE_EQ(m.devices[0].breakdown[kWeights], 5 * 3);
-  EXPECT_DOUBLE_EQ(m.devices[1].breakdown[kWeights], 7 * 2);
+  EXPECT_DOUBLE_EQ(m.devices[0].breakdown[kWeights], 5 * 2);
+  EXPECT_DOUBLE_EQ(m.devices[1].breakdown[kWeights], 7 * 1);
   EXPECT_DOUBLE_EQ(m.devices[1].breakdown[kGradients], 7);
 }
 

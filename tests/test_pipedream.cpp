@@ -56,7 +56,7 @@ TEST(PipeDream, SteadyStateWithEnoughMicroBatchesInFlight) {
   EXPECT_EQ(m.stash_counts, (std::vector<int>{4, 3, 2, 1}));
   for (int s = 0; s < 4; ++s) {
     EXPECT_EQ(m.devices[s].in_flight, 4 - s);
-    EXPECT_DOUBLE_EQ(m.devices[s].breakdown[kWeights], (1 + 4 - s) * w.layers[s].weights);
+    EXPECT_DOUBLE_EQ(m.devices[s].breakdown[kWeights], (4 - s) * w.layers[s].weights);
   }
 }
 
@@ -109,8 +109,8 @@ TEST(PipeDream, SimulatedScheduleReachesThePatternPeriod) {
   EXPECT_NEAR(steady_time_per_microbatch(g, tl, 0, 50, 150), period, 1e-6);
   EXPECT_NEAR(period, 7.5, 1e-9);
   const std::vector<DevicePeak> peaks = peak_memory(g, tl);
-  EXPECT_DOUBLE_EQ(peaks[0].breakdown[kWeights], (1 + 4) * 3e6);  // layers 1 and 2
-  EXPECT_DOUBLE_EQ(peaks[3].breakdown[kWeights], (1 + 1) * 11e6);
+  EXPECT_DOUBLE_EQ(peaks[0].breakdown[kWeights], 4 * 3e6);  // layers 1 and 2: NOAM = 4 versions
+  EXPECT_DOUBLE_EQ(peaks[3].breakdown[kWeights], 1 * 11e6);
 }
 
 TEST(PipeDream, RegistryEntry) {
@@ -128,9 +128,9 @@ TEST(PipeDream, RegistryEntry) {
       if (s.device == 0 && s.category == MemoryCategory::Weights) bytes += s.bytes;
     return bytes;
   };
-  EXPECT_DOUBLE_EQ(weights0(g), 5);  // default NOAM = 4 stages: 4 stashed versions + the current one
+  EXPECT_DOUBLE_EQ(weights0(g), 4);  // default NOAM = 4 stages: one version per micro-batch in flight
   w.schedule_params["noam"] = "2";
-  EXPECT_DOUBLE_EQ(weights0(generate_schedule(w, p)), 3);
+  EXPECT_DOUBLE_EQ(weights0(generate_schedule(w, p)), 2);
   w.schedule_params["allocation"] = "0,1,0,2";
   try {
     generate_schedule(w, p);
