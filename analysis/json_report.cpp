@@ -1,6 +1,7 @@
 #include "analysis/json_report.hpp"
 
 #include "analysis/json_writer.hpp"
+#include "analysis/pattern_summary.hpp"
 
 namespace pipesim {
 namespace {
@@ -15,10 +16,38 @@ std::string device_name(const Platform& platform, int d) {
   return d >= 0 && d < platform.size() ? platform.devices[d].name : std::to_string(d);
 }
 
+
+void write_pattern(JsonWriter& w, const PatternSummary& p, const Metrics& m, const Platform& platform) {
+  w.begin_object();
+  w.field("copies", p.copies);
+  w.field("period", p.period);
+  w.field("exact_period", p.exact_period);
+  w.field("exact_time_per_microbatch", p.exact_period / p.copies);
+  w.field("simulated_period", p.simulated_period);
+  w.key("critical_cycle");
+  w.begin_array();
+  for (const std::string& node : p.critical_cycle) w.value(node);
+  w.end_array();
+  w.key("analytic_peak_memory");
+  w.begin_array();
+  for (std::size_t d = 0; d < p.analytic_peak.size(); ++d) {
+    w.begin_object();
+    w.field("device", device_name(platform, static_cast<int>(d)));
+    w.field("bytes", p.analytic_peak[d]);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("stash_counts");
+  w.begin_array();
+  for (int c : p.stash_counts) w.value(c);
+  w.end_array();
+  w.end_object();
+}
+
 }  // namespace
 
 void write_json_report(std::ostream& os, const Metrics& m, const Platform& platform,
-                       const std::string& schedule_name) {
+                       const std::string& schedule_name, const PatternSummary* pattern) {
   JsonWriter w(os, true);
   w.begin_object();
   w.field("schedule", schedule_name);
@@ -80,6 +109,10 @@ void write_json_report(std::ostream& os, const Metrics& m, const Platform& platf
     w.end_object();
   }
   w.end_array();
+  if (pattern != nullptr) {
+    w.key("pattern");
+    write_pattern(w, *pattern, m, platform);
+  }
   w.end_object();
   os << '\n';
 }

@@ -9,9 +9,11 @@
 
 namespace pipesim {
 
+struct PatternSummary;
+
 // Deterministic: the same metrics give the same bytes. Times in seconds,
 // memory in bytes, throughput in samples per second.
 void write_json_report(std::ostream& os, const Metrics& metrics, const Platform& platform,
-                       const std::string& schedule_name);
+                       const std::string& schedule_name, const PatternSummary* pattern = nullptr);
 
 }  // namespace pipesim

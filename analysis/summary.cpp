@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "analysis/format.hpp"
+#include "analysis/pattern_summary.hpp"
 
 namespace pipesim {
 namespace {
@@ -62,7 +63,7 @@ std::string verdict(const Metrics& m, const Platform& platform) {
 }  // namespace
 
 void write_summary(std::ostream& os, const Metrics& m, const Platform& platform,
-                   const std::string& schedule_name) {
+                   const std::string& schedule_name, const PatternSummary* pattern) {
   int used = 0;
   for (const DeviceMetrics& d : m.devices) used += d.tasks > 0;
   std::vector<Row> header = {
@@ -76,6 +77,18 @@ void write_summary(std::ostream& os, const Metrics& m, const Platform& platform,
       {"throughput", fmt::fixed(m.throughput, 2) + " samples/s"},
       {"verdict", verdict(m, platform)},
   };
+  if (pattern != nullptr) {
+    // What the pattern promises, beside what the simulation measured.
+    const std::string per = " per " + std::to_string(pattern->copies) + " micro-batch" + (pattern->copies > 1 ? "es" : "");
+    std::string cycle;
+    for (std::size_t i = 0; i < pattern->critical_cycle.size() && i < 12; ++i)
+      cycle += (i ? " -> " : "") + pattern->critical_cycle[i];
+    if (pattern->critical_cycle.size() > 12) cycle += " -> ...";
+    header.insert(header.end() - 1, {{"pattern period", fmt::time(pattern->period) + per},
+                                     {"exact period", fmt::time(pattern->exact_period) + per + " (event graph)"},
+                                     {"simulated period", fmt::time(pattern->simulated_period) + per},
+                                     {"critical cycle", cycle}});
+  }
   // Header values are text, so left-align both columns.
   std::size_t w = 0;
   for (const Row& r : header) w = std::max(w, r[0].size());
@@ -83,12 +96,15 @@ void write_summary(std::ostream& os, const Metrics& m, const Platform& platform,
 
   os << "\ndevices\n";
   std::vector<Row> rows = {{"name", "tasks", "busy", "idle", "bubble", "peak memory", "capacity", "largest category"}};
+  if (pattern != nullptr) rows[0].push_back("analytic peak");
   for (std::size_t d = 0; d < m.devices.size(); ++d) {
     const DeviceMetrics& dm = m.devices[d];
     const double capacity = d < platform.devices.size() ? platform.devices[d].memory : 0;
     rows.push_back({dm.name, std::to_string(dm.tasks), fmt::time(dm.busy_time), fmt::time(dm.idle_time),
                     fmt::percent(dm.bubble_fraction), fmt::bytes(dm.peak.total),
                     capacity > 0 ? fmt::bytes(capacity) : "unlimited", largest_category(dm.peak.breakdown)});
+    if (pattern != nullptr)
+      rows.back().push_back(d < pattern->analytic_peak.size() ? fmt::bytes(pattern->analytic_peak[d]) : "-");
   }
   write_table(os, rows, true);
 

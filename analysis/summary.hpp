@@ -9,9 +9,11 @@
 
 namespace pipesim {
 
+struct PatternSummary;
+
 // Header lines (schedule, sizes, times, throughput, VALID/INVALID with the
 // reasons), a per-device table and a table of the links that carried bytes.
 void write_summary(std::ostream& os, const Metrics& metrics, const Platform& platform,
-                   const std::string& schedule_name);
+                   const std::string& schedule_name, const PatternSummary* pattern = nullptr);
 
 }  // namespace pipesim

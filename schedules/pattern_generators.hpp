@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "schedules/registry.hpp"
 #include "schedules/allocation.hpp"
 #include "schedules/pattern.hpp"
 #include "schedules/pipeline_builder.hpp"
@@ -90,8 +91,8 @@ Pattern pipedream_pattern(const Allocation& allocation, int noam, const Workload
 // (default: the number of stages). The patterns are unrolled for
 // microbatches x iterations micro-batches without flush; PipeDream runs
 // them as one stream (iteration 0). Bad parameters throw InputError.
-TaskGraph one_f_one_b_pattern_schedule(const Workload& workload, const Platform& platform);
-TaskGraph kfkb_schedule(const Workload& workload, const Platform& platform);
-TaskGraph pipedream_workload_schedule(const Workload& workload, const Platform& platform);
+GeneratedSchedule one_f_one_b_pattern_schedule(const Workload& workload, const Platform& platform);
+GeneratedSchedule kfkb_schedule(const Workload& workload, const Platform& platform);
+GeneratedSchedule pipedream_workload_schedule(const Workload& workload, const Platform& platform);
 
 }  // namespace pipesim

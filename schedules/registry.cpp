@@ -2,6 +2,7 @@
 
 #include <climits>
 
+#include "schedules/flush_pattern.hpp"
 #include "schedules/generators.hpp"
 #include "schedules/pattern_generators.hpp"
 #include "schedules/pattern_timing.hpp"
@@ -15,7 +16,7 @@ namespace pipesim {
 namespace {
 
 using SequenceFn = std::vector<StageSequence> (*)(int stages, int microbatches);
-using GraphFn = TaskGraph (*)(const Workload& workload, const Platform& platform);
+using GraphFn = GeneratedSchedule (*)(const Workload& workload, const Platform& platform);
 
 struct Entry {
   std::vector<std::string> names;  // canonical first
@@ -44,12 +45,13 @@ const Entry* find(const std::string& name) {
 
 // schedule: {name: pattern, file: F}: unrolled for microbatches x iterations
 // micro-batches, iterations back to back.
-TaskGraph pattern_schedule(const Workload& w, const Platform& platform) {
+GeneratedSchedule pattern_schedule(const Workload& w, const Platform& platform) {
   if (static_cast<long long>(w.microbatches) * w.iterations > INT_MAX)
     throw InputError(w.file, "iterations", "too many micro-batches in all (microbatches x iterations)");
-  const Pattern pattern = load_workload_pattern(w, platform);
-  return unroll_pattern(pattern, pattern_timing(pattern, w, platform), platform.size(), w.microbatches * w.iterations,
-                        w.microbatches);
+  Pattern pattern = load_workload_pattern(w, platform);
+  TaskGraph g = unroll_pattern(pattern, pattern_timing(pattern, w, platform), platform.size(),
+                               w.microbatches * w.iterations, w.microbatches);
+  return {std::move(g), std::move(pattern)};
 }
 
 }  // namespace
@@ -60,7 +62,7 @@ std::vector<std::string> schedule_names() {
   return names;
 }
 
-TaskGraph generate_schedule(const Workload& workload, const Platform& platform) {
+GeneratedSchedule generate(const Workload& workload, const Platform& platform) {
   if (workload.schedule == "pattern") {
     if (workload.microbatches < 1) throw InputError(workload.file, "microbatches", "must be at least 1");
     if (workload.iterations < 1) throw InputError(workload.file, "iterations", "must be at least 1");
@@ -86,9 +88,9 @@ TaskGraph generate_schedule(const Workload& workload, const Platform& platform) 
   if (workload.microbatches < 1) throw InputError(workload.file, "microbatches", "must be at least 1");
   if (workload.iterations < 1) throw InputError(workload.file, "iterations", "must be at least 1");
   const StagePlan plan = make_stage_plan(workload, platform);
-  const int S = static_cast<int>(plan.stages.size());
-  return build_pipeline(plan, entry->sequences(S, workload.microbatches), workload.iterations,
-                        platform.size());
+  const auto sequences = entry->sequences(static_cast<int>(plan.stages.size()), workload.microbatches);
+  return {build_pipeline(plan, sequences, workload.iterations, platform.size()),
+          flush_pattern(plan, sequences, workload, platform)};
 }
 
 }  // namespace pipesim

@@ -1,6 +1,7 @@
 // pipesim run PLATFORM WORKLOAD: inputs -> schedule -> task graph -> SimGrid
 // -> timeline -> analysis -> reports.
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -10,7 +11,10 @@
 #include "analysis/memory.hpp"
 #include "analysis/memory_csv.hpp"
 #include "analysis/metrics.hpp"
+#include "analysis/pattern_summary.hpp"
 #include "analysis/summary.hpp"
+#include "schedules/pattern_timing.hpp"
+#include "schedules/pattern_yaml.hpp"
 #include "schedules/registry.hpp"
 #include "sim/cli/output_files.hpp"
 #include "sim/cli/validate_command.hpp"
@@ -23,18 +27,19 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: pipesim run PLATFORM.xml WORKLOAD.yaml [--json FILE] [--trace FILE]\n"
-    "                   [--memory-trace FILE] [--cfg KEY:VALUE]... [--quiet]\n"
+    "                   [--memory-trace FILE] [--export-pattern FILE] [--cfg KEY:VALUE]... [--quiet]\n"
     "Simulates pipelined training of WORKLOAD on PLATFORM and prints a summary.\n"
     "  --json FILE          every metric as JSON\n"
     "  --trace FILE         Chrome/Perfetto trace (one track per device and link)\n"
     "  --memory-trace FILE  CSV of time,device,category,bytes\n"
+    "  --export-pattern FILE  the schedule as a periodic pattern (YAML), to run or validate\n"
     "  --cfg KEY:VALUE      a SimGrid setting (default network/model:CM02, see docs)\n"
     "  --quiet              no summary on stdout\n"
     "Exit status: 0 valid run, 1 invalid run (memory exceeded or deadlock), 2 bad input.\n"
     "Also: pipesim validate PLATFORM.xml WORKLOAD.yaml SCHEDULE (see pipesim validate --help).\n";
 
 struct RunOptions {
-  std::string platform, workload, json, trace, memory_trace;
+  std::string platform, workload, json, trace, memory_trace, export_pattern;
   std::vector<std::string> simgrid_config;
   bool quiet = false;
 };
@@ -55,6 +60,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
     if (a == "--json") options.json = value();
     else if (a == "--trace") options.trace = value();
     else if (a == "--memory-trace") options.memory_trace = value();
+    else if (a == "--export-pattern") options.export_pattern = value();
     else if (a == "--cfg") options.simgrid_config.push_back(value());
     else if (a.rfind("--cfg=", 0) == 0) options.simgrid_config.push_back(a.substr(6));
     else if (a == "--quiet") options.quiet = true;
@@ -71,14 +77,23 @@ int run(const RunOptions& options) {
   const Workload workload = load_workload(options.workload);
   Simulation simulation(options.platform, options.simgrid_config);
   const Platform& platform = simulation.platform();
-  const TaskGraph graph = generate_schedule(workload, platform);
+  const GeneratedSchedule schedule = generate(workload, platform);
+  const TaskGraph& graph = schedule.graph;
   const Timeline timeline = simulation.run(graph);
   const Metrics metrics = compute_metrics(graph, timeline, platform, workload.microbatch_size);
+  // What the schedule's pattern promises (exact period, analytic memory), beside what was simulated.
+  std::optional<PatternSummary> pattern;
+  if (schedule.pattern) {
+    pattern = summarize_pattern(*schedule.pattern, pattern_timing(*schedule.pattern, workload, platform), workload,
+                                platform.size());
+    pattern->simulated_period = simulated_period(*pattern, metrics, graph, timeline);
+  }
+  const PatternSummary* promised = pattern ? &*pattern : nullptr;
 
   OutputFiles outputs;
   if (!options.json.empty()) {
     std::ostringstream text;
-    write_json_report(text, metrics, platform, workload.schedule);
+    write_json_report(text, metrics, platform, workload.schedule, promised);
     outputs.stage(options.json, text.str());
   }
   if (!options.trace.empty()) {
@@ -91,8 +106,15 @@ int run(const RunOptions& options) {
     write_memory_csv(text, memory_trace(graph, timeline), platform);
     outputs.stage(options.memory_trace, text.str());
   }
+  if (!options.export_pattern.empty()) {
+    if (!schedule.pattern)
+      throw InputError(options.workload, "schedule", "schedule '" + workload.schedule + "' has no periodic pattern to export");
+    std::ostringstream text;
+    write_pattern_yaml(text, *schedule.pattern, platform);
+    outputs.stage(options.export_pattern, text.str());
+  }
   outputs.commit();
-  if (!options.quiet) write_summary(std::cout, metrics, platform, workload.schedule);
+  if (!options.quiet) write_summary(std::cout, metrics, platform, workload.schedule, promised);
   return metrics.valid ? 0 : 1;
 }
 

@@ -1,0 +1,33 @@
+#include "analysis/pattern_summary.hpp"
+
+#include "analysis/exact_period.hpp"
+#include "analysis/metrics.hpp"
+
+namespace pipesim {
+
+double simulated_period(const PatternSummary& pattern, const Metrics& metrics, const TaskGraph& graph,
+                        const Timeline& timeline) {
+  const int k = pattern.copies, M = metrics.microbatches;
+  if (k >= M) return metrics.iteration_time;
+  const int first = (M / 4 + k - 1) / k * k;
+  const int periods = (M - 1 - M / 4 - first) / k;
+  if (periods < 1) return metrics.time_per_microbatch * k;
+  return steady_time_per_microbatch(graph, timeline, metrics.iterations - 1, first, first + periods * k) * k;
+}
+
+PatternSummary summarize_pattern(const Pattern& pattern, const PatternTiming& timing, const Workload& workload,
+                                 int device_count) {
+  PatternSummary s;
+  s.copies = pattern.copies;
+  s.period = pattern.period;
+  const TimedEventGraph graph = pattern_event_graph(pattern, timing);
+  const ExactPeriod exact = exact_period(graph);
+  s.exact_period = exact.period;
+  for (int node : exact.critical_cycle) s.critical_cycle.push_back(graph.nodes[node]);
+  const PatternMemory memory = pattern_memory(pattern, timing, workload, device_count);
+  for (const auto& d : memory.devices) s.analytic_peak.push_back(d.peak);
+  s.stash_counts = memory.stash_counts;
+  return s;
+}
+
+}  // namespace pipesim
