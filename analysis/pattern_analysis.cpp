@@ -92,7 +92,7 @@ PatternMemory pattern_memory(const Pattern& p, const PatternTiming& t, const Wor
     throw std::invalid_argument("pattern analysis: the workload has another layer count");
   const int n = static_cast<int>(p.ops.size());
   const std::vector<int> succ = p.successors();
-  std::vector<int> pred(n, -1), backward(n, -1), pos(n, 0);
+  std::vector<int> pred(n, -1), backward(n, -1);
   for (int i = 0; i < n; ++i)
     if (succ[i] >= 0) pred[succ[i]] = i;
   std::vector<int> backward_at(p.layers * p.copies, -1);  // F_l -> B_l of the same copy
@@ -101,12 +101,9 @@ PatternMemory pattern_memory(const Pattern& p, const PatternTiming& t, const Wor
   for (int i = 0; i < n; ++i)
     if (p.ops[i].kind == TaskKind::Forward) backward[i] = backward_at[p.ops[i].layer * p.copies + p.ops[i].copy];
   const auto order = device_orders(p, device_count);
-  for (const auto& items : order)
-    for (std::size_t k = 0; k < items.size(); ++k) pos[items[k]] = static_cast<int>(k);
   for (int i = 0; i < n; ++i)
     if (p.ops[i].kind == TaskKind::Forward && (backward[i] < 0 || p.ops[backward[i]].device != p.ops[i].device))
       throw std::invalid_argument("pattern analysis: " + name(p, i) + " and its backward must share a device");
-  auto before = [&](int a, int x) { return pos[a] < pos[x]; };  // a done when x starts (same device)
 
   PatternMemory result;
   result.devices.resize(device_count);
@@ -115,37 +112,46 @@ PatternMemory pattern_memory(const Pattern& p, const PatternTiming& t, const Wor
   const auto act = static_cast<int>(MemoryCategory::Activations);
   const auto buf = static_cast<int>(MemoryCategory::CommBuffers);
 
+  // One walk along each device's period order (Lemmas 8 and 10): stashes
+  // start at s(F) - s(B) per layer-copy, +1 when F starts (its input is the
+  // stash), -1 once B has ended; direct dependencies j -> j+1 start at
+  // s(j) - s(j+1), +1 once j has ended, -1 when j+1 starts (it holds it as input).
   for (int d = 0; d < device_count; ++d) {
     PatternDeviceMemory& dev = result.devices[d];
-    for (int x : order[d]) {
-      MemoryBreakdown& m = result.during[x];
-      // Stashes (Lemma 10): s(F) - s(B) at the start of a period, +1 once F
-      // has started (F itself included: its input is the stash), -1 once B has ended.
-      std::vector<int> layer_count(p.layers, 0);
-      for (int f : order[d]) {
-        if (p.ops[f].kind != TaskKind::Forward) continue;
-        const int b = backward[f];
-        const int count = p.ops[f].shift - p.ops[b].shift + (f == x || before(f, x)) - before(b, x);
-        m[act] += count * t.output_bytes[b];  // B_l's output has the size of F_l's input a_{l-1}
+    std::vector<int> layer_count(p.layers, 0);
+    double stashed = 0, direct = 0;
+    for (int f : order[d])
+      if (p.ops[f].kind == TaskKind::Forward) {
+        const int count = p.ops[f].shift - p.ops[backward[f]].shift;
+        stashed += count * t.output_bytes[backward[f]];  // B_l's output has the size of F_l's input a_{l-1}
         layer_count[p.ops[f].layer] += count;
       }
-      for (int l = 0; l < p.layers; ++l) {
-        dev.in_flight = std::max(dev.in_flight, layer_count[l]);
-        result.stash_counts[l] = std::max(result.stash_counts[l], layer_count[l]);
+    for (int j : order[d])
+      if (succ[j] >= 0 && p.ops[succ[j]].device == d) direct += (p.ops[j].shift - p.ops[succ[j]].shift) * t.output_bytes[j];
+    auto note_in_flight = [&](int layer) {
+      dev.in_flight = std::max(dev.in_flight, layer_count[layer]);
+      result.stash_counts[layer] = std::max(result.stash_counts[layer], layer_count[layer]);
+    };
+    for (int l = 0; l < p.layers; ++l) note_in_flight(l);
+    for (int x : order[d]) {
+      const PatternOp& op = p.ops[x];
+      if (op.kind == TaskKind::Forward) {
+        stashed += t.output_bytes[backward[x]];
+        ++layer_count[op.layer];
+        note_in_flight(op.layer);
       }
+      if (pred[x] >= 0 && p.ops[pred[x]].device == d) direct -= t.output_bytes[pred[x]];
+      MemoryBreakdown& m = result.during[x];
+      m[act] += stashed;
       // Working tensors: the output, and a backward's input gradient (a
       // forward's input is counted as its stash).
-      m[buf] += t.output_bytes[x];
-      if (p.ops[x].kind == TaskKind::Backward) m[buf] += t.output_bytes[pred[x]];
-      // Direct dependencies (Lemma 8): outputs waiting for a consumer on the
-      // same device; s(j) - s(j+1) at the start of a period, +1 once j has
-      // ended, -1 once j+1 has started (x itself included: it holds it as input).
-      for (int j : order[d]) {
-        const int s = succ[j];
-        if (s < 0 || p.ops[s].device != d) continue;
-        const int count = p.ops[j].shift - p.ops[s].shift + before(j, x) - (s == x || before(s, x));
-        m[buf] += count * t.output_bytes[j];
+      m[buf] += direct + t.output_bytes[x];
+      if (op.kind == TaskKind::Backward) m[buf] += t.output_bytes[pred[x]];
+      if (op.kind == TaskKind::Backward) {
+        stashed -= t.output_bytes[x];
+        --layer_count[op.layer];
       }
+      if (succ[x] >= 0 && p.ops[succ[x]].device == d) direct += t.output_bytes[x];
     }
   }
 
