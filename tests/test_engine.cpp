@@ -250,3 +250,39 @@ TEST(EngineSettings, ModelCanBeChosen) {
 
 }  // namespace
 }  // namespace pipesim
+
+namespace pipesim {
+namespace {
+
+// Tasks that become ready at the same instant through different completions
+// compete by priority on a device without an order (the master scheduler's
+// greedy rule), whichever completion SimGrid reports first.
+TEST(EnginePriority, SimultaneousArrivalsCompeteByPriority) {
+  Simulation sim(testing::complete_platform(3, "1GBps", "0s"));
+  for (int flip = 0; flip < 1; ++flip) {
+    TaskGraph g(3);
+    Task tx;
+    tx.kind = TaskKind::Transfer;
+    tx.device = 0;
+    tx.peer = 2;
+    tx.amount = 1e9;
+    const TaskId from0 = g.add(tx);
+    tx.device = 1;
+    const TaskId from1 = g.add(tx);
+    Task low;
+    low.kind = TaskKind::Forward;
+    low.device = 2;
+    low.amount = 1e12;
+    low.priority = 5;
+    Task high = low;
+    high.priority = 1;
+    const TaskId l = g.add(low, {from0});
+    const TaskId h = g.add(high, {from1});
+    const Timeline tl = sim.run(g);
+    EXPECT_DOUBLE_EQ(tl.start[h], 1.0);
+    EXPECT_DOUBLE_EQ(tl.start[l], 2.0);
+  }
+}
+
+}  // namespace
+}  // namespace pipesim

@@ -20,6 +20,7 @@ namespace {
 
 namespace s4u = simgrid::s4u;
 constexpr TaskId kNone = std::numeric_limits<TaskId>::max();
+constexpr std::uintptr_t kTickTag = std::uintptr_t{1} << (sizeof(std::uintptr_t) * 8 - 1);  // marks ticks, not tasks
 
 class Executor {
  public:
@@ -34,6 +35,8 @@ class Executor {
     live_.resize(n);
     ready_.resize(graph.device_count());
     busy_.assign(graph.device_count(), false);
+    tick_.resize(graph.device_count());
+    for (int d = 0; d < graph.device_count(); ++d) greedy_.push_back(graph.device_order(d).empty());
     index_successors();
     index_links();
   }
@@ -126,6 +129,20 @@ class Executor {
     launch(t, std::move(comm));
   }
 
+  // A device without an order picks the best-priority ready task, so it must
+  // see every task that becomes ready at this instant, including those whose
+  // completions SimGrid reports later in the same round: a zero-flop tick
+  // completes in the next round at the same clock, and dispatches then.
+  void defer_dispatch(int device) {
+    if (tick_[device] || busy_[device] || ready_[device].empty()) return;
+    auto tick = s4u::Exec::init();
+    tick->set_flops_amount(0);
+    tick->set_host(devices_[device]);
+    tick->set_data(reinterpret_cast<void*>(kTickTag | static_cast<std::uintptr_t>(device)));
+    tick->start();
+    tick_[device] = std::move(tick);
+  }
+
   void dispatch(int device) {
     if (busy_[device] || ready_[device].empty()) return;
     const TaskId t = ready_[device].top().second;
@@ -165,6 +182,13 @@ class Executor {
     graveyard_.clear();  // released one callback late: SimGrid still uses the one completing now
     const auto tag = reinterpret_cast<std::uintptr_t>(activity.get_data<void>());
     if (tag == 0) return;  // not ours
+    if (tag & kTickTag) {
+      const int device = static_cast<int>(tag & ~kTickTag);
+      graveyard_.push_back(std::move(tick_[device]));
+      dispatch(device);
+      settle();
+      return;
+    }
     const TaskId t = static_cast<TaskId>(tag - 1);
     graveyard_.push_back(std::move(live_[t]));
     complete(t);
@@ -193,7 +217,7 @@ class Executor {
         complete(t);
       }
       scratch_.swap(touched_);
-      for (int d : scratch_) dispatch(d);
+      for (int d : scratch_) (greedy_[d] ? defer_dispatch(d) : dispatch(d));
       scratch_.clear();
     }
   }
@@ -212,6 +236,8 @@ class Executor {
   std::vector<s4u::ActivityPtr> graveyard_;
   std::vector<ReadyQueue> ready_;
   std::vector<bool> busy_;
+  std::vector<bool> greedy_;        // no device order: dispatch by priority, after a tick
+  std::vector<s4u::ActivityPtr> tick_;  // per device: its pending tick, if any
   std::vector<TaskId> instant_;
   std::vector<int> touched_;  // devices that may be able to start a task
   std::vector<int> scratch_;
