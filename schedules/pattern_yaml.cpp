@@ -7,15 +7,14 @@
 #include <charconv>
 #include <climits>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <stdexcept>
 #include <tuple>
 
 #include "schedules/pattern_timing.hpp"
 #include "sim/input_error.hpp"
 #include "sim/units.hpp"
+#include "workloads/yaml_fields.hpp"
 
 namespace pipesim {
 namespace {
@@ -24,29 +23,6 @@ const std::vector<std::string> kTopKeys = {"period", "copies", "weights", "tasks
 const std::vector<std::string> kTaskKeys = {"task", "copy", "device", "start", "shift"};
 const std::vector<std::string> kTransferKeys = {"after", "copy", "start", "shift"};
 
-std::string join(const std::vector<std::string>& words) {
-  std::string out;
-  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
-  return out;
-}
-
-std::string describe(const YAML::Node& n) {
-  switch (n.Type()) {
-    case YAML::NodeType::Scalar: return "'" + n.Scalar() + "'";
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Map: return "a map";
-    case YAML::NodeType::Null: return "an empty value";
-    default: return "nothing";
-  }
-}
-
-std::string one_line(std::string s) {
-  std::replace(s.begin(), s.end(), '\n', ' ');
-  return s;
-}
-
-std::string item(const std::string& list, std::size_t i) { return list + "[" + std::to_string(i) + "]"; }
-
 // Shortest text that reads back as the same double.
 std::string number(double v) {
   char buffer[64];
@@ -54,22 +30,22 @@ std::string number(double v) {
   return std::string(buffer, result.ptr);
 }
 
-struct Entry {
-  YAML::Node key, value;
-};
-using Fields = std::map<std::string, Entry>;
+// Pattern files keep their own messages: newlines become spaces, no "did you
+// mean" on unknown keys, and a non-scalar key is reported as an unknown key.
+constexpr YamlStyle kPatternStyle{false, false, false};
 
-class Reader {
+// Reads one pattern file; the field helpers come from YamlFields.
+class Reader : public YamlFields {
  public:
   Reader(std::string file, const Platform& platform, int layers)
-      : file_(std::move(file)), platform_(platform), layers_(layers) {}
+      : YamlFields(std::move(file), kPatternStyle), platform_(platform), layers_(layers) {}
 
   Pattern read(const YAML::Node& root, PatternSource& src) {
     src = PatternSource{};
-    src.file = file_;
+    src.file = file();
     const char* top = "a map with period, tasks and optionally copies, weights, transfers";
     if (!root.IsMap()) fail(root, "", std::string("expected ") + top + ", got " + describe(root));
-    const Fields f = fields(root, "", kTopKeys);
+    const Fields f = fields(root, "", &kTopKeys);
     Pattern p;
     p.period = seconds(require(f, root, "", "period", "a period in seconds"), "period");
     if (!(p.period > 0)) fail(f.at("period").value, "period", "expected a positive period, got " + describe(f.at("period").value));
@@ -81,73 +57,18 @@ class Reader {
   }
 
  private:
-  [[noreturn]] void fail(const YAML::Node& at, const std::string& path, const std::string& what) const {
-    std::string where = path;
-    if (at.IsDefined() && !at.Mark().is_null())
-      where = "line " + std::to_string(at.Mark().line + 1) + (path.empty() ? "" : ": " + path);
-    throw InputError(file_, where, one_line(what));
-  }
-
-  Fields fields(const YAML::Node& map, const std::string& path, const std::vector<std::string>& allowed) const {
-    Fields out;
-    for (auto it = map.begin(); it != map.end(); ++it) {
-      const YAML::Node key = it->first;
-      const std::string name = key.IsScalar() ? key.Scalar() : "";
-      const std::string at = path.empty() ? name : path + "." + name;
-      if (std::find(allowed.begin(), allowed.end(), name) == allowed.end())
-        fail(key, at, "unknown key " + describe(key) + "; expected one of: " + join(allowed));
-      if (out.count(name)) fail(key, at, "duplicate key '" + name + "'");
-      out[name] = {key, it->second};
-    }
-    return out;
-  }
-
-  static const Entry* get(const Fields& f, const std::string& key) {
-    auto it = f.find(key);
-    return it == f.end() ? nullptr : &it->second;
-  }
-
-  const YAML::Node& require(const Fields& f, const YAML::Node& parent, const std::string& path,
-                            const std::string& key, const std::string& expected) const {
-    const Entry* e = get(f, key);
-    if (!e) fail(parent, path.empty() ? key : path + "." + key, "missing required field: expected " + expected);
-    return e->value;
-  }
-
-  std::string scalar(const YAML::Node& n, const std::string& path, const std::string& expected) const {
-    if (!n.IsScalar()) fail(n, path, "expected " + expected + ", got " + describe(n));
-    return n.Scalar();
-  }
-
   double seconds(const YAML::Node& n, const std::string& path) const {
-    const std::string s = scalar(n, path, "a duration in seconds");
-    try {
-      return parse_seconds(s);
-    } catch (const std::invalid_argument& e) {
-      fail(n, path, e.what());
-    }
+    return quantity(n, path, "a duration in seconds", parse_seconds);
   }
 
-  // A whole number, optionally signed: no "2.0", no "1e3".
   long long integer(const YAML::Node& n, const std::string& path, long long min, long long max) const {
     const std::string expected = min <= INT_MIN ? std::string("an integer")
                                                   : "an integer in " + std::to_string(min) + ".." + std::to_string(max);
-    const std::string s = scalar(n, path, expected);
-    const std::size_t sign = !s.empty() && (s[0] == '-' || s[0] == '+') ? 1 : 0;
-    long long v = 0;
-    bool ok = s.size() > sign && std::all_of(s.begin() + sign, s.end(), [](char c) { return c >= '0' && c <= '9'; });
-    if (ok) {
-      const char* first = s.data() + (s[0] == '+' ? 1 : 0);
-      const auto [end, ec] = std::from_chars(first, s.data() + s.size(), v);
-      ok = ec == std::errc() && end == s.data() + s.size() && v >= min && v <= max;
-    }
-    if (!ok) fail(n, path, "expected " + expected + ", got '" + s + "'");
-    return v;
+    return YamlFields::integer(n, path, expected, min, max);
   }
 
   WeightPolicy weights(const YAML::Node& n) const {
-    std::string s = scalar(n, "weights", "flush, 2bw or stashing");
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    const std::string s = lower(scalar(n, "weights", "flush, 2bw or stashing"));
     for (WeightPolicy w : {WeightPolicy::Flush, WeightPolicy::TwoBW, WeightPolicy::Stashing})
       if (s == to_string(w)) return w;
     fail(n, "weights", "expected flush, 2bw or stashing, got " + describe(n));
@@ -194,7 +115,7 @@ class Reader {
       const YAML::Node n = list[i];
       const std::string path = item("tasks", i);
       if (!n.IsMap()) fail(n, path, "expected a map {task: F1, device: NAME, start: SECONDS}, got " + describe(n));
-      const Fields f = fields(n, path, kTaskKeys);
+      const Fields f = fields(n, path, &kTaskKeys);
       PatternOp op;
       std::tie(op.kind, op.layer) = task(require(f, n, path, "task", "a task like F1"), path + ".task");
       op.copy = copy(f, path, p.copies);
@@ -248,7 +169,7 @@ class Reader {
       const YAML::Node n = list[i];
       const std::string path = item("transfers", i);
       if (!n.IsMap()) fail(n, path, "expected a map {after: F1, start: SECONDS}, got " + describe(n));
-      const Fields f = fields(n, path, kTransferKeys);
+      const Fields f = fields(n, path, &kTransferKeys);
       const YAML::Node& after = require(f, n, path, "after", "the task whose output is sent, like F1");
       const auto [kind, layer] = task(after, path + ".after");
       if (layer >= p.layers) fail(after, path + ".after", "no such task: the pattern has " + std::to_string(p.layers) + " layers");
@@ -274,25 +195,13 @@ class Reader {
     }
   }
 
-  std::string file_;
   const Platform& platform_;
   int layers_;
 };
 
-std::string read_text(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw InputError(path, "", "cannot open: no such file");
-  if (std::filesystem::is_directory(path, ec)) throw InputError(path, "", "expected a YAML file, got a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot open for reading (permission denied?)");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // "line 7: tasks[2].shift" for an op's or a transfer's field.
 std::string where(int line, const std::string& list, int index, const std::string& field) {
-  return (line > 0 ? "line " + std::to_string(line) + ": " : "") + item(list, index) + "." + field;
+  return (line > 0 ? "line " + std::to_string(line) + ": " : "") + YamlFields::item(list, index) + "." + field;
 }
 
 // Fills or checks the shifts, then checks exclusive access.
@@ -364,23 +273,13 @@ Pattern make_ready(Pattern p, const PatternSource& src, const Workload& w, const
 
 Pattern parse_pattern_yaml(const std::string& text, const std::string& file, const Platform& platform, int layers,
                            PatternSource* source) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw InputError(file, e.mark.is_null() ? "" : "line " + std::to_string(e.mark.line + 1),
-                     one_line("YAML syntax error: " + e.msg));
-  }
   PatternSource local;
-  try {
-    return Reader(file, platform, layers).read(root, source ? *source : local);
-  } catch (const YAML::Exception& e) {  // not expected: node types are checked first
-    throw InputError(file, e.mark.is_null() ? "" : "line " + std::to_string(e.mark.line + 1), one_line(e.msg));
-  }
+  Reader reader(file, platform, layers);
+  return reader.parse(text, [&](const YAML::Node& root) { return reader.read(root, source ? *source : local); });
 }
 
 Pattern read_pattern_yaml(const std::string& path, const Platform& platform, int layers, PatternSource* source) {
-  return parse_pattern_yaml(read_text(path), path, platform, layers, source);
+  return parse_pattern_yaml(read_yaml_file(path), path, platform, layers, source);
 }
 
 Pattern load_pattern_text(const std::string& text, const std::string& file, const Workload& workload,
@@ -391,7 +290,7 @@ Pattern load_pattern_text(const std::string& text, const std::string& file, cons
 }
 
 Pattern load_pattern(const std::string& path, const Workload& workload, const Platform& platform) {
-  return load_pattern_text(read_text(path), path, workload, platform);
+  return load_pattern_text(read_yaml_file(path), path, workload, platform);
 }
 
 Pattern load_workload_pattern(const Workload& w, const Platform& platform) {

@@ -1,20 +1,12 @@
 #include "workloads/workload_yaml.hpp"
 
-#include <yaml-cpp/yaml.h>
-
-#include <algorithm>
-#include <cctype>
-#include <charconv>
 #include <climits>
 #include <filesystem>
-#include <fstream>
-#include <map>
-#include <sstream>
-#include <stdexcept>
+#include <string>
 #include <vector>
 
-#include "sim/input_error.hpp"
 #include "sim/units.hpp"
+#include "workloads/yaml_fields.hpp"
 
 namespace pipesim {
 namespace {
@@ -33,85 +25,15 @@ const std::vector<std::string> kAutoPlacementKeys = {"stages"};
 const char* const kCostExpected = "a duration like '3ms' or a flop count like '2Tf'";
 const char* const kBytesExpected = "a byte size like '16MiB' or '1.5GB'";
 
-std::string join(const std::vector<std::string>& words) {
-  std::string out;
-  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
-  return out;
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-// Messages are one line: escape newlines that block scalars may carry.
-std::string one_line(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '\n') out += "\\n";
-    else if (c == '\r' || c == '\t') out += ' ';
-    else out += c;
-  }
-  return out;
-}
-
-// Levenshtein distance, for "did you mean" on unknown keys.
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] != b[j - 1])});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
-// How a node looks, for the "got ..." part of messages.
-std::string describe(const YAML::Node& n) {
-  switch (n.Type()) {
-    case YAML::NodeType::Scalar: return "'" + n.Scalar() + "'";
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Map: return "a map";
-    case YAML::NodeType::Null: return "an empty value";
-    default: return "nothing";
-  }
-}
-
 // "layer 3" or "layers 3-5".
 std::string layer_span(int a, int b) {
   return a == b ? "layer " + std::to_string(a) : "layers " + std::to_string(a) + "-" + std::to_string(b);
 }
 
-std::string sub(const std::string& path, const std::string& key) {
-  return path.empty() ? key : path + "." + key;
-}
-
-std::string index_path(const std::string& path, std::size_t i) {
-  return path + "[" + std::to_string(i) + "]";
-}
-
-// Strict non-negative integer: digits only (an optional '+'), no "8.0", no "1e3".
-bool parse_int(std::string s, long long& out) {
-  if (!s.empty() && s[0] == '+') s.erase(0, 1);
-  if (s.empty() || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
-    return false;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-  return ec == std::errc() && end == s.data() + s.size();
-}
-
-struct Entry {
-  YAML::Node key, value;
-};
-using Fields = std::map<std::string, Entry>;
-
-class Loader {
+// Reads one workload file; the field helpers come from YamlFields.
+class Loader : public YamlFields {
  public:
-  explicit Loader(std::string file) : file_(std::move(file)) {}
+  explicit Loader(std::string file) : YamlFields(std::move(file)) {}
 
   Workload load(const YAML::Node& root) {
     if (root.IsNull())
@@ -122,8 +44,8 @@ class Loader {
     const YAML::Node top;  // missing top-level fields have no useful line
 
     Workload w;
-    w.file = file_;
-    w.name = std::filesystem::path(file_).stem().string();
+    w.file = file();
+    w.name = std::filesystem::path(file()).stem().string();
     if (auto* e = get(f, "name")) w.name = text(e->value, "name", "a workload name");
     w.microbatches = integer(require(f, top, "", "microbatches", "an integer >= 1"), "microbatches", 1);
     if (auto* e = get(f, "microbatch_size")) w.microbatch_size = integer(e->value, "microbatch_size", 1);
@@ -142,76 +64,8 @@ class Loader {
   }
 
  private:
-  [[noreturn]] void fail(const YAML::Node& at, const std::string& path, const std::string& what) const {
-    std::string where = path;
-    if (at.IsDefined() && !at.Mark().is_null())
-      where = "line " + std::to_string(at.Mark().line + 1) + (path.empty() ? "" : ": " + path);
-    throw InputError(file_, where, one_line(what));
-  }
-
-  // The keys of a map, rejecting duplicates and (if allowed is given) unknown keys.
-  Fields fields(const YAML::Node& map, const std::string& path,
-                const std::vector<std::string>* allowed) const {
-    Fields out;
-    for (auto it = map.begin(); it != map.end(); ++it) {
-      const YAML::Node key = it->first;
-      if (!key.IsScalar()) fail(key, path, "expected a key name, got " + describe(key));
-      const std::string name = key.Scalar();
-      if (allowed && std::find(allowed->begin(), allowed->end(), name) == allowed->end()) {
-        std::string hint;
-        std::size_t best = 3;  // suggest only close matches
-        for (const auto& k : *allowed)
-          if (std::size_t d = edit_distance(lower(name), k); d < best)
-            best = d, hint = " (did you mean '" + k + "'?)";
-        fail(key, sub(path, name),
-             "unknown key '" + name + "'" + hint + "; expected one of: " + join(*allowed));
-      }
-      if (out.count(name)) fail(key, sub(path, name), "duplicate key '" + name + "'");
-      out[name] = {key, it->second};
-    }
-    return out;
-  }
-
-  static const Entry* get(const Fields& f, const std::string& key) {
-    auto it = f.find(key);
-    return it == f.end() ? nullptr : &it->second;
-  }
-
-  const YAML::Node& require(const Fields& f, const YAML::Node& parent, const std::string& path,
-                            const std::string& key, const std::string& expected) const {
-    const Entry* e = get(f, key);
-    if (!e) fail(parent, sub(path, key), "missing required field: expected " + expected);
-    return e->value;
-  }
-
-  std::string scalar(const YAML::Node& n, const std::string& path, const std::string& expected) const {
-    if (!n.IsScalar()) fail(n, path, "expected " + expected + ", got " + describe(n));
-    return n.Scalar();
-  }
-
-  std::string text(const YAML::Node& n, const std::string& path, const std::string& expected) const {
-    std::string s = scalar(n, path, expected);
-    if (s.empty()) fail(n, path, "expected " + expected + ", got an empty string");
-    return s;
-  }
-
   int integer(const YAML::Node& n, const std::string& path, int min) const {
-    const std::string expected = "an integer >= " + std::to_string(min);
-    const std::string s = scalar(n, path, expected);
-    long long v = 0;
-    if (!parse_int(s, v) || v < min || v > INT_MAX) fail(n, path, "expected " + expected + ", got '" + s + "'");
-    return static_cast<int>(v);
-  }
-
-  template <class T>
-  T quantity(const YAML::Node& n, const std::string& path, const std::string& expected,
-             T (*parse)(const std::string&)) const {
-    const std::string s = scalar(n, path, expected);
-    try {
-      return parse(s);
-    } catch (const std::invalid_argument& e) {
-      fail(n, path, e.what());
-    }
+    return static_cast<int>(YamlFields::integer(n, path, "an integer >= " + std::to_string(min), min, INT_MAX));
   }
 
   double bytes(const YAML::Node& n, const std::string& path) const {
@@ -229,7 +83,7 @@ class Loader {
     std::size_t i = 0;
     for (auto it = list.begin(); it != list.end(); ++it, ++i) {
       const YAML::Node n = *it;
-      const std::string path = index_path("layers", i);
+      const std::string path = item("layers", i);
       if (!n.IsMap())
         fail(n, path, "expected a layer map with forward, backward and activation, got " + describe(n));
       const Fields f = fields(n, path, &kLayerKeys);
@@ -291,14 +145,14 @@ class Loader {
       std::string last_text;
       for (auto it = n.begin(); it != n.end(); ++it, ++i) {
         const YAML::Node stage = *it;
-        const std::string path = index_path("placement", i);
+        const std::string path = item("placement", i);
         if (!stage.IsMap()) fail(stage, path, "expected a map {layers: 'a-b', host: NAME}, got " + describe(stage));
         const Fields f = fields(stage, path, &kStageKeys);
         const YAML::Node& ln = require(f, stage, path, "layers", "a layer range like '0-11'");
         const std::string lpath = sub(path, "layers");
         const auto [a, b] = range(ln, lpath, count);
         const std::string got = "got '" + ln.Scalar() + "'";
-        const std::string after = i == 0 ? "" : ", right after " + index_path("placement", i - 1);
+        const std::string after = i == 0 ? "" : ", right after " + item("placement", i - 1);
         if (a < next)
           fail(ln, lpath, "expected a range starting at layer " + std::to_string(next) + after + ", " +
                               got + ", which overlaps it");
@@ -312,7 +166,7 @@ class Loader {
         last_text = ln.Scalar();
       }
       if (next != count)
-        fail(last_layers, index_path("placement", i - 1) + ".layers",
+        fail(last_layers, item("placement", i - 1) + ".layers",
              "expected the last range to end at layer " + std::to_string(count - 1) + " (the chain has " +
                  std::to_string(count) + " layers), got '" + last_text + "', which leaves " +
                  layer_span(next, count - 1) + " unassigned");
@@ -333,9 +187,9 @@ class Loader {
     };
     const auto dash = s.find('-');
     long long a = 0, b = 0;
-    bool ok = parse_int(trim(s.substr(0, dash)), a);
+    bool ok = parse_integer(trim(s.substr(0, dash)), a);
     b = a;
-    if (dash != std::string::npos) ok = ok && parse_int(trim(s.substr(dash + 1)), b);
+    if (dash != std::string::npos) ok = ok && parse_integer(trim(s.substr(dash + 1)), b);
     if (!ok) fail(n, path, "expected " + expected + ", got '" + s + "'");
     if (a > b) fail(n, path, "expected a range 'a-b' with a <= b, got '" + s + "'");
     if (b >= count)
@@ -343,40 +197,14 @@ class Loader {
                         std::to_string(count) + " layers), got '" + s + "'");
     return {static_cast<int>(a), static_cast<int>(b)};
   }
-
-  std::string file_;
 };
-
-std::string read_file(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw InputError(path, "", "cannot open: no such file");
-  if (std::filesystem::is_directory(path, ec))
-    throw InputError(path, "", "expected a YAML file, got a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot open for reading (permission denied?)");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw InputError(path, "", "read error");
-  return ss.str();
-}
 
 }  // namespace
 
 Workload load_workload(const std::string& path) {
-  const std::string content = read_file(path);
-  YAML::Node root;
-  try {
-    root = YAML::Load(content);
-  } catch (const YAML::Exception& e) {
-    const std::string where = e.mark.is_null() ? "" : "line " + std::to_string(e.mark.line + 1);
-    throw InputError(path, where, one_line("YAML syntax error: " + e.msg));
-  }
-  try {
-    return Loader(path).load(root);
-  } catch (const YAML::Exception& e) {  // not expected: the loader checks node types first
-    throw InputError(path, e.mark.is_null() ? "" : "line " + std::to_string(e.mark.line + 1),
-                     one_line(e.msg));
-  }
+  const std::string content = read_yaml_file(path);
+  Loader loader(path);
+  return loader.parse(content, [&](const YAML::Node& root) { return loader.load(root); });
 }
 
 }  // namespace pipesim
