@@ -67,8 +67,8 @@ int pipedream_in_flight(int stage, int microbatches, int noam);
 
 // The eager schedule for `microbatches` micro-batches in one stream (a
 // single iteration, no flush): build_pipeline's tasks, orders and memory
-// effects, plus weight stashing: stage s keeps pipedream_in_flight stashed
-// versions of its weights besides the current one (WeightPolicy::Stashing).
+// effects, plus weight stashing: stage s keeps pipedream_in_flight versions of
+// its weights in all, the current one among them (WeightPolicy::Stashing).
 TaskGraph pipedream_schedule(const StagePlan& plan, int microbatches, int noam, int device_count);
 
 // The steady state of pipedream_schedule on a contiguous allocation as a

@@ -98,8 +98,8 @@ GeneratedSchedule pipedream_workload_schedule(const Workload& w, const Platform&
   try {
     out.pattern = pipedream_pattern(a, noam, w, platform);
   } catch (const std::exception&) {
-    // Its steady state shares a link between two transfers at once: seed 000's
-    // pattern cannot express it; the run itself is unaffected.
+    // Its steady state is not 1-periodic, or two of its transfers share a link
+    // at once: no seed 000 pattern says that. The run itself is unaffected.
   }
   return out;
 }

@@ -42,7 +42,7 @@ TEST(PipeDream, StageSequences) {
 
 // Uniform stages F = 1, B = 2, free transfers: with NOAM = S the period is
 // the stage load 3; stage s stashes S - s micro-batches and, with weight
-// stashing, S - s weight versions besides the current one.
+// stashing, S - s weight versions in all (the current one among them).
 TEST(PipeDream, SteadyStateWithEnoughMicroBatchesInFlight) {
   const Platform p = pattern_platform(4);
   const Workload w = chain_workload({1, 1, 1, 1}, {2, 2, 2, 2}, {0, 0, 0, 0}, 0, {10, 20, 30, 40});
