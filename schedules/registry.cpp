@@ -4,6 +4,7 @@
 
 #include "schedules/flush_pattern.hpp"
 #include "schedules/generators.hpp"
+#include "schedules/master_scheduler.hpp"
 #include "schedules/pattern_generators.hpp"
 #include "schedules/pattern_timing.hpp"
 #include "schedules/pattern_unroll.hpp"
@@ -31,6 +32,7 @@ const std::vector<Entry>& entries() {
       {{"1f1b-pattern"}, nullptr, one_f_one_b_pattern_schedule},
       {{"gpipe"}, gpipe_sequences},
       {{"kfkb"}, nullptr, kfkb_schedule},
+      {{"master"}, nullptr, master_schedule},
       {{"pipedream"}, nullptr, pipedream_workload_schedule},
   };
   return table;

@@ -12,6 +12,8 @@
 #include "analysis/memory_csv.hpp"
 #include "analysis/metrics.hpp"
 #include "analysis/pattern_summary.hpp"
+#include "analysis/pipeline_diagram.hpp"
+#include "analysis/worker_metrics.hpp"
 #include "analysis/summary.hpp"
 #include "schedules/pattern_timing.hpp"
 #include "schedules/pattern_yaml.hpp"
@@ -28,6 +30,7 @@ namespace {
 constexpr const char* kUsage =
     "usage: pipesim run PLATFORM.xml WORKLOAD.yaml [--json FILE] [--trace FILE]\n"
     "                   [--memory-trace FILE] [--export-pattern FILE] [--cfg KEY:VALUE]... [--quiet]\n"
+    "                   [--schedule-param KEY=VALUE]... [--diagram FILE] [--workers FILE]\n"
     "Simulates pipelined training of WORKLOAD on PLATFORM and prints a summary.\n"
     "  --json FILE          every metric as JSON\n"
     "  --trace FILE         Chrome/Perfetto trace (one track per device and link)\n"
@@ -35,12 +38,19 @@ constexpr const char* kUsage =
     "  --export-pattern FILE  the schedule as a periodic pattern (YAML), to run or validate\n"
     "  --cfg KEY:VALUE      a SimGrid setting (default network/model:CM02, see docs)\n"
     "  --quiet              no summary on stdout\n"
+    "  --schedule-param KEY=VALUE  set (or with an empty VALUE, remove) a schedule parameter\n"
+    "                       of the workload, e.g. scheme=ddp for schedule master\n"
+    "  --diagram FILE       pipeline diagram: SVG if FILE ends in .svg, else tab-separated text\n"
+    "  --workers FILE       per-worker table: receives, stashes, weight copies, rho (seed 003)\n"
     "Exit status: 0 valid run, 1 invalid run (memory exceeded or deadlock), 2 bad input.\n"
     "Also: pipesim validate PLATFORM.xml WORKLOAD.yaml SCHEDULE (see pipesim validate --help).\n";
 
 struct RunOptions {
   std::string platform, workload, json, trace, memory_trace, export_pattern;
   std::vector<std::string> simgrid_config;
+  // Seed 003 (master scheduler) additions.
+  std::vector<std::pair<std::string, std::string>> schedule_params;
+  std::string diagram, workers;
   bool quiet = false;
 };
 
@@ -64,6 +74,13 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
     else if (a == "--cfg") options.simgrid_config.push_back(value());
     else if (a.rfind("--cfg=", 0) == 0) options.simgrid_config.push_back(a.substr(6));
     else if (a == "--quiet") options.quiet = true;
+    else if (a == "--schedule-param") {
+      const std::string& kv = value();
+      const size_t eq = kv.find('=');
+      if (eq == std::string::npos || eq == 0) throw UsageError("--schedule-param needs KEY=VALUE, got '" + kv + "'");
+      options.schedule_params.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+    } else if (a == "--diagram") options.diagram = value();
+    else if (a == "--workers") options.workers = value();
     else if (a.rfind("--", 0) == 0) throw UsageError("unknown option " + a);
     else positional.push_back(a);
   }
@@ -74,7 +91,13 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
 }
 
 int run(const RunOptions& options) {
-  const Workload workload = load_workload(options.workload);
+  Workload workload = load_workload(options.workload);
+  for (const auto& [key, value] : options.schedule_params) {
+    if (value.empty())
+      workload.schedule_params.erase(key);
+    else
+      workload.schedule_params[key] = value;
+  }
   Simulation simulation(options.platform, options.simgrid_config);
   const Platform& platform = simulation.platform();
   const GeneratedSchedule schedule = generate(workload, platform);
@@ -112,6 +135,19 @@ int run(const RunOptions& options) {
     std::ostringstream text;
     write_pattern_yaml(text, *schedule.pattern, platform);
     outputs.stage(options.export_pattern, text.str());
+  }
+  if (!options.diagram.empty()) {
+    DiagramOptions diagram;
+    diagram.title = workload.name;
+    const bool svg = options.diagram.size() >= 4 && options.diagram.compare(options.diagram.size() - 4, 4, ".svg") == 0;
+    diagram.batch_ids = !svg;  // text has no colours: cells say "f2b5"
+    outputs.stage(options.diagram, svg ? pipeline_diagram_svg(graph, timeline, platform, diagram)
+                                       : pipeline_diagram_text(graph, timeline, diagram));
+  }
+  if (!options.workers.empty()) {
+    std::ostringstream text;
+    write_worker_report(text, compute_worker_metrics(graph, timeline, platform));
+    outputs.stage(options.workers, text.str());
   }
   outputs.commit();
   if (!options.quiet) write_summary(std::cout, metrics, platform, workload.schedule, promised);
