@@ -112,6 +112,15 @@ TEST_P(MasterTable1, ClosedFormsAndWhereTheTableHolds) {
     if (cases[i].spec.scheme == MasterScheme::LPP && cases[i].spec.priority == MasterPriority::BreadthFirst)
       bf_latency[{cases[i].shape.G, cases[i].shape.R}] = timelines[i].makespan / kTableUnit;
 
+  // On identical stages 1F1B and depth-first make the same choices: every
+  // timeline of one is the other's.
+  const std::size_t per_priority = cases.size() / 3;
+  for (std::size_t i = 0; i < per_priority; ++i) {
+    ASSERT_EQ(cases[i].spec.priority, MasterPriority::OneFOneB);
+    ASSERT_EQ(cases[i + per_priority].spec.priority, MasterPriority::DepthFirst);
+    EXPECT_EQ(timelines[i].start, timelines[i + per_priority].start) << describe(cases[i].spec, cases[i].shape);
+  }
+
   int table_agreements = 0, table_disagreements = 0;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const Case& c = cases[i];
