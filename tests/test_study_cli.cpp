@@ -1,0 +1,89 @@
+// pipesim import and pipesim study through the binary: files written,
+// determinism, usage and input errors. Skipped while main.cpp does not
+// dispatch the commands yet.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <sstream>
+
+#include "tests/cli_runner.hpp"
+#include "workloads/pipedream_profile.hpp"
+#include "workloads/workload_yaml.hpp"
+
+namespace pipesim {
+namespace {
+
+using namespace pipesim::testing;
+
+const std::string kRoot = std::string(PIPESIM_SOURCE_DIR) + "/";
+const std::string kResNet18 = kRoot + "workloads/profiles/resnet18/graph.txt";
+
+#define SKIP_UNLESS_WIRED(command)                                                 \
+  do {                                                                             \
+    const CliResult probe = run_pipesim(command " --help");                        \
+    if (probe.err.find("unknown command") != std::string::npos)                    \
+      GTEST_SKIP() << "pipesim " command " is not dispatched by sim/cli/main.cpp"; \
+  } while (0)
+
+TEST(StudyCli, ImportWritesTheWorkload) {
+  SKIP_UNLESS_WIRED("import");
+  const std::string out = temp_path("r18.yaml");
+  const CliResult r = run_pipesim("import " + kResNet18 + " -o " + out + " --microbatches 32");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "resnet18: 70 operators -> 26 layers, written to " + out + "\n");
+  const Workload w = load_workload(out);
+  EXPECT_EQ(w.layers.size(), 26u);
+  EXPECT_EQ(w.microbatches, 32);
+  // Standard output without -o: the same bytes.
+  const CliResult again = run_pipesim("import " + kResNet18 + " --microbatches 32");
+  EXPECT_EQ(again.out, read_text(out));
+}
+
+TEST(StudyCli, ImportErrors) {
+  SKIP_UNLESS_WIRED("import");
+  const std::string bad = write_file("bad.txt", "node1 -- A -- forward_compute_time=1\n");
+  const CliResult r = run_pipesim("import " + bad + " -o " + temp_path("never.yaml"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.substr(0, r.err.find(": line")), "pipesim: error: " + bad);
+  EXPECT_FALSE(std::filesystem::exists(temp_path("never.yaml")));
+  const CliResult usage = run_pipesim("import " + kResNet18 + " --microbatches 0");
+  EXPECT_EQ(usage.exit_code, 2);
+  EXPECT_EQ(usage.err.substr(0, usage.err.find('\n')), "pipesim: --microbatches needs a whole number >= 1, got '0'");
+}
+
+TEST(StudyCli, StudyWritesPointsTableAndPlot) {
+  SKIP_UNLESS_WIRED("study");
+  const std::string dir = temp_path("study");
+  const std::string args = "study " + kRoot + "platforms/complete-4.xml " + kResNet18 +
+                           " --memory 8GiB,16GiB --no-ilp --targets 8 --microbatches 64 -o " + dir;
+  const CliResult r = run_pipesim(args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string csv = read_text(dir + "/points.csv");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "source,memory_limit,peak_memory,period,predicted_peak,predicted_period,status,config");
+  std::istringstream lines(csv);
+  int rows = 0;
+  for (std::string line; std::getline(lines, line);) rows += line.rfind("pipedream,", 0) == 0;
+  EXPECT_GE(rows, 4);  // at least one partition with NOAM 1..4
+  EXPECT_NE(read_text(dir + "/table.md").find("| 8.00 GiB |"), std::string::npos);
+  EXPECT_EQ(read_text(dir + "/plot.svg").rfind("<svg ", 0), 0u);
+  EXPECT_EQ(read_text(dir + "/workload.yaml"), imported_workload_yaml(import_pipedream(kResNet18)));
+  EXPECT_NE(r.out.find("resnet18 on 4 devices: 26 layers"), std::string::npos) << r.out;
+  // Deterministic: the same points again.
+  ASSERT_EQ(run_pipesim(args).exit_code, 0);
+  EXPECT_EQ(read_text(dir + "/points.csv"), csv);
+}
+
+TEST(StudyCli, StudyUsageErrors) {
+  SKIP_UNLESS_WIRED("study");
+  const CliResult no_dir = run_pipesim("study " + kRoot + "platforms/complete-4.xml " + kResNet18);
+  EXPECT_EQ(no_dir.exit_code, 2);
+  EXPECT_EQ(no_dir.err.substr(0, no_dir.err.find('\n')), "pipesim: study needs -o DIR");
+  const CliResult bad_memory =
+      run_pipesim("study " + kRoot + "platforms/complete-4.xml " + kResNet18 + " --memory 8GB,lots -o x");
+  EXPECT_EQ(bad_memory.exit_code, 2);
+  EXPECT_EQ(bad_memory.err.rfind("pipesim: --memory: 'lots': ", 0), 0u) << bad_memory.err;
+}
+
+}  // namespace
+}  // namespace pipesim
