@@ -136,6 +136,8 @@ WorkerReport compute_worker_metrics(const TaskGraph& graph, const Timeline& time
   report.workers = static_cast<int>(report.per_worker.size());
   report.latency = timeline.makespan;
   if (report.workers > 0 && report.latency > 0) report.rho = report.work / (report.workers * report.latency);
+  for (WorkerMetrics& w : report.per_worker)
+    if (report.latency > 0) w.rho = w.busy_time / report.latency;
   if (report.stages > 0) report.rho_bound = static_cast<double>(report.peak_activations) / report.stages;
   return report;
 }
@@ -146,10 +148,11 @@ namespace pipesim {
 
 void write_worker_report(std::ostream& out, const WorkerReport& r) {
   using Row = std::vector<std::string>;
-  std::vector<Row> rows = {{"worker", "jobs", "busy", "act rx", "grad rx", "weight rx", "bytes rx", "stashes",
-                            "owned w", "peak w", "peak memory"}};
+  std::vector<Row> rows = {{"worker", "jobs", "busy", "done at", "rho", "act rx", "grad rx", "weight rx", "bytes rx",
+                            "stashes", "owned w", "peak w", "peak memory"}};
   for (const WorkerMetrics& w : r.per_worker)
-    rows.push_back({w.name, std::to_string(w.jobs), fmt::time(w.busy_time), std::to_string(w.activation_receives),
+    rows.push_back({w.name, std::to_string(w.jobs), fmt::time(w.busy_time), fmt::time(w.last_finish),
+                    fmt::fixed(w.rho, 4), std::to_string(w.activation_receives),
                     std::to_string(w.gradient_receives), std::to_string(w.weight_receives),
                     fmt::bytes(w.activation_bytes_received + w.gradient_bytes_received + w.weight_bytes_received),
                     std::to_string(w.peak_activations), std::to_string(w.owned_weights),

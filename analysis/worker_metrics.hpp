@@ -22,7 +22,8 @@ struct WorkerMetrics {
   std::string name;
   int jobs = 0;           // compute tasks run on it
   double busy_time = 0;   // sum of its compute tasks' durations
-  double last_finish = 0; // when its last compute task finished
+  double last_finish = 0; // when its last compute task finished (its own latency)
+  double rho = 0;         // busy_time / L: this worker's share of the round spent computing
   // Receives (seed 003, "Latency, network, and memory usage"): transfers into
   // this worker. An activation receive is a Transfer fed by a Forward (the
   // input of F(s, b) computed elsewhere: the seed's count); a gradient receive

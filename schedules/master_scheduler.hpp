@@ -32,7 +32,7 @@ enum class MasterScheme { DDP, FSDP, GPipe, LPP, FSLPP };
 // How a worker breaks ties among its ready jobs, as a total order n(s, b, d)
 // (smaller runs first). k is the job's position in its batch's chain:
 // k = s for F(s, b), k = 2S - 1 - s for B(s, b).
-//   1f1b          backward before forward; then older batch; then larger k
+//   1f1b          backward before forward; then older batch; then smaller k
 //                 n = [d = F] 2SB + 2S b + k
 //   depth-first   oldest batch first (the job pending longest: a batch's jobs
 //                 become ready in chain order), then chain position

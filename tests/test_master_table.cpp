@@ -193,6 +193,9 @@ TEST_P(MasterTable1, ClosedFormsAndWhereTheTableHolds) {
       EXPECT_EQ(w.owned_weights, owned) << w.name;
       EXPECT_EQ(w.jobs, 2 * S * B / W) << w.name;
       EXPECT_LE(w.peak_activations, w.jobs / 2) << w.name;  // the seed's bound: items the worker processes
+      EXPECT_DOUBLE_EQ(w.busy_time, w.jobs * 1.0) << w.name;  // unit jobs
+      EXPECT_DOUBLE_EQ(w.rho, w.busy_time / r.latency) << w.name;
+      EXPECT_LE(w.last_finish, r.latency) << w.name;
       max_act = std::max(max_act, w.activation_receives);
       max_wx = std::max(max_wx, w.weight_receives);
       max_owned = std::max(max_owned, w.owned_weights);
