@@ -203,6 +203,7 @@ std::vector<StudyPoint> ilp_points(Simulation& simulation, const Workload& workl
     std::cerr << "ilp " << fmt::bytes(limit) << ": " << p.status << " in " << fmt::fixed(r.seconds, 1) << " s"
               << (r.pattern ? ", period " + fmt::time(r.period) + ", gap " + fmt::percent(r.gap) : "") << "\n";
     if (!r.pattern) {
+      if (r.heuristic_memory_needed > 0) p.config = "heuristic needs " + fmt::bytes(r.heuristic_memory_needed);
       points.push_back(p);
       continue;
     }
@@ -215,9 +216,7 @@ std::vector<StudyPoint> ilp_points(Simulation& simulation, const Workload& workl
     Allocation allocation(workload.layers.size(), 0);
     for (const PatternOp& op : pattern.ops) allocation[op.layer] = op.device;
     p.config = "allocation=" + to_string(allocation) + " gap=" + fmt::percent(r.gap);
-    const std::string status = p.status;
-    p = simulate(simulation, unroll_pattern(pattern, timing, limited.size(), o.microbatches), p);
-    if (p.status == "ok" || p.status == status) p.status = status == "Optimal" ? "optimal" : "feasible";
+    p = simulate(simulation, unroll_pattern(pattern, timing, limited.size(), o.microbatches), p);  // keeps the status
     points.push_back(p);
   }
   return points;
