@@ -1,0 +1,183 @@
+// solve_optimal_pattern: heuristic warm start, model, CBC, solution ->
+// validated pattern; read_ilp_solution and write_ilp_model.
+#include "schedules/ilp/ilp.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "analysis/exact_period.hpp"
+#include "analysis/pattern_analysis.hpp"
+#include "analysis/validation.hpp"
+#include "schedules/ilp/cbc_driver.hpp"
+#include "schedules/ilp/ilp_formulation.hpp"
+#include "schedules/ilp/ilp_heuristic.hpp"
+#include "schedules/ilp/ilp_solution.hpp"
+#include "schedules/ilp/ilp_solution_file.hpp"
+#include "schedules/pattern_timing.hpp"
+
+namespace pipesim {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using namespace ilp;
+
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+std::string fmt(const char* format, double a, double b = 0) {
+  char buf[200];
+  std::snprintf(buf, sizeof buf, format, a, b);
+  return buf;
+}
+
+double exact(const Pattern& p, const Workload& w, const Platform& platform) {
+  return exact_period(pattern_event_graph(p, pattern_timing(p, w, platform))).period;
+}
+
+// Every violation of a pattern on one line; "" when valid.
+std::string violations(const Pattern& p, const Workload& w, const Platform& platform) {
+  std::string text;
+  for (const Violation& v : validate_pattern(p, pattern_timing(p, w, platform), platform, w))
+    text += (text.empty() ? "" : "; ") + v.kind + ": " + v.message;
+  return text;
+}
+
+void say(const IlpOptions& o, const std::string& line) {
+  if (o.log) o.log(line);
+}
+
+}  // namespace
+
+std::string_view to_string(IlpResult::Status status) {
+  switch (status) {
+    case IlpResult::Status::Optimal: return "optimal";
+    case IlpResult::Status::Feasible: return "feasible";
+    case IlpResult::Status::Infeasible: return "infeasible";
+    case IlpResult::Status::Unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+IlpResult solve_optimal_pattern(const Workload& workload, const Platform& platform, const IlpOptions& options) {
+  const auto t0 = Clock::now();
+  IlpResult result;
+  make_instance(workload, platform, options, 0);  // checks the options before any work
+
+  // Warm start: the given pattern, else the best heuristic pattern that fits.
+  std::optional<HeuristicResult> heuristic;
+  auto run_heuristic = [&]() -> const HeuristicResult& {
+    if (!heuristic) heuristic = heuristic_patterns(workload, platform, options);
+    return *heuristic;
+  };
+  std::optional<Pattern> warm = options.warm_start;
+  if (!warm && options.heuristic) {
+    const HeuristicResult& h = run_heuristic();
+    say(options, "ilp: heuristic: " + std::to_string(h.evaluated) + " kFkB patterns, " +
+                     (h.best ? fmt("best fitting period %.9g", h.best_period)
+                             : fmt("none fits (a fitting one needs %.6g per device)", h.memory_needed)));
+    warm = h.best;
+  }
+
+  const Instance instance = make_instance(workload, platform, options, warm ? warm->period : 0);
+  const auto build_start = Clock::now();
+  const Formulation formulation(instance);
+  const LinearModel& model = formulation.model();
+  result.build_seconds = since(build_start);
+  result.variables = static_cast<int>(model.variables().size());
+  result.integers = model.integer_count();
+  result.constraints = static_cast<int>(model.rows().size());
+  say(options, "ilp: model: " + std::to_string(result.variables) + " variables (" + std::to_string(result.integers) +
+                   " integer), " + std::to_string(result.constraints) + " constraints, built in " +
+                   fmt("%.3f s; T in [%.9g, ", result.build_seconds, instance.T_lower) +
+                   fmt("%.9g]", instance.T_upper));
+  if (!options.write_model.empty()) {
+    model.write(options.write_model);
+    say(options, "ilp: model written to " + options.write_model);
+  }
+
+  std::vector<double> start;
+  if (warm) {
+    std::string why;
+    if (auto values = pattern_values(formulation, *warm, workload, platform, why)) {
+      start = std::move(*values);
+      result.pattern = warm;
+      result.period = exact(*warm, workload, platform);
+      result.heuristic_period = result.period;
+      result.first_solution_seconds = since(t0);
+      say(options, fmt("ilp: %7.2f s  warm start: period %.9g", result.first_solution_seconds, result.period));
+    } else {
+      say(options, "ilp: warm start rejected: " + why);
+    }
+  }
+
+  auto finish_infeasible = [&](IlpResult::Status status, const std::string& why) {
+    result.status = status;
+    result.pattern.reset();
+    result.period = 0;
+    result.heuristic_memory_needed = run_heuristic().memory_needed;
+    result.message = why + fmt("; the best heuristic pattern would need %.9g bytes per device",
+                               result.heuristic_memory_needed);
+    result.seconds = since(t0);
+    say(options, "ilp: " + result.message);
+    return result;
+  };
+  if (!model.constant_violation().empty())
+    return finish_infeasible(IlpResult::Status::Infeasible,
+                             "no pattern fits: constraint " + model.constant_violation() + " fails for every pattern");
+
+  if (options.time_limit <= 0) {  // model only
+    result.status = result.pattern ? IlpResult::Status::Feasible : IlpResult::Status::Unknown;
+    result.message = "not solved (time limit 0)";
+    result.bound = instance.T_lower;
+    result.gap = result.pattern ? (result.period - result.bound) / result.period : 0;
+    result.seconds = since(t0);
+    return result;
+  }
+
+  const CbcRun run = solve_with_cbc(model, start, options.time_limit, options.threads, options.log, t0);
+  result.bound = run.bound;
+  if (!run.solution.empty()) {
+    Pattern p = solution_to_pattern(formulation, run.solution, workload, platform);
+    const std::string bad = violations(p, workload, platform);
+    if (!bad.empty()) throw std::logic_error("ilp: the solver's pattern is invalid (" + bad + ")");
+    const double period = exact(p, workload, platform);
+    if (!result.pattern || period <= result.period) {
+      result.pattern = std::move(p);
+      result.period = period;
+    }
+    if (result.first_solution_seconds < 0) result.first_solution_seconds = run.first_solution_seconds;
+  }
+  if (!result.pattern) {
+    if (run.outcome == CbcRun::Outcome::Infeasible)
+      return finish_infeasible(IlpResult::Status::Infeasible, "no pattern fits in memory (CBC proved it)");
+    return finish_infeasible(IlpResult::Status::Unknown, "no pattern found within the time limit");
+  }
+  result.status = run.outcome == CbcRun::Outcome::Optimal ? IlpResult::Status::Optimal : IlpResult::Status::Feasible;
+  if (result.status == IlpResult::Status::Optimal) result.bound = std::min(result.bound, result.period);
+  result.gap = result.period > 0 ? std::max(0.0, (result.period - result.bound) / result.period) : 0;
+  result.message = std::string(to_string(result.status)) + fmt(": period %.9g, bound %.9g", result.period, result.bound);
+  result.seconds = since(t0);
+  return result;
+}
+
+std::optional<Pattern> read_ilp_solution(const std::string& solution_file, const Workload& workload,
+                                         const Platform& platform, const IlpOptions& options) {
+  // The bounds of T do not change names: no heuristic needed to rebuild the model.
+  const Formulation formulation(make_instance(workload, platform, options, 0));
+  const auto values = read_solution_values(solution_file, formulation.model());
+  if (!values) return std::nullopt;
+  Pattern p = solution_to_pattern(formulation, *values, workload, platform);
+  const std::string bad = violations(p, workload, platform);
+  if (!bad.empty()) throw std::invalid_argument(solution_file + ": the solution is no valid pattern: " + bad);
+  return p;
+}
+
+void write_ilp_model(const std::string& path, const Workload& workload, const Platform& platform,
+                     const IlpOptions& options) {
+  const Formulation formulation(
+      make_instance(workload, platform, options, options.warm_start ? options.warm_start->period : 0));
+  formulation.model().write(path);
+}
+
+}  // namespace pipesim

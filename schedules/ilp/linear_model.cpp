@@ -1,0 +1,144 @@
+#include "schedules/ilp/linear_model.hpp"
+
+#include <OsiClpSolverInterface.hpp>
+#include <CoinPackedMatrix.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace pipesim::ilp {
+
+LinExpr& LinExpr::operator+=(const LinExpr& o) {
+  terms.insert(terms.end(), o.terms.begin(), o.terms.end());
+  constant += o.constant;
+  return *this;
+}
+LinExpr& LinExpr::operator-=(const LinExpr& o) {
+  for (const auto& [v, c] : o.terms) terms.push_back({v, -c});
+  constant -= o.constant;
+  return *this;
+}
+LinExpr& LinExpr::operator*=(double f) {
+  for (auto& t : terms) t.second *= f;
+  constant *= f;
+  return *this;
+}
+double LinExpr::value(const std::vector<double>& x) const {
+  double s = constant;
+  for (const auto& [v, c] : terms) s += c * x.at(v);
+  return s;
+}
+LinExpr operator+(LinExpr a, const LinExpr& b) { return a += b; }
+LinExpr operator-(LinExpr a, const LinExpr& b) { return a -= b; }
+LinExpr operator*(double f, LinExpr a) { return a *= f; }
+LinExpr operator*(LinExpr a, double f) { return a *= f; }
+LinExpr operator-(LinExpr a) { return a *= -1; }
+
+int LinearModel::add_var(std::string name, double lower, double upper, VarType type) {
+  if (type == VarType::Binary) lower = std::max(lower, 0.0), upper = std::min(upper, 1.0);
+  vars_.push_back({std::move(name), lower, upper, type});
+  return static_cast<int>(vars_.size()) - 1;
+}
+
+void LinearModel::add(const std::string& name, const LinExpr& lhs, Sense sense, const LinExpr& rhs) {
+  LinExpr e = lhs - rhs;
+  std::sort(e.terms.begin(), e.terms.end());
+  Row row{name, {}, sense, -e.constant};
+  for (const auto& [v, c] : e.terms) {
+    if (!row.terms.empty() && row.terms.back().first == v)
+      row.terms.back().second += c;
+    else
+      row.terms.push_back({v, c});
+  }
+  row.terms.erase(std::remove_if(row.terms.begin(), row.terms.end(),
+                                 [](const auto& t) { return std::abs(t.second) < 1e-13; }),
+                  row.terms.end());
+  if (row.terms.empty()) {  // 0 (sense) rhs
+    const double tol = 1e-9 * std::max(1.0, std::abs(row.rhs));
+    const bool ok = sense == Sense::LessEqual ? 0 <= row.rhs + tol
+                    : sense == Sense::GreaterEqual ? 0 >= row.rhs - tol
+                                                   : std::abs(row.rhs) <= tol;
+    if (!ok && violation_.empty()) violation_ = name;
+    return;
+  }
+  rows_.push_back(std::move(row));
+}
+
+int LinearModel::find(const std::string& name) const {
+  for (std::size_t i = 0; i < vars_.size(); ++i)
+    if (vars_[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+int LinearModel::integer_count() const {
+  return static_cast<int>(std::count_if(vars_.begin(), vars_.end(),
+                                        [](const Variable& v) { return v.type != VarType::Continuous; }));
+}
+
+double LinearModel::max_violation(const std::vector<double>& x) const {
+  double worst = 0;
+  for (std::size_t i = 0; i < vars_.size(); ++i)
+    worst = std::max({worst, vars_[i].lower - x[i], x[i] - vars_[i].upper});
+  for (const Row& r : rows_) {
+    double s = 0;
+    for (const auto& [v, c] : r.terms) s += c * x[v];
+    const double d = s - r.rhs;
+    worst = std::max(worst, r.sense == Sense::LessEqual ? d : r.sense == Sense::GreaterEqual ? -d : std::abs(d));
+  }
+  return worst;
+}
+
+std::unique_ptr<OsiClpSolverInterface> LinearModel::to_osi() const {
+  const int n = static_cast<int>(vars_.size());
+  CoinPackedMatrix matrix(false, 0, 0);  // row-ordered
+  matrix.setDimensions(0, n);
+  std::vector<double> row_lower, row_upper;
+  const double inf = COIN_DBL_MAX;
+  for (const Row& r : rows_) {
+    std::vector<int> index;
+    std::vector<double> coef;
+    for (const auto& [v, c] : r.terms) index.push_back(v), coef.push_back(c);
+    matrix.appendRow(static_cast<int>(index.size()), index.data(), coef.data());
+    row_lower.push_back(r.sense == Sense::LessEqual ? -inf : r.rhs);
+    row_upper.push_back(r.sense == Sense::GreaterEqual ? inf : r.rhs);
+  }
+  std::vector<double> lower(n), upper(n), cost(n, 0);
+  for (int i = 0; i < n; ++i) {
+    lower[i] = std::isfinite(vars_[i].lower) ? vars_[i].lower : -inf;
+    upper[i] = std::isfinite(vars_[i].upper) ? vars_[i].upper : inf;
+  }
+  for (const auto& [v, c] : objective_.terms) cost[v] += c;
+  auto solver = std::make_unique<OsiClpSolverInterface>();
+  solver->loadProblem(matrix, lower.data(), upper.data(), cost.data(), row_lower.data(), row_upper.data());
+  solver->setObjSense(1.0);
+  for (int i = 0; i < n; ++i) {
+    if (vars_[i].type != VarType::Continuous) solver->setInteger(i);
+    solver->setColName(i, vars_[i].name);
+  }
+  for (std::size_t r = 0; r < rows_.size(); ++r) solver->setRowName(static_cast<int>(r), rows_[r].name);
+  solver->setObjName("period");
+  return solver;
+}
+
+void LinearModel::write(const std::string& path) const {
+  auto ends_with = [&](const std::string& s) {
+    return path.size() > s.size() && path.compare(path.size() - s.size(), s.size(), s) == 0;
+  };
+  const bool lp = ends_with(".lp"), mps = ends_with(".mps");
+  if (!lp && !mps) throw std::invalid_argument("ILP model file " + path + ": the name must end with .lp or .mps");
+  const auto solver = to_osi();
+  std::vector<const char*> rows, cols;
+  for (const Row& r : rows_) rows.push_back(r.name.c_str());
+  rows.push_back("period");  // the objective's name (LP only reads it)
+  for (const Variable& v : vars_) cols.push_back(v.name.c_str());
+  int status = 0;
+  if (lp)
+    status = solver->writeLpNative(path.c_str(), rows.data(), cols.data(), 1e-12, 8, 15, 1.0, true);
+  else
+    status = solver->writeMpsNative(path.c_str(), rows.data(), cols.data(), 1, 2, 1.0);
+  if (status != 0) throw std::invalid_argument("ILP model file " + path + ": cannot write it");
+}
+
+}  // namespace pipesim::ilp

@@ -1,0 +1,107 @@
+// Every kind of ILP answer on SimGrid: the unrolled pattern reaches the
+// period the solver claims (1e-6 relative) and its simulated peak memory
+// equals the analytic one and stays within the device's memory. One process
+// per case (one SimGrid engine per process).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "analysis/exact_period.hpp"
+#include "analysis/memory.hpp"
+#include "analysis/metrics.hpp"
+#include "analysis/pattern_analysis.hpp"
+#include "schedules/ilp/ilp.hpp"
+#include "schedules/pattern_timing.hpp"
+#include "schedules/pattern_unroll.hpp"
+#include "sim/engine/simulation.hpp"
+#include "tests/fixtures.hpp"
+#include "tests/test_pattern_fixtures.hpp"
+
+namespace pipesim {
+namespace {
+
+using namespace testing;
+
+struct Case {
+  std::string name;
+  int devices;
+  std::string bandwidth, latency;
+  Workload workload;
+  std::vector<double> memory;  // per device
+  IlpOptions options;
+  double period;  // expected optimum, 0: not checked
+};
+
+IlpOptions with(int k, std::optional<Allocation> a, WeightPolicy policy = WeightPolicy::TwoBW) {
+  IlpOptions o;
+  o.copies = k;
+  o.allocation = a;
+  o.weights = policy;
+  o.threads = 1;
+  o.time_limit = 30;
+  return o;
+}
+
+Case make_case(const std::string& name) {
+  const Workload first = chain_workload({3, 2, 2, 2}, {3, 2, 2, 2}, {2, 2, 4, 0}, 1);
+  const Workload three = chain_workload({1, 2, 1.5}, {2, 3, 2}, {3, 2, 1}, 2, {1, 2, 1});
+  const Workload five = chain_workload({1, 2, 1.5, 1, 2}, {2, 3, 2, 2, 2}, {3, 2, 2, 1, 1}, 2, {1, 2, 1, 1, 1});
+  // Seed 000 §4.3's first example, memory as in tests/test_ilp_paper.cpp.
+  if (name == "first_1f1b") return {name, 4, "1e30Bps", "0s", first, {11, 16, 22, 16}, with(1, Allocation{0, 1, 2, 3}), 8};
+  if (name == "first_2f2b") return {name, 4, "1e30Bps", "0s", first, {15, 24, 34, 24}, with(2, Allocation{0, 1, 2, 3}), 12};
+  if (name == "second_2f2b")
+    return {name, 2, "1e30Bps", "0s", chain_workload({1, 2, 1}, {1, 2, 1}, {3, 2, 0}, 2), {31, 31},
+            with(2, Allocation{0, 1, 0}), 8};
+  if (name == "three_free") return {name, 2, "1e30Bps", "0s", three, {22, 22}, with(1, std::nullopt), 11.5};
+  if (name == "five_fixed") return {name, 3, "1e30Bps", "0s", five, {30, 30, 30}, with(1, Allocation{0, 0, 1, 1, 2}), 10.5};
+  if (name == "stashing_free")
+    return {name, 2, "1e30Bps", "0s", chain_workload({1, 2, 1.5, 1}, {2, 3, 2, 2}, {3, 2, 2, 1}, 2, {3, 2, 1, 2}),
+            {32, 32}, with(1, std::nullopt, WeightPolicy::Stashing), 11.5};
+  if (name == "flush_two_copies")
+    return {name, 2, "1e30Bps", "0s", chain_workload({1, 2}, {2, 3}, {3, 1}, 2, {1, 2}), {26, 26},
+            with(2, std::nullopt, WeightPolicy::Flush), 0};
+  // Transfers that take time (0.1-0.5 s at 1 GB/s, 1 ms latency) and bytes-sized memory.
+  Workload big = chain_workload({1, 2, 1.5, 1, 2}, {2, 3, 2, 2, 2}, {3e8, 2e8, 5e8, 1e8, 1e8}, 2e8,
+                                {1e8, 2e8, 1e8, 1e8, 1e8});
+  return {name, 3, "1GBps", "1ms", big, {3e9, 3e9, 3e9}, with(1, std::nullopt), 8.702};  // unlimited: 7
+}
+
+class IlpSimulation : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(IlpSimulation, SimulatedPeriodAndMemoryAreTheSolvers) {
+  const Case c = make_case(GetParam());
+  Simulation sim(complete_platform(c.devices, c.bandwidth, c.latency));
+  Platform platform = sim.platform();
+  for (int d = 0; d < c.devices; ++d) platform.devices[d].memory = c.memory[d];
+  const IlpResult r = solve_optimal_pattern(c.workload, platform, c.options);
+  ASSERT_TRUE(r.pattern) << r.message;
+  EXPECT_EQ(r.status, IlpResult::Status::Optimal) << r.message;
+  if (c.period > 0) EXPECT_NEAR(r.period, c.period, 1e-6 * c.period);
+  const Pattern& p = *r.pattern;
+  const PatternTiming t = pattern_timing(p, c.workload, platform);
+  EXPECT_NEAR(exact_period(pattern_event_graph(p, t)).period / r.period, 1, 1e-9);
+
+  int max_shift = 0;
+  for (const PatternOp& o : p.ops) max_shift = std::max(max_shift, o.shift);
+  for (const PatternTransfer& tr : p.transfers) max_shift = std::max(max_shift, tr.shift);
+  const int k = p.copies, first = 60, window = 120, periods = first + window + max_shift + 2;
+  const TaskGraph g = unroll_pattern(p, t, platform.size(), k * periods);
+  const Timeline tl = sim.run(g);
+  ASSERT_TRUE(tl.completed()) << tl.deadlock;
+  const double simulated = k * steady_time_per_microbatch(g, tl, 0, k * first, k * (first + window));
+  EXPECT_NEAR(simulated / r.period, 1, 1e-6) << "solver " << r.period << " simulated " << simulated;
+  const std::vector<DevicePeak> peaks = peak_memory(g, tl);
+  const PatternMemory analytic = pattern_memory(p, t, c.workload, platform.size());
+  for (int d = 0; d < platform.size(); ++d) {
+    EXPECT_DOUBLE_EQ(peaks[d].total, analytic.devices[d].peak) << "device " << d;
+    EXPECT_LE(peaks[d].total, c.memory[d]) << "device " << d;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, IlpSimulation,
+                         ::testing::Values("first_1f1b", "first_2f2b", "second_2f2b", "three_free", "five_fixed",
+                                           "stashing_free", "flush_two_copies", "transfers"),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace pipesim
