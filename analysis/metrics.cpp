@@ -37,15 +37,22 @@ bool ran(const Timeline& tl, TaskId t) { return std::isfinite(tl.start[t]) && st
 double steady_time_per_microbatch(const TaskGraph& graph, const Timeline& timeline, int iteration,
                                   int first_mb, int last_mb) {
   if (last_mb <= first_mb) throw std::invalid_argument("steady time per micro-batch: empty range");
-  double first = -INFINITY, last = -INFINITY;
+  // Completion of each micro-batch, in time order: schedules such as the
+  // master scheduler's finish micro-batches out of index order.
+  std::vector<double> completion;
   for (TaskId t = 0; t < graph.size(); ++t) {
     const Task& task = graph.task(t);
-    if (task.iteration != iteration || !std::isfinite(timeline.finish[t])) continue;
-    if (task.microbatch == first_mb) first = std::max(first, timeline.finish[t]);
-    if (task.microbatch == last_mb) last = std::max(last, timeline.finish[t]);
+    if (task.iteration != iteration || task.microbatch < 0) continue;
+    if (completion.size() <= static_cast<std::size_t>(task.microbatch))
+      completion.resize(task.microbatch + 1, -INFINITY);
+    completion[task.microbatch] = std::isfinite(timeline.finish[t]) ? std::max(completion[task.microbatch], timeline.finish[t])
+                                                                     : NAN;
   }
-  if (!std::isfinite(first) || !std::isfinite(last)) return NAN;
-  return (last - first) / (last_mb - first_mb);
+  if (completion.size() <= static_cast<std::size_t>(last_mb)) return NAN;
+  for (double c : completion)
+    if (!std::isfinite(c)) return NAN;
+  std::sort(completion.begin(), completion.end());
+  return (completion[last_mb] - completion[first_mb]) / (last_mb - first_mb);
 }
 
 Metrics compute_metrics(const TaskGraph& graph, const Timeline& timeline, const Platform& platform,

@@ -45,9 +45,10 @@ struct Metrics {
   bool valid = true;            // completed and no violations
 };
 
-// (completion(last_mb) - completion(first_mb)) / (last_mb - first_mb), where
-// completion(m) is the latest finish of the tasks of micro-batch m in that
-// iteration. NaN if either has no finished task; throws if last_mb <= first_mb.
+// (c[last_mb] - c[first_mb]) / (last_mb - first_mb), where c lists the
+// completions (latest finish of each micro-batch's tasks in that iteration)
+// in time order, so micro-batches finishing out of index order are fine.
+// NaN if a micro-batch of the iteration did not finish; throws if last_mb <= first_mb.
 double steady_time_per_microbatch(const TaskGraph& graph, const Timeline& timeline, int iteration,
                                   int first_mb, int last_mb);
 
