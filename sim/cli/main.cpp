@@ -19,6 +19,8 @@
 #include "schedules/pattern_yaml.hpp"
 #include "schedules/registry.hpp"
 #include "sim/cli/output_files.hpp"
+#include "sim/cli/import_command.hpp"
+#include "sim/cli/study_command.hpp"
 #include "sim/cli/validate_command.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/input_error.hpp"
@@ -43,7 +45,8 @@ constexpr const char* kUsage =
     "  --diagram FILE       pipeline diagram: SVG if FILE ends in .svg, else tab-separated text\n"
     "  --workers FILE       per-worker table: receives, stashes, weight copies, rho (seed 003)\n"
     "Exit status: 0 valid run, 1 invalid run (memory exceeded or deadlock), 2 bad input.\n"
-    "Also: pipesim validate PLATFORM.xml WORKLOAD.yaml SCHEDULE (see pipesim validate --help).\n";
+    "Also: pipesim validate PLATFORM.xml WORKLOAD.yaml SCHEDULE, pipesim import GRAPH.txt,\n"
+    "      pipesim study PLATFORM.xml PROFILE (each with --help).\n";
 
 struct RunOptions {
   std::string platform, workload, json, trace, memory_trace, export_pattern;
@@ -166,6 +169,8 @@ int main(int argc, char** argv) {
   }
   try {
     if (args[0] == "validate") return validate_command({args.begin() + 1, args.end()});
+    if (args[0] == "import") return import_command({args.begin() + 1, args.end()});
+    if (args[0] == "study") return study_command({args.begin() + 1, args.end()});
     if (args[0] != "run") throw UsageError("unknown command '" + args[0] + "'");
     return run(parse_run_options({args.begin() + 1, args.end()}));
   } catch (const UsageError& e) {
