@@ -74,6 +74,38 @@ TEST(StudyCli, StudyWritesPointsTableAndPlot) {
   EXPECT_EQ(read_text(dir + "/points.csv"), csv);
 }
 
+// A small chain where the ILP solves at once: its point is simulated like
+// PipeDream's and reaches the solver's period within the limit.
+TEST(StudyCli, StudyWithIlpPoints) {
+  SKIP_UNLESS_WIRED("study");
+  const std::string platform = complete_platform(2, "1GBps", "0s", "1Tf", "1TiB");
+  const std::string workload = write_file("chain.yaml",
+                                          "microbatches: 8\nreference_speed: 1Tf\ninput: 1MB\nlayers:\n"
+                                          "  - {forward: 1ms, backward: 2ms, activation: 1MB, weights: 1MB}\n"
+                                          "  - {forward: 2ms, backward: 3ms, activation: 1MB, weights: 1MB}\n"
+                                          "  - {forward: 1ms, backward: 1ms, activation: 1MB, weights: 1MB}\n");
+  const std::string dir = temp_path("study-ilp");
+  const CliResult r = run_pipesim("study " + platform + " " + workload + " --memory 1GiB --ilp-time-limit 30 -o " +
+                                  dir + " --targets 4");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines(read_text(dir + "/points.csv"));
+  int ilp_rows = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("ilp,", 0) != 0) continue;
+    ++ilp_rows;
+    std::vector<std::string> f;
+    std::stringstream fields(line);
+    for (std::string x; std::getline(fields, x, ',');) f.push_back(x);
+    ASSERT_GE(f.size(), 8u) << line;
+    EXPECT_EQ(f[1], "1073741824");
+    EXPECT_LE(std::stod(f[2]), 1073741824.0) << line;             // simulated peak within the limit
+    EXPECT_NEAR(std::stod(f[3]), std::stod(f[5]), 1e-9) << line;  // simulated period = the pattern's
+    EXPECT_EQ(f[6], "optimal") << line;
+  }
+  EXPECT_EQ(ilp_rows, 1);
+  EXPECT_NE(read_text(dir + "/table.md").find("| 1.00 GiB |"), std::string::npos);
+}
+
 TEST(StudyCli, StudyUsageErrors) {
   SKIP_UNLESS_WIRED("study");
   const CliResult no_dir = run_pipesim("study " + kRoot + "platforms/complete-4.xml " + kResNet18);

@@ -10,6 +10,7 @@
 #include "analysis/format.hpp"
 #include "analysis/pattern_analysis.hpp"
 #include "analysis/study.hpp"
+#include "schedules/ilp/ilp.hpp"
 #include "schedules/pattern_timing.hpp"
 #include "schedules/pattern_unroll.hpp"
 #include "schedules/pipedream_baseline.hpp"
@@ -20,14 +21,6 @@
 #include "workloads/pipedream_profile.hpp"
 #include "workloads/workload_yaml.hpp"
 #include "workloads/yaml_fields.hpp"
-
-// The ILP library (schedules/ilp) is being written; 0 leaves ILP points out.
-#ifndef PIPESIM_STUDY_ILP
-#define PIPESIM_STUDY_ILP 0
-#endif
-#if PIPESIM_STUDY_ILP
-#include "schedules/ilp/ilp.hpp"
-#endif
 
 namespace pipesim {
 
@@ -186,7 +179,6 @@ std::vector<StudyPoint> pipedream_points(Simulation& simulation, const Workload&
   return points;
 }
 
-#if PIPESIM_STUDY_ILP
 std::vector<StudyPoint> ilp_points(Simulation& simulation, const Workload& workload, const StudyOptions& o) {
   std::vector<StudyPoint> points;
   for (double limit : o.limits) {
@@ -221,7 +213,6 @@ std::vector<StudyPoint> ilp_points(Simulation& simulation, const Workload& workl
   }
   return points;
 }
-#endif
 
 }  // namespace
 
@@ -250,13 +241,9 @@ int study_command(const std::vector<std::string>& args) {
   if (o.title.empty()) o.title = workload.name + " on " + std::to_string(platform.size()) + " devices";
 
   std::vector<StudyPoint> points = pipedream_points(simulation, workload, o);
-  if (o.ilp && !o.limits.empty()) {
-#if PIPESIM_STUDY_ILP
+  if (o.ilp) {
     const std::vector<StudyPoint> ilp = ilp_points(simulation, workload, o);
     points.insert(points.end(), ilp.begin(), ilp.end());
-#else
-    std::cerr << "ilp: not built into this pipesim; PipeDream points only\n";
-#endif
   }
 
   std::filesystem::create_directories(o.output);
