@@ -6,6 +6,7 @@
 // which also covers transfers that take time.
 #include <gtest/gtest.h>
 
+#include "analysis/validation.hpp"
 #include "schedules/ilp/ilp.hpp"
 #include "schedules/pattern_search.hpp"
 #include "tests/test_ilp_exhaustive.hpp"
@@ -105,6 +106,33 @@ TEST(IlpExhaustive, TwoCopiesTwoLayers) {
   EXPECT_NEAR(compare(w, with_memory(2, 22), std::nullopt, 2), 16, 1e-9);
   EXPECT_NEAR(compare(w, with_memory(2, 26), Allocation{0, 1}, 2), 10, 1e-9);
   EXPECT_TRUE(std::isinf(compare(w, with_memory(2, 24), Allocation{0, 1}, 2)));
+}
+
+// Fixed allocation on unlike devices (speed and memory per device): exact.
+TEST(IlpExhaustive, FixedAllocationHeterogeneousDevices) {
+  Platform p = with_memory(3, 30);
+  p.devices[1].speed = 0.5e12;  // twice as slow
+  p.devices[2].memory = 12;
+  EXPECT_NEAR(compare(five(), p, Allocation{0, 0, 1, 1, 2}, 1), 15, 1e-9);  // unlimited: 13
+  p.devices[0].memory = 24;
+  compare(five(), p, Allocation{0, 0, 1, 1, 2}, 1);
+}
+
+// Free allocation on unlike devices: the model assumes the slowest device,
+// the slowest link and the smallest memory everywhere (docs/ilp.md), so its
+// pattern is valid on the real platform and no slower than it claims.
+TEST(IlpExhaustive, FreeAllocationHeterogeneousDevicesIsConservative) {
+  Platform p = with_memory(2, 28);
+  p.devices[1].speed = 2e12;
+  p.devices[1].memory = 40;
+  IlpOptions o;
+  o.threads = 1;
+  o.time_limit = 60;
+  const IlpResult r = solve_optimal_pattern(four(), p, o);
+  ASSERT_TRUE(r.pattern) << r.message;
+  EXPECT_TRUE(validate_pattern(*r.pattern, pattern_timing(*r.pattern, four(), p), p, four()).empty());
+  // As good as the homogeneous platform of the slow device (memory 28 everywhere): 8.
+  EXPECT_LE(r.period, 8 * (1 + 1e-9));
 }
 
 // Without memory limits, transfers that take time: the best load bound over

@@ -17,6 +17,7 @@
 #include "schedules/ilp/ilp.hpp"
 #include "schedules/ilp/ilp_formulation.hpp"
 #include "schedules/ilp/ilp_solution.hpp"
+#include "schedules/pattern_generators.hpp"
 #include "schedules/pattern_timing.hpp"
 #include "tests/test_pattern_fixtures.hpp"
 
@@ -148,7 +149,7 @@ TEST(IlpInfeasible, ReportsTheMemoryTheHeuristicNeeds) {
     EXPECT_EQ(r.status, IlpResult::Status::Infeasible) << r.message;
     EXPECT_FALSE(r.pattern);
     EXPECT_GT(r.heuristic_memory_needed, 10);
-    EXPECT_NE(r.message.find("would need"), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find("fits with"), std::string::npos) << r.message;
     const IlpResult enough = solve_optimal_pattern(w, with_memory(2, r.heuristic_memory_needed), o);
     ASSERT_TRUE(enough.pattern) << enough.message;
     EXPECT_EQ(enough.status, IlpResult::Status::Optimal);
@@ -190,6 +191,35 @@ TEST(IlpIo, ModelOnlyAndLog) {
   for (const std::string& s : lines) incumbent |= s.find("incumbent") != std::string::npos && s.find("bound") != std::string::npos;
   EXPECT_TRUE(incumbent);
   EXPECT_NEAR(r.gap, 0, 1e-9);
+}
+
+// A given warm start: used when it fits the model, reported when not.
+TEST(IlpIo, GivenWarmStart) {
+  const Workload w = three();
+  const Platform p = with_memory(2, 26);
+  std::vector<std::string> lines;
+  IlpOptions o = options();
+  o.log = [&](const std::string& s) { lines.push_back(s); };
+  o.warm_start = solve_optimal_pattern(w, p, options()).pattern;  // an optimal one
+  ASSERT_TRUE(o.warm_start);
+  const IlpResult used = solve_optimal_pattern(w, p, o);
+  EXPECT_EQ(used.status, IlpResult::Status::Optimal);
+  EXPECT_NEAR(used.period, 8.5, 1e-9);
+  EXPECT_NEAR(used.heuristic_period, 8.5, 1e-9);
+  for (const Allocation& a : {Allocation{0, 1, 0}, Allocation{0, 0, 0}}) {
+    o.warm_start = kfkb_pattern(1, a, w, p);  // too much memory (or too slow to matter)
+    lines.clear();
+    const IlpResult r = solve_optimal_pattern(w, p, o);
+    EXPECT_NEAR(r.period, 8.5, 1e-9) << to_string(a);
+  }
+  o.warm_start = kfkb_pattern(2, {0, 1, 0}, w, p);  // two copies for a k = 1 model
+  lines.clear();
+  const IlpResult other = solve_optimal_pattern(w, p, o);
+  EXPECT_NEAR(other.period, 8.5, 1e-9);
+  EXPECT_EQ(other.heuristic_period, 0);
+  bool said = false;
+  for (const std::string& s : lines) said |= s.find("warm start rejected") != std::string::npos;
+  EXPECT_TRUE(said);
 }
 
 }  // namespace

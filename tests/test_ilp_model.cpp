@@ -54,11 +54,11 @@ void check_against_model(const Pattern& p, const Workload& w, const Platform& pl
   for (int o = 0; o < in.ops(); ++o) {
     if (!(in.duration[o] > 0)) continue;
     const int i = p.find(in.task(o), in.copy(o));
-    // Copies may be relabelled: compare with the op of the same task whose memory matches best is not
-    // needed when k = 1; with k = 2 the relabelling keeps F_1's order, so compare per task as a multiset.
-    if (p.copies == 1)
+    // With k > 1 the warm start relabels copies (F_1's in copy order): compared per task below.
+    if (p.copies == 1) {
       EXPECT_NEAR(F.memory()[o].value(*x), total(memory.during[i]), 1e-6 * total(memory.during[i]) + 1e-9)
           << what << " op " << in.name(o);
+    }
   }
   if (p.copies > 1) {  // per task, the copies' memories as sorted lists
     for (int j = 1; j <= in.tasks(); ++j) {
@@ -78,7 +78,9 @@ void check_against_model(const Pattern& p, const Workload& w, const Platform& pl
   EXPECT_LE((*x)[F.T_index()], p.period * (1 + 1e-9)) << what;
   EXPECT_GE((*x)[F.T_index()], period * (1 - 1e-9)) << what;
   // A pattern at its load bound: its orders and shifts reach it in the model.
-  if (tight) EXPECT_NEAR((*x)[F.T_index()], period, 1e-9 * period) << what;
+  if (tight) {
+    EXPECT_NEAR((*x)[F.T_index()], period, 1e-9 * period) << what;
+  }
   // Values -> pattern: at most the model's period (the orders and shifts at
   // their exact period), no more memory on any device.
   const Pattern back = ilp::solution_to_pattern(F, *x, w, platform);

@@ -76,7 +76,9 @@ TEST_P(IlpSimulation, SimulatedPeriodAndMemoryAreTheSolvers) {
   const IlpResult r = solve_optimal_pattern(c.workload, platform, c.options);
   ASSERT_TRUE(r.pattern) << r.message;
   EXPECT_EQ(r.status, IlpResult::Status::Optimal) << r.message;
-  if (c.period > 0) EXPECT_NEAR(r.period, c.period, 1e-6 * c.period);
+  if (c.period > 0) {
+    EXPECT_NEAR(r.period, c.period, 1e-6 * c.period);
+  }
   const Pattern& p = *r.pattern;
   const PatternTiming t = pattern_timing(p, c.workload, platform);
   EXPECT_NEAR(exact_period(pattern_event_graph(p, t)).period / r.period, 1, 1e-9);

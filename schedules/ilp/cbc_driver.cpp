@@ -94,7 +94,12 @@ CbcRun solve_with_cbc(const LinearModel& model, const std::vector<double>& start
   const std::string seconds = std::to_string(std::max(0.01, time_limit));
   // Two threads or more: CBC's deterministic parallel mode (100 + n) keeps runs reproducible.
   const std::string thread_arg = std::to_string(100 + threads);
-  std::vector<const char*> argv = {"pipesim-ilp", "-log", "0", "-sec", seconds.c_str()};
+  // Wall-clock limit. No preprocessing: CBC 2.10.8 crashes (segfault in
+  // CglPreProcess::postProcess) when the time limit ends a run during the
+  // root node of a preprocessed model (ResNet-18, 1 s); without it the
+  // small models solve as fast and ResNet-18 improves its warm start sooner.
+  std::vector<const char*> argv = {"pipesim-ilp", "-log",       "0",   "-timeMode", "elapsed",
+                                   "-sec",        seconds.c_str(), "-preprocess", "off"};
   if (threads > 1) {
     argv.push_back("-threads");
     argv.push_back(thread_arg.c_str());

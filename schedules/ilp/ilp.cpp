@@ -43,6 +43,23 @@ std::string violations(const Pattern& p, const Workload& w, const Platform& plat
   return text;
 }
 
+// Alike devices (speed) and links (latency, bandwidth): the free-allocation
+// model then times every op and transfer as the platform does.
+bool uniform(const Platform& p) {
+  for (const Device& d : p.devices)
+    if (d.speed != p.devices[0].speed) return false;
+  const Path* first = nullptr;
+  for (int a = 0; a < p.size(); ++a)
+    for (int b = 0; b < p.size(); ++b) {
+      if (a == b) continue;
+      const Path& path = p.path(a, b);
+      if (!first) first = &path;
+      if (path.exists != first->exists || path.latency != first->latency || path.bandwidth != first->bandwidth)
+        return false;
+    }
+  return true;
+}
+
 void say(const IlpOptions& o, const std::string& line) {
   if (o.log) o.log(line);
 }
@@ -65,25 +82,48 @@ IlpResult solve_optimal_pattern(const Workload& workload, const Platform& platfo
   make_instance(workload, platform, options, 0);  // checks the options before any work
 
   // Warm start: the given pattern, else the best heuristic pattern that fits.
-  std::optional<HeuristicResult> heuristic;
-  auto run_heuristic = [&]() -> const HeuristicResult& {
-    if (!heuristic) heuristic = heuristic_patterns(workload, platform, options);
-    return *heuristic;
-  };
   std::optional<Pattern> warm = options.warm_start;
   if (!warm && options.heuristic) {
-    const HeuristicResult& h = run_heuristic();
-    say(options, "ilp: heuristic: " + std::to_string(h.evaluated) + " kFkB patterns, " +
-                     (h.best ? fmt("best fitting period %.9g", h.best_period)
-                             : fmt("none fits (a fitting one needs %.6g per device)", h.memory_needed)));
+    const HeuristicResult h = best_heuristic_pattern(workload, platform, options);
+    say(options, fmt("ilp: %7.2f s  heuristic: ", since(t0)) + std::to_string(h.evaluated) + " kFkB patterns, " +
+                     (h.best ? fmt("best fitting period %.9g", h.best_period) : std::string("none fits")));
     warm = h.best;
   }
 
-  const Instance instance = make_instance(workload, platform, options, warm ? warm->period : 0);
-  const auto build_start = Clock::now();
-  const Formulation formulation(instance);
+  // The warm start's period bounds T when the model times it as the
+  // platform does (fixed allocation, or alike devices and links); the model
+  // is rebuilt without that bound if it rejects the warm start.
+  // A given warm start may be invalid (overlaps, memory): then it bounds nothing.
+  std::string invalid = warm ? violations(*warm, workload, platform) : "";
+  const double upper = warm && invalid.empty() && (options.allocation || uniform(platform)) ? warm->period : 0;
+  std::optional<Formulation> built;
+  auto build = [&](double bound) {
+    const auto build_start = Clock::now();
+    built.emplace(make_instance(workload, platform, options, bound));
+    result.build_seconds = since(build_start);
+  };
+  build(upper);
+  std::vector<double> start;
+  if (warm) {
+    std::string why = invalid;
+    auto values = invalid.empty() ? pattern_values(*built, *warm, workload, platform, why) : std::nullopt;
+    if (!values && upper > 0) {
+      build(0);
+      values = pattern_values(*built, *warm, workload, platform, why);
+    }
+    if (values) {
+      start = std::move(*values);
+      result.pattern = warm;
+      result.period = exact(*warm, workload, platform);
+      result.heuristic_period = result.period;
+      result.first_solution_seconds = since(t0);
+    } else {
+      say(options, "ilp: warm start rejected: " + why);
+    }
+  }
+  const Formulation& formulation = *built;
+  const Instance& instance = formulation.instance();
   const LinearModel& model = formulation.model();
-  result.build_seconds = since(build_start);
   result.variables = static_cast<int>(model.variables().size());
   result.integers = model.integer_count();
   result.constraints = static_cast<int>(model.rows().size());
@@ -95,28 +135,16 @@ IlpResult solve_optimal_pattern(const Workload& workload, const Platform& platfo
     model.write(options.write_model);
     say(options, "ilp: model written to " + options.write_model);
   }
-
-  std::vector<double> start;
-  if (warm) {
-    std::string why;
-    if (auto values = pattern_values(formulation, *warm, workload, platform, why)) {
-      start = std::move(*values);
-      result.pattern = warm;
-      result.period = exact(*warm, workload, platform);
-      result.heuristic_period = result.period;
-      result.first_solution_seconds = since(t0);
-      say(options, fmt("ilp: %7.2f s  warm start: period %.9g", result.first_solution_seconds, result.period));
-    } else {
-      say(options, "ilp: warm start rejected: " + why);
-    }
-  }
+  if (!start.empty())
+    say(options, fmt("ilp: %7.2f s  warm start: period %.9g", result.first_solution_seconds, result.period));
 
   auto finish_infeasible = [&](IlpResult::Status status, const std::string& why) {
     result.status = status;
     result.pattern.reset();
     result.period = 0;
-    result.heuristic_memory_needed = run_heuristic().memory_needed;
-    result.message = why + fmt("; the best heuristic pattern would need %.9g bytes per device",
+    const HeuristicResult h = heuristic_memory_needed(workload, platform, options);
+    result.heuristic_memory_needed = h.memory_needed;
+    result.message = why + fmt("; a heuristic kFkB pattern fits with %.9g bytes per device",
                                result.heuristic_memory_needed);
     result.seconds = since(t0);
     say(options, "ilp: " + result.message);
@@ -137,26 +165,35 @@ IlpResult solve_optimal_pattern(const Workload& workload, const Platform& platfo
 
   const CbcRun run = solve_with_cbc(model, start, options.time_limit, options.threads, options.log, t0);
   result.bound = run.bound;
+  std::string rejected;  // why CBC's answer was not used (a bug if ever)
   if (!run.solution.empty()) {
-    Pattern p = solution_to_pattern(formulation, run.solution, workload, platform);
-    const std::string bad = violations(p, workload, platform);
-    if (!bad.empty()) throw std::logic_error("ilp: the solver's pattern is invalid (" + bad + ")");
-    const double period = exact(p, workload, platform);
-    if (!result.pattern || period <= result.period) {
-      result.pattern = std::move(p);
-      result.period = period;
+    try {
+      Pattern p = solution_to_pattern(formulation, run.solution, workload, platform);
+      rejected = violations(p, workload, platform);
+      const double period = rejected.empty() ? exact(p, workload, platform) : 0;
+      if (rejected.empty() && (!result.pattern || period <= result.period)) {
+        result.pattern = std::move(p);
+        result.period = period;
+        if (result.first_solution_seconds < 0) result.first_solution_seconds = run.first_solution_seconds;
+      }
+    } catch (const std::invalid_argument& e) {
+      rejected = e.what();
     }
-    if (result.first_solution_seconds < 0) result.first_solution_seconds = run.first_solution_seconds;
+    if (!rejected.empty()) say(options, "ilp: the solver's answer is no valid pattern: " + rejected);
   }
   if (!result.pattern) {
     if (run.outcome == CbcRun::Outcome::Infeasible)
       return finish_infeasible(IlpResult::Status::Infeasible, "no pattern fits in memory (CBC proved it)");
-    return finish_infeasible(IlpResult::Status::Unknown, "no pattern found within the time limit");
+    return finish_infeasible(IlpResult::Status::Unknown,
+                             rejected.empty() ? "no pattern found within the time limit"
+                                              : "the solver's answer was no valid pattern (" + rejected + ")");
   }
-  result.status = run.outcome == CbcRun::Outcome::Optimal ? IlpResult::Status::Optimal : IlpResult::Status::Feasible;
+  result.status = run.outcome == CbcRun::Outcome::Optimal && rejected.empty() ? IlpResult::Status::Optimal
+                                                                              : IlpResult::Status::Feasible;
   if (result.status == IlpResult::Status::Optimal) result.bound = std::min(result.bound, result.period);
   result.gap = result.period > 0 ? std::max(0.0, (result.period - result.bound) / result.period) : 0;
-  result.message = std::string(to_string(result.status)) + fmt(": period %.9g, bound %.9g", result.period, result.bound);
+  result.message = std::string(to_string(result.status)) + fmt(": period %.9g, bound %.9g", result.period, result.bound) +
+                   (rejected.empty() ? "" : "; the solver's answer was no valid pattern (" + rejected + "), kept the warm start");
   result.seconds = since(t0);
   return result;
 }
@@ -175,8 +212,7 @@ std::optional<Pattern> read_ilp_solution(const std::string& solution_file, const
 
 void write_ilp_model(const std::string& path, const Workload& workload, const Platform& platform,
                      const IlpOptions& options) {
-  const Formulation formulation(
-      make_instance(workload, platform, options, options.warm_start ? options.warm_start->period : 0));
+  const Formulation formulation(make_instance(workload, platform, options, 0));
   formulation.model().write(path);
 }
 

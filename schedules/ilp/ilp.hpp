@@ -64,8 +64,8 @@ IlpResult solve_optimal_pattern(const Workload& workload, const Platform& platfo
 std::optional<Pattern> read_ilp_solution(const std::string& solution_file, const Workload& workload,
                                          const Platform& platform, const IlpOptions& options);
 
-// The model alone, as solve_optimal_pattern builds it (no heuristic bound
-// unless options.warm_start is given): for writing it without solving.
+// The model alone, as solve_optimal_pattern builds it but without a warm
+// start's bound on T: for solving it elsewhere (docs/ilp.md).
 void write_ilp_model(const std::string& path, const Workload& workload, const Platform& platform,
                      const IlpOptions& options);
 

@@ -14,16 +14,27 @@ struct HeuristicResult {
   std::optional<Pattern> best;  // fits every device's memory; smallest exact period
   double best_period = 0;       // its exact period (k micro-batches)
   // Smallest, over the patterns tried, of their largest device peak: with
-  // that much memory per device one of them fits.
+  // that much memory per device one of them fits (memory_needed only).
   double memory_needed = std::numeric_limits<double>::infinity();
-  int evaluated = 0;
+  int evaluated = 0;            // patterns built and analysed
 };
 
-// Fixed allocation: that one. Otherwise every canonical allocation when the
-// chain is short (L <= 8), else the contiguous ones (PipeDream's), at most
-// `cap` of them, plus the best contiguous one that fits (search_best_pattern).
-// In free mode "fits" means within the smallest device memory (the ILP's).
-HeuristicResult heuristic_patterns(const Workload& workload, const Platform& platform, const IlpOptions& options,
-                                   int cap = 4000);
+// The allocations tried: the fixed one; else every canonical allocation
+// when the chain is short (L <= 8), else the contiguous ones (PipeDream's),
+// at most `cap` of them.
+std::vector<Allocation> heuristic_allocations(const Workload& workload, const Platform& platform,
+                                              const IlpOptions& options, int cap = 20000);
+
+// The best pattern that fits: allocations in increasing order of their load
+// bound (pattern_period_bound, which kfkb_pattern reaches), so the search
+// stops at the first fitting pattern no later bound can beat, or after
+// `budget` patterns. In free mode "fits" means within the smallest device
+// memory (the ILP's).
+HeuristicResult best_heuristic_pattern(const Workload& workload, const Platform& platform, const IlpOptions& options,
+                                       int budget = 5000);
+
+// The smallest largest-device peak over the patterns of (at most `budget`) allocations.
+HeuristicResult heuristic_memory_needed(const Workload& workload, const Platform& platform,
+                                        const IlpOptions& options, int budget = 5000);
 
 }  // namespace pipesim::ilp

@@ -92,18 +92,22 @@ double LinearModel::max_violation(const std::vector<double>& x) const {
 
 std::unique_ptr<OsiClpSolverInterface> LinearModel::to_osi() const {
   const int n = static_cast<int>(vars_.size());
-  CoinPackedMatrix matrix(false, 0, 0);  // row-ordered
-  matrix.setDimensions(0, n);
-  std::vector<double> row_lower, row_upper;
+  // Row-ordered, built in one go (appendRow row by row is quadratic).
+  std::vector<double> elements, row_lower, row_upper;
+  std::vector<int> indices;
+  std::vector<CoinBigIndex> starts;
+  std::vector<int> lengths;
   const double inf = COIN_DBL_MAX;
   for (const Row& r : rows_) {
-    std::vector<int> index;
-    std::vector<double> coef;
-    for (const auto& [v, c] : r.terms) index.push_back(v), coef.push_back(c);
-    matrix.appendRow(static_cast<int>(index.size()), index.data(), coef.data());
+    starts.push_back(static_cast<CoinBigIndex>(elements.size()));
+    lengths.push_back(static_cast<int>(r.terms.size()));
+    for (const auto& [v, c] : r.terms) indices.push_back(v), elements.push_back(c);
     row_lower.push_back(r.sense == Sense::LessEqual ? -inf : r.rhs);
     row_upper.push_back(r.sense == Sense::GreaterEqual ? inf : r.rhs);
   }
+  starts.push_back(static_cast<CoinBigIndex>(elements.size()));
+  const CoinPackedMatrix matrix(false, n, static_cast<int>(rows_.size()), static_cast<CoinBigIndex>(elements.size()),
+                                elements.data(), indices.data(), starts.data(), lengths.data());
   std::vector<double> lower(n), upper(n), cost(n, 0);
   for (int i = 0; i < n; ++i) {
     lower[i] = std::isfinite(vars_[i].lower) ? vars_[i].lower : -inf;
@@ -113,11 +117,13 @@ std::unique_ptr<OsiClpSolverInterface> LinearModel::to_osi() const {
   auto solver = std::make_unique<OsiClpSolverInterface>();
   solver->loadProblem(matrix, lower.data(), upper.data(), cost.data(), row_lower.data(), row_upper.data());
   solver->setObjSense(1.0);
-  for (int i = 0; i < n; ++i) {
+  for (int i = 0; i < n; ++i)
     if (vars_[i].type != VarType::Continuous) solver->setInteger(i);
-    solver->setColName(i, vars_[i].name);
-  }
-  for (std::size_t r = 0; r < rows_.size(); ++r) solver->setRowName(static_cast<int>(r), rows_[r].name);
+  // Names in one go (Osi's setRowName per row is quadratic: 11 s for 40k rows).
+  std::vector<std::string> row_names, col_names;
+  for (const Row& r : rows_) row_names.push_back(r.name);
+  for (const Variable& v : vars_) col_names.push_back(v.name);
+  solver->getModelPtr()->copyNames(row_names, col_names);
   solver->setObjName("period");
   return solver;
 }
