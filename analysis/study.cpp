@@ -27,6 +27,13 @@ std::string csv_field(const std::string& s) {
   return q + "\"";
 }
 
+// Inside a Markdown table cell a '|' must be escaped, even in code.
+std::string cell(const std::string& s) {
+  std::string out;
+  for (char c : s) out += c == '|' ? std::string("\\|") : std::string(1, c);
+  return out;
+}
+
 std::string xml(const std::string& s) {
   std::string out;
   for (char c : s) {
@@ -118,7 +125,7 @@ void write_study_table(std::ostream& out, const std::vector<StudyPoint>& points,
         if (p.measured()) ilp = &p;
       }
     out << "| " << fmt::bytes(limit) << " | " << (pd ? fmt::time(pd->period) : "none fits") << " | "
-        << (pd ? fmt::bytes(pd->peak_memory) : "") << " | " << (pd ? "`" + pd->config + "`" : "") << " | "
+        << (pd ? fmt::bytes(pd->peak_memory) : "") << " | " << (pd ? "`" + cell(pd->config) + "`" : "") << " | "
         << (ilp ? fmt::time(ilp->period) : ilp_status) << " | " << (ilp ? fmt::bytes(ilp->peak_memory) : "") << " | "
         << (pd && ilp ? fmt::fixed(pd->period / ilp->period, 2) : "") << " |\n";
   }
