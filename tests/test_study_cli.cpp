@@ -84,26 +84,28 @@ TEST(StudyCli, StudyWithIlpPoints) {
                                           "  - {forward: 1ms, backward: 2ms, activation: 1MB, weights: 1MB}\n"
                                           "  - {forward: 2ms, backward: 3ms, activation: 1MB, weights: 1MB}\n"
                                           "  - {forward: 1ms, backward: 1ms, activation: 1MB, weights: 1MB}\n");
-  const std::string dir = temp_path("study-ilp");
-  const CliResult r = run_pipesim("study " + platform + " " + workload + " --memory 1GiB --ilp-time-limit 30 -o " +
-                                  dir + " --targets 4");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::istringstream lines(read_text(dir + "/points.csv"));
-  int ilp_rows = 0;
-  for (std::string line; std::getline(lines, line);) {
-    if (line.rfind("ilp,", 0) != 0) continue;
-    ++ilp_rows;
-    std::vector<std::string> f;
-    std::stringstream fields(line);
-    for (std::string x; std::getline(fields, x, ',');) f.push_back(x);
-    ASSERT_GE(f.size(), 8u) << line;
-    EXPECT_EQ(f[1], "1073741824");
-    EXPECT_LE(std::stod(f[2]), 1073741824.0) << line;             // simulated peak within the limit
-    EXPECT_NEAR(std::stod(f[3]), std::stod(f[5]), 1e-9) << line;  // simulated period = the pattern's
-    EXPECT_EQ(f[6], "optimal") << line;
+  for (const std::string weights : {"", " --ilp-weights 2bw"}) {  // default: stashing, as PipeDream's runs
+    const std::string dir = temp_path("study-ilp" + std::to_string(weights.size()));
+    const CliResult r = run_pipesim("study " + platform + " " + workload + " --memory 1GiB --ilp-time-limit 30 -o " +
+                                    dir + " --targets 4" + weights);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::istringstream lines(read_text(dir + "/points.csv"));
+    int ilp_rows = 0;
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind("ilp,", 0) != 0) continue;
+      ++ilp_rows;
+      std::vector<std::string> f;
+      std::stringstream fields(line);
+      for (std::string x; std::getline(fields, x, ',');) f.push_back(x);
+      ASSERT_GE(f.size(), 8u) << line;
+      EXPECT_EQ(f[1], "1073741824");
+      EXPECT_LE(std::stod(f[2]), 1073741824.0) << line;             // simulated peak within the limit
+      EXPECT_NEAR(std::stod(f[3]), std::stod(f[5]), 1e-9) << line;  // simulated period = the pattern's
+      EXPECT_EQ(f[6], "optimal") << line;
+    }
+    EXPECT_EQ(ilp_rows, 1);
+    EXPECT_NE(read_text(dir + "/table.md").find("| 1.00 GiB |"), std::string::npos);
   }
-  EXPECT_EQ(ilp_rows, 1);
-  EXPECT_NE(read_text(dir + "/table.md").find("| 1.00 GiB |"), std::string::npos);
 }
 
 TEST(StudyCli, StudyUsageErrors) {
@@ -115,6 +117,11 @@ TEST(StudyCli, StudyUsageErrors) {
       run_pipesim("study " + kRoot + "platforms/complete-4.xml " + kResNet18 + " --memory 8GB,lots -o x");
   EXPECT_EQ(bad_memory.exit_code, 2);
   EXPECT_EQ(bad_memory.err.rfind("pipesim: --memory: 'lots': ", 0), 0u) << bad_memory.err;
+  const CliResult bad_weights =
+      run_pipesim("study " + kRoot + "platforms/complete-4.xml " + kResNet18 + " --ilp-weights 3bw -o x");
+  EXPECT_EQ(bad_weights.exit_code, 2);
+  EXPECT_EQ(bad_weights.err.substr(0, bad_weights.err.find('\n')),
+            "pipesim: --ilp-weights needs flush, 2bw or stashing, got '3bw'");
 }
 
 }  // namespace

@@ -85,7 +85,8 @@ IlpResult solve_optimal_pattern(const Workload& workload, const Platform& platfo
   std::optional<Pattern> warm = options.warm_start;
   if (!warm && options.heuristic) {
     const HeuristicResult h = best_heuristic_pattern(workload, platform, options);
-    say(options, fmt("ilp: %7.2f s  heuristic: ", since(t0)) + std::to_string(h.evaluated) + " kFkB patterns, " +
+    say(options, fmt("ilp: %7.2f s  heuristic: ", since(t0)) + std::to_string(h.evaluated) +
+                     " patterns (kFkB, PipeDream eager), " +
                      (h.best ? fmt("best fitting period %.9g", h.best_period) : std::string("none fits")));
     warm = h.best;
   }
@@ -144,8 +145,7 @@ IlpResult solve_optimal_pattern(const Workload& workload, const Platform& platfo
     result.period = 0;
     const HeuristicResult h = heuristic_memory_needed(workload, platform, options);
     result.heuristic_memory_needed = h.memory_needed;
-    result.message = why + fmt("; a heuristic kFkB pattern fits with %.9g bytes per device",
-                               result.heuristic_memory_needed);
+    result.message = why + fmt("; a heuristic pattern fits with %.9g bytes per device", result.heuristic_memory_needed);
     result.seconds = since(t0);
     say(options, "ilp: " + result.message);
     return result;
@@ -192,8 +192,9 @@ IlpResult solve_optimal_pattern(const Workload& workload, const Platform& platfo
                                                                               : IlpResult::Status::Feasible;
   if (result.status == IlpResult::Status::Optimal) result.bound = std::min(result.bound, result.period);
   result.gap = result.period > 0 ? std::max(0.0, (result.period - result.bound) / result.period) : 0;
-  result.message = std::string(to_string(result.status)) + fmt(": period %.9g, bound %.9g", result.period, result.bound) +
-                   (rejected.empty() ? "" : "; the solver's answer was no valid pattern (" + rejected + "), kept the warm start");
+  result.message =
+      std::string(to_string(result.status)) + fmt(": period %.9g, bound %.9g", result.period, result.bound) +
+      (rejected.empty() ? "" : "; the solver's answer was no valid pattern (" + rejected + "), kept the warm start");
   result.seconds = since(t0);
   return result;
 }

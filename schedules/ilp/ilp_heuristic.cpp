@@ -1,11 +1,14 @@
 #include "schedules/ilp/ilp_heuristic.hpp"
 
 #include <algorithm>
+#include <set>
+#include <stdexcept>
 
 #include "analysis/exact_period.hpp"
 #include "analysis/pattern_analysis.hpp"
 #include "schedules/pattern_generators.hpp"
 #include "schedules/pattern_timing.hpp"
+#include "schedules/pipedream_baseline.hpp"
 
 namespace pipesim::ilp {
 namespace {
@@ -15,12 +18,14 @@ struct Evaluated {
   double period = 0;
   double worst_peak = 0;
   bool fits = true;
+  double work = 0;  // one micro-batch's compute, all devices: work / NOAM bounds an eager period
 };
 
-Evaluated evaluate(const Allocation& a, const Workload& w, const Platform& platform, const IlpOptions& options) {
-  Evaluated e{kfkb_pattern(options.copies, a, w, platform, options.weights)};
+Evaluated analyse(Pattern pattern, const Workload& w, const Platform& platform, const IlpOptions& options) {
+  Evaluated e{std::move(pattern)};
   const PatternTiming t = pattern_timing(e.pattern, w, platform);
   e.period = exact_period(pattern_event_graph(e.pattern, t)).period;
+  for (std::size_t i = 0; i < e.pattern.ops.size(); ++i) e.work += t.duration[i] / e.pattern.copies;
   const PatternMemory m = pattern_memory(e.pattern, t, w, platform.size());
   double smallest = std::numeric_limits<double>::infinity();
   for (const Device& dev : platform.devices)
@@ -31,6 +36,44 @@ Evaluated evaluate(const Allocation& a, const Workload& w, const Platform& platf
     if (m.devices[d].peak > (options.allocation ? own : smallest)) e.fits = false;
   }
   return e;
+}
+
+Evaluated kfkb(const Allocation& a, const Workload& w, const Platform& platform, const IlpOptions& options) {
+  return analyse(kfkb_pattern(options.copies, a, w, platform, options.weights), w, platform, options);
+}
+
+// PipeDream's eager 1F1B steady state with `noam` micro-batches in flight
+// (seed 000 §7's baseline) under the ILP's weight policy; nullopt when no
+// seed 000 pattern expresses it (not 1-periodic, transfers sharing a link).
+std::optional<Evaluated> eager(const Allocation& a, int noam, const Workload& w, const Platform& platform,
+                               const IlpOptions& options) {
+  Pattern p;
+  try {
+    p = pipedream_pattern(a, noam, w, platform);
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
+  }
+  p.weights = options.weights;
+  return analyse(std::move(p), w, platform, options);
+}
+
+// (allocation, NOAM) pairs for eager patterns: in fixed mode the allocation
+// (if contiguous) with NOAM = stages .. 1; else seed 000 §7's PipeDream
+// baseline, the planner's partitions over its grid of memory targets, each
+// with NOAM = 1 .. P. Never with k > 1 (eager 1F1B has one copy per period).
+std::vector<std::pair<Allocation, int>> eager_candidates(const Workload& w, const Platform& platform,
+                                                         const IlpOptions& options) {
+  std::vector<std::pair<Allocation, int>> list;
+  if (options.copies != 1) return list;
+  if (options.allocation) {
+    if (!is_contiguous(*options.allocation)) return list;
+    const int stages = static_cast<int>(std::set<int>(options.allocation->begin(), options.allocation->end()).size());
+    for (int noam = stages; noam >= 1; --noam) list.push_back({*options.allocation, noam});
+    return list;
+  }
+  for (const BaselineConfig& c : pipedream_configurations(w, platform, BaselineOptions{}))
+    list.push_back({c.plan.allocation, c.noam});
+  return list;
 }
 
 }  // namespace
@@ -49,23 +92,57 @@ std::vector<Allocation> heuristic_allocations(const Workload& w, const Platform&
   return list;
 }
 
+// kFkB over the allocations in order of load bound (its period is the
+// bound: cheap, and optimal with enough memory), then the eager candidates.
+// When no kFkB pattern fits (scarce memory), also the eager patterns of the
+// contiguous allocations tried, from NOAM = stages down to the first that
+// fits, skipping those whose lower bound max(load bound, work / NOAM) (one
+// micro-batch goes through every task in turn) cannot beat the best.
 HeuristicResult best_heuristic_pattern(const Workload& w, const Platform& platform, const IlpOptions& options,
                                        int budget) {
   std::vector<std::pair<double, Allocation>> ranked;
   for (const Allocation& a : heuristic_allocations(w, platform, options))
     ranked.push_back({pattern_period_bound(a, w, platform, options.copies), a});
-  std::stable_sort(ranked.begin(), ranked.end(),
-                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   HeuristicResult result;
-  for (const auto& [bound, a] : ranked) {
-    if (result.best && result.best_period <= bound * (1 + 1e-12)) break;  // nothing later can beat it
-    if (result.evaluated >= budget) break;
-    ++result.evaluated;
-    Evaluated e = evaluate(a, w, platform, options);
+  auto consider = [&](Evaluated& e) {
     result.memory_needed = std::min(result.memory_needed, e.worst_peak);
-    if (e.fits && (!result.best || e.period < result.best_period * (1 - 1e-12))) {
-      result.best = std::move(e.pattern);
-      result.best_period = e.period;
+    if (!e.fits || (result.best && e.period >= result.best_period * (1 - 1e-12))) return;
+    result.best = std::move(e.pattern);
+    result.best_period = e.period;
+  };
+  auto beaten = [&](double lower) { return result.best && result.best_period <= lower * (1 + 1e-12); };
+
+  struct Missed {
+    double bound, work;
+    const Allocation* allocation;
+  };
+  std::vector<Missed> missed;  // contiguous allocations whose kFkB pattern does not fit
+  for (const auto& [bound, a] : ranked) {
+    if (beaten(bound) || result.evaluated >= budget) break;  // nothing later can beat it
+    ++result.evaluated;
+    Evaluated e = kfkb(a, w, platform, options);
+    if (!e.fits && options.copies == 1 && is_contiguous(a)) missed.push_back({bound, e.work, &a});
+    consider(e);
+  }
+  const bool kfkb_fits = result.best.has_value();
+  for (const auto& [a, noam] : eager_candidates(w, platform, options)) {
+    ++result.evaluated;
+    if (std::optional<Evaluated> e = eager(a, noam, w, platform, options)) consider(*e);
+  }
+  if (kfkb_fits) return result;
+  int tries = 0;
+  for (const Missed& m : missed) {
+    if (beaten(m.bound) || tries >= budget) break;
+    for (int noam = static_cast<int>(std::set<int>(m.allocation->begin(), m.allocation->end()).size()); noam >= 1;
+         --noam) {
+      if (beaten(std::max(m.bound, m.work / noam)) || tries >= budget) break;
+      ++tries, ++result.evaluated;
+      std::optional<Evaluated> e = eager(*m.allocation, noam, w, platform, options);
+      if (!e) continue;
+      const bool fits = e->fits;
+      consider(*e);
+      if (fits) break;  // fewer in flight: a longer period
     }
   }
   return result;
@@ -76,7 +153,12 @@ HeuristicResult heuristic_memory_needed(const Workload& w, const Platform& platf
   HeuristicResult result;
   for (const Allocation& a : heuristic_allocations(w, platform, options, budget)) {
     ++result.evaluated;
-    result.memory_needed = std::min(result.memory_needed, evaluate(a, w, platform, options).worst_peak);
+    result.memory_needed = std::min(result.memory_needed, kfkb(a, w, platform, options).worst_peak);
+  }
+  for (const auto& [a, noam] : eager_candidates(w, platform, options)) {
+    ++result.evaluated;
+    if (const std::optional<Evaluated> e = eager(a, noam, w, platform, options))
+      result.memory_needed = std::min(result.memory_needed, e->worst_peak);
   }
   return result;
 }

@@ -1,6 +1,7 @@
 // The heuristic side of the ILP: kFkB patterns (kfkb_pattern) over a set of
-// allocations, for the warm start and, when nothing fits, for the memory
-// that would have sufficed.
+// allocations, and PipeDream's eager patterns (pipedream_pattern) of seed
+// 000 §7's baseline configurations, for the warm start and, when nothing fits, for the
+// memory that would have sufficed.
 #pragma once
 
 #include <limits>
@@ -16,7 +17,7 @@ struct HeuristicResult {
   // Smallest, over the patterns tried, of their largest device peak: with
   // that much memory per device one of them fits (memory_needed only).
   double memory_needed = std::numeric_limits<double>::infinity();
-  int evaluated = 0;            // patterns built and analysed
+  int evaluated = 0;  // patterns built and analysed
 };
 
 // The allocations tried: the fixed one; else every canonical allocation
@@ -28,13 +29,19 @@ std::vector<Allocation> heuristic_allocations(const Workload& workload, const Pl
 // The best pattern that fits: allocations in increasing order of their load
 // bound (pattern_period_bound, which kfkb_pattern reaches), so the search
 // stops at the first fitting pattern no later bound can beat, or after
-// `budget` patterns. In free mode "fits" means within the smallest device
-// memory (the ILP's).
+// `budget` patterns; then, with k = 1, PipeDream's eager patterns: of the
+// fixed allocation (if contiguous) with every NOAM, else of every
+// configuration of PipeDream's baseline (pipedream_configurations), so the
+// warm start is never worse than a baseline run the pattern model
+// expresses; when no kFkB pattern fits, also the eager patterns of the
+// contiguous allocations tried (at most `budget`). In free mode "fits" means within the smallest device memory
+// (the ILP's).
 HeuristicResult best_heuristic_pattern(const Workload& workload, const Platform& platform, const IlpOptions& options,
                                        int budget = 5000);
 
-// The smallest largest-device peak over the patterns of (at most `budget`) allocations.
-HeuristicResult heuristic_memory_needed(const Workload& workload, const Platform& platform,
-                                        const IlpOptions& options, int budget = 5000);
+// The smallest largest-device peak over the patterns of (at most `budget`)
+// allocations (kFkB's) and of the eager candidates above.
+HeuristicResult heuristic_memory_needed(const Workload& workload, const Platform& platform, const IlpOptions& options,
+                                        int budget = 5000);
 
 }  // namespace pipesim::ilp

@@ -35,6 +35,9 @@ const char* const kStudyUsage =
     "  --ilp-time-limit S    seconds per ILP solve (default 300)\n"
     "  --ilp-threads N       CBC threads (default 2)\n"
     "  --no-ilp              PipeDream points only\n"
+    "  --ilp-log             the solver's progress lines on standard error\n"
+    "  --ilp-weights POLICY  the ILP's weight versions: stashing (as PipeDream's runs, default), 2bw (seed 000), "
+    "flush\n"
     "  --noam LIST           NOAM values (default 1..number of devices)\n"
     "  --targets N           PipeDream memory targets on a geometric grid, besides the limits (default 48)\n"
     "  --microbatches N      micro-batches per simulated run (default 500)\n"
@@ -56,6 +59,8 @@ struct StudyOptions {
   double ilp_time_limit = 300;
   int ilp_threads = 2;
   bool ilp = true;
+  bool ilp_log = false;
+  WeightPolicy ilp_weights = WeightPolicy::Stashing;  // the accounting of the PipeDream runs it is compared with
   int targets = 48;
   int microbatches = 500;
   bool help = false;
@@ -73,6 +78,12 @@ int whole(const std::string& option, const std::string& text, int min) {
   if (!YamlFields::parse_integer(text, v) || v < min || v > 100000000)
     throw StudyUsageError(option + " needs a whole number >= " + std::to_string(min) + ", got '" + text + "'");
   return static_cast<int>(v);
+}
+
+WeightPolicy weight_policy(const std::string& option, const std::string& text) {
+  for (WeightPolicy w : {WeightPolicy::Flush, WeightPolicy::TwoBW, WeightPolicy::Stashing})
+    if (text == to_string(w)) return w;
+  throw StudyUsageError(option + " needs flush, 2bw or stashing, got '" + text + "'");
 }
 
 std::vector<double> byte_list(const std::string& option, const std::string& text) {
@@ -113,6 +124,10 @@ StudyOptions parse_study_options(const std::vector<std::string>& args) {
       o.ilp_threads = whole(a, value(), 1);
     else if (a == "--no-ilp")
       o.ilp = false;
+    else if (a == "--ilp-log")
+      o.ilp_log = true;
+    else if (a == "--ilp-weights")
+      o.ilp_weights = weight_policy(a, value());
     else if (a == "--noam") {
       for (const std::string& item : split_list(value())) o.noams.push_back(whole(a, item, 1));
     } else if (a == "--targets")
@@ -187,6 +202,8 @@ std::vector<StudyPoint> ilp_points(Simulation& simulation, const Workload& workl
     IlpOptions options;
     options.time_limit = o.ilp_time_limit;
     options.threads = o.ilp_threads;
+    options.weights = o.ilp_weights;
+    if (o.ilp_log) options.log = [](const std::string& line) { std::cerr << "  " << line << "\n"; };
     const IlpResult r = solve_optimal_pattern(workload, limited, options);
     StudyPoint p;
     p.source = "ilp";
