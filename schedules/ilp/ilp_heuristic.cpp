@@ -100,9 +100,15 @@ std::vector<Allocation> heuristic_allocations(const Workload& w, const Platform&
 // micro-batch goes through every task in turn) cannot beat the best.
 HeuristicResult best_heuristic_pattern(const Workload& w, const Platform& platform, const IlpOptions& options,
                                        int budget) {
+  // The enumeration stops at 20000 allocations, a corner of the space on long
+  // chains: PipeDream's balanced partitions join them.
+  std::set<Allocation> allocations;
+  for (const Allocation& a : heuristic_allocations(w, platform, options)) allocations.insert(a);
+  const std::vector<std::pair<Allocation, int>> eager_list = eager_candidates(w, platform, options);
+  if (!options.allocation)
+    for (const auto& [a, noam] : eager_list) allocations.insert(a);
   std::vector<std::pair<double, Allocation>> ranked;
-  for (const Allocation& a : heuristic_allocations(w, platform, options))
-    ranked.push_back({pattern_period_bound(a, w, platform, options.copies), a});
+  for (const Allocation& a : allocations) ranked.push_back({pattern_period_bound(a, w, platform, options.copies), a});
   std::stable_sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   HeuristicResult result;
   auto consider = [&](Evaluated& e) {
@@ -126,7 +132,7 @@ HeuristicResult best_heuristic_pattern(const Workload& w, const Platform& platfo
     consider(e);
   }
   const bool kfkb_fits = result.best.has_value();
-  for (const auto& [a, noam] : eager_candidates(w, platform, options)) {
+  for (const auto& [a, noam] : eager_list) {
     ++result.evaluated;
     if (std::optional<Evaluated> e = eager(a, noam, w, platform, options)) consider(*e);
   }
