@@ -32,7 +32,7 @@ const char* const kStudyUsage =
     "import); WORKLOAD: a .yaml workload.\n"
     "  --memory LIST         per-device memory limits for the ILP and the table, e.g. 2GiB,4GiB\n"
     "  -o, --output DIR      writes DIR/points.csv, DIR/table.md, DIR/plot.svg (and DIR/workload.yaml)\n"
-    "  --ilp-time-limit S    seconds per ILP solve (default 300)\n"
+    "  --ilp-time-limit S    seconds per ILP solve (default 300; 0: the heuristic warm start only)\n"
     "  --ilp-threads N       CBC threads (default 2)\n"
     "  --no-ilp              PipeDream points only\n"
     "  --ilp-log             the solver's progress lines on standard error\n"
@@ -208,7 +208,8 @@ std::vector<StudyPoint> ilp_points(Simulation& simulation, const Workload& workl
     StudyPoint p;
     p.source = "ilp";
     p.memory_limit = limit;
-    p.status = std::string(to_string(r.status));
+    // Time limit 0: CBC is not run, the point is the heuristic warm start.
+    p.status = o.ilp_time_limit <= 0 && r.pattern ? "heuristic" : std::string(to_string(r.status));
     std::cerr << "ilp " << fmt::bytes(limit) << ": " << p.status << " in " << fmt::fixed(r.seconds, 1) << " s"
               << (r.pattern ? ", period " + fmt::time(r.period) + ", gap " + fmt::percent(r.gap) : "") << "\n";
     if (!r.pattern) {
