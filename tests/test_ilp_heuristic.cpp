@@ -36,16 +36,21 @@ Platform with_memory(int devices, double memory) {
   return p;
 }
 
-// Four layers on two devices, big activations early: 1F1B at the load bound
-// keeps two micro-batches in flight on device 0, NOAM = 1 only one.
-Workload front_heavy() { return chain_workload({1, 1, 1, 1}, {2, 2, 2, 2}, {8e6, 8e6, 1e6, 1e6}, 8e6, {1, 1, 1, 1}); }
-
-TEST(IlpHeuristic, FallsBackOnPipeDreamsEagerPatternsWhenKfkbDoesNotFit) {
-  const Workload w = front_heavy();
+// Four layers on two devices {0, 0, 1, 1}, big activations early: 1F1B at
+// the load bound keeps two micro-batches in flight on device 0, NOAM = 1 only one.
+class IlpHeuristic : public ::testing::Test {
+ protected:
+  IlpHeuristic() { o.allocation = Allocation{0, 0, 1, 1}; }
+  const Workload w = chain_workload({1, 1, 1, 1}, {2, 2, 2, 2}, {8e6, 8e6, 1e6, 1e6}, 8e6, {1, 1, 1, 1});
   const Platform roomy = with_memory(2, 1e15);
   IlpOptions o;
-  o.allocation = Allocation{0, 0, 1, 1};
-  const Measured kfkb = measure(kfkb_pattern(1, *o.allocation, w, roomy, o.weights), w, roomy);
+  Measured kfkb_pattern_measured() const {
+    return measure(kfkb_pattern(1, *o.allocation, w, roomy, o.weights), w, roomy);
+  }
+};
+
+TEST_F(IlpHeuristic, FallsBackOnPipeDreamsEagerPatternsWhenKfkbDoesNotFit) {
+  const Measured kfkb = kfkb_pattern_measured();
   Pattern one_in_flight = pipedream_pattern(*o.allocation, 1, w, roomy);
   one_in_flight.weights = o.weights;
   const Measured eager = measure(one_in_flight, w, roomy);
@@ -68,12 +73,8 @@ TEST(IlpHeuristic, FallsBackOnPipeDreamsEagerPatternsWhenKfkbDoesNotFit) {
 }
 
 // With the memory of kFkB's pattern, kFkB's (load-bound) period is kept.
-TEST(IlpHeuristic, KeepsKfkbWhenItFits) {
-  const Workload w = front_heavy();
-  const Platform roomy = with_memory(2, 1e15);
-  IlpOptions o;
-  o.allocation = Allocation{0, 0, 1, 1};
-  const Measured kfkb = measure(kfkb_pattern(1, *o.allocation, w, roomy, o.weights), w, roomy);
+TEST_F(IlpHeuristic, KeepsKfkbWhenItFits) {
+  const Measured kfkb = kfkb_pattern_measured();
   const ilp::HeuristicResult r = ilp::best_heuristic_pattern(w, with_memory(2, kfkb.worst_peak), o);
   ASSERT_TRUE(r.best);
   EXPECT_NEAR(r.best_period, kfkb.period, 1e-9 * kfkb.period);

@@ -83,11 +83,8 @@ TEST_P(IlpSimulation, SimulatedPeriodAndMemoryAreTheSolvers) {
   const PatternTiming t = pattern_timing(p, c.workload, platform);
   EXPECT_NEAR(exact_period(pattern_event_graph(p, t)).period / r.period, 1, 1e-9);
 
-  int max_shift = 0;
-  for (const PatternOp& o : p.ops) max_shift = std::max(max_shift, o.shift);
-  for (const PatternTransfer& tr : p.transfers) max_shift = std::max(max_shift, tr.shift);
-  const int k = p.copies, first = 60, window = 120, periods = first + window + max_shift + 2;
-  const TaskGraph g = unroll_pattern(p, t, platform.size(), k * periods);
+  const int k = p.copies, first = 60, window = 120;
+  const TaskGraph g = unroll_pattern(p, t, platform.size(), steady_state_microbatches(p, first, window));
   const Timeline tl = sim.run(g);
   ASSERT_TRUE(tl.completed()) << tl.deadlock;
   const double simulated = k * steady_time_per_microbatch(g, tl, 0, k * first, k * (first + window));

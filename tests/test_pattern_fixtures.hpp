@@ -69,6 +69,16 @@ inline Pattern make_pattern(int layers, int copies, double period, std::vector<P
 }
 
 // The op index of F_l / B_l (0-based layer) of a copy.
+// Micro-batches to unroll a pattern so that periods first .. first+window-1
+// run every op: ops with shift s start s periods late, and the drain must
+// not reach the window.
+inline int steady_state_microbatches(const Pattern& p, int first, int window) {
+  int max_shift = 0;
+  for (const PatternOp& o : p.ops) max_shift = std::max(max_shift, o.shift);
+  for (const PatternTransfer& tr : p.transfers) max_shift = std::max(max_shift, tr.shift);
+  return p.copies * (first + window + max_shift + 2);
+}
+
 inline int index_of(const Pattern& p, TaskKind kind, int layer, int copy = 0) {
   return p.find(kind == TaskKind::Forward ? layer + 1 : 2 * p.layers - layer, copy);
 }

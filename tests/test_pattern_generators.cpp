@@ -174,11 +174,8 @@ TEST_P(GeneratedPatternSimulation, MatchesExactPeriodAndAnalyticMemory) {
   const PatternTiming t = pattern_timing(pat, c.w, platform);
   const double exact = exact_period(pattern_event_graph(pat, t)).period;
   EXPECT_NEAR(exact / pat.period, 1, 1e-9);
-  int max_shift = 0;
-  for (const PatternOp& o : pat.ops) max_shift = std::max(max_shift, o.shift);
-  for (const PatternTransfer& tr : pat.transfers) max_shift = std::max(max_shift, tr.shift);
   const int k = pat.copies, first = 100, window = 120;
-  const TaskGraph g = unroll_pattern(pat, t, platform.size(), k * (first + window + max_shift + 2));
+  const TaskGraph g = unroll_pattern(pat, t, platform.size(), steady_state_microbatches(pat, first, window));
   const Timeline tl = sim.run(g);
   ASSERT_TRUE(tl.completed()) << tl.deadlock;
   EXPECT_NEAR(k * steady_time_per_microbatch(g, tl, 0, k * first, k * (first + window)) / exact, 1, 1e-6);

@@ -218,11 +218,8 @@ TEST_P(PaperSimulation, SteadyStateAndPeaksMatchThePattern) {
   const PatternTiming t = pattern_timing(c.p, c.w, platform);
   ASSERT_EQ(find_overlap(c.p, t, platform), "");
   EXPECT_NEAR(exact_period(pattern_event_graph(c.p, t)).period, c.period, 1e-6);
-  int max_shift = 0;
-  for (const PatternOp& o : c.p.ops) max_shift = std::max(max_shift, o.shift);
-  for (const PatternTransfer& tr : c.p.transfers) max_shift = std::max(max_shift, tr.shift);
   const int k = c.p.copies, first = 20, window = 40;
-  const TaskGraph g = unroll_pattern(c.p, t, platform.size(), k * (first + window + max_shift + 2));
+  const TaskGraph g = unroll_pattern(c.p, t, platform.size(), steady_state_microbatches(c.p, first, window));
   const Timeline tl = sim.run(g);
   ASSERT_TRUE(tl.completed()) << tl.deadlock;
   EXPECT_NEAR(k * steady_time_per_microbatch(g, tl, 0, k * first, k * (first + window)), c.period, 1e-6);

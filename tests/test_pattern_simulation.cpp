@@ -37,12 +37,8 @@ void check_against_simulation(Simulation& sim, const Pattern& p, const Workload&
   if (expected_period > 0) {
     EXPECT_NEAR(exact.period / expected_period, 1, 1e-9);
   }
-  int max_shift = 0;
-  for (const PatternOp& o : p.ops) max_shift = std::max(max_shift, o.shift);
-  for (const PatternTransfer& tr : p.transfers) max_shift = std::max(max_shift, tr.shift);
-  // Periods 0 .. periods-1-max_shift run every op; the last backward has shift 0.
-  const int k = p.copies, periods = kFirstPeriod + kWindow + max_shift + 2;
-  const TaskGraph g = unroll_pattern(p, t, platform.size(), k * periods);
+  const int k = p.copies;
+  const TaskGraph g = unroll_pattern(p, t, platform.size(), steady_state_microbatches(p, kFirstPeriod, kWindow));
   const Timeline tl = sim.run(g);
   ASSERT_TRUE(tl.completed()) << tl.deadlock;
   const double simulated = k * steady_time_per_microbatch(g, tl, 0, k * kFirstPeriod, k * (kFirstPeriod + kWindow));

@@ -67,8 +67,7 @@ std::vector<std::pair<Allocation, int>> eager_candidates(const Workload& w, cons
   if (options.copies != 1) return list;
   if (options.allocation) {
     if (!is_contiguous(*options.allocation)) return list;
-    const int stages = static_cast<int>(std::set<int>(options.allocation->begin(), options.allocation->end()).size());
-    for (int noam = stages; noam >= 1; --noam) list.push_back({*options.allocation, noam});
+    for (int noam = devices_used(*options.allocation); noam >= 1; --noam) list.push_back({*options.allocation, noam});
     return list;
   }
   for (const BaselineConfig& c : pipedream_configurations(w, platform, BaselineOptions{}))
@@ -140,8 +139,7 @@ HeuristicResult best_heuristic_pattern(const Workload& w, const Platform& platfo
   int tries = 0;
   for (const Missed& m : missed) {
     if (beaten(m.bound) || tries >= budget) break;
-    for (int noam = static_cast<int>(std::set<int>(m.allocation->begin(), m.allocation->end()).size()); noam >= 1;
-         --noam) {
+    for (int noam = devices_used(*m.allocation); noam >= 1; --noam) {
       if (beaten(std::max(m.bound, m.work / noam)) || tries >= budget) break;
       ++tries, ++result.evaluated;
       std::optional<Evaluated> e = eager(*m.allocation, noam, w, platform, options);
