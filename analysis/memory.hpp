@@ -12,8 +12,6 @@
 
 namespace pipesim {
 
-using MemoryBreakdown = std::array<double, kMemoryCategoryCount>;  // indexed by MemoryCategory
-
 struct MemorySample {
   double time;
   int device;

@@ -1,6 +1,6 @@
 #include "analysis/pattern_summary.hpp"
 
-#include "analysis/exact_period.hpp"
+#include "sim/exact_period.hpp"
 #include "analysis/metrics.hpp"
 
 namespace pipesim {

@@ -5,7 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/pattern_analysis.hpp"
+#include "patterns/pattern_analysis.hpp"
+#include "sim/timeline.hpp"
 
 namespace pipesim {
 

@@ -7,7 +7,7 @@
 #include <tuple>
 #include <utility>
 
-#include "analysis/format.hpp"
+#include "sim/format.hpp"
 
 namespace pipesim {
 namespace {

@@ -27,9 +27,9 @@
 #include <string>
 #include <vector>
 
-#include "schedules/generators.hpp"
-#include "schedules/pipeline_builder.hpp"
-#include "schedules/stage_plan.hpp"
+#include "schedules/flush/flush_sequences.hpp"
+#include "schedules/stages/pipeline_builder.hpp"
+#include "schedules/stages/stage_plan.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/task_graph.hpp"
 #include "bench/forked_run.hpp"

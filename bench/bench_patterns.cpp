@@ -5,12 +5,12 @@
 
 #include <numeric>
 
-#include "analysis/exact_period.hpp"
-#include "analysis/pattern_analysis.hpp"
+#include "sim/exact_period.hpp"
+#include "patterns/pattern_analysis.hpp"
 #include "bench/forked_run.hpp"
-#include "schedules/pattern.hpp"
-#include "schedules/pattern_timing.hpp"
-#include "schedules/pattern_unroll.hpp"
+#include "patterns/pattern.hpp"
+#include "patterns/pattern_timing.hpp"
+#include "patterns/pattern_unroll.hpp"
 
 namespace {
 

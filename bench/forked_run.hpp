@@ -4,7 +4,6 @@
 #pragma once
 
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,6 +20,7 @@
 #include <vector>
 
 #include "sim/engine/simulation.hpp"
+#include "studies/forked_run.hpp"
 #include "sim/task_graph.hpp"
 #include "tests/fixtures.hpp"
 
@@ -70,94 +70,44 @@ struct ChildReport {
   double makespan = 0;
   long rss_before_run_kib = 0;  // resident right before run (graph + platform + process)
   long peak_rss_kib = 0;        // getrusage(RUSAGE_SELF).ru_maxrss after run
-  char error[256] = {0};
 };
 
-inline bool write_all(int fd, const void* data, size_t size) {
-  const char* p = static_cast<const char*>(data);
-  while (size > 0) {
-    const ssize_t n = ::write(fd, p, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    p += n, size -= static_cast<size_t>(n);
-  }
-  return true;
-}
-
-inline bool read_all(int fd, void* data, size_t size) {
-  char* p = static_cast<char*>(data);
-  while (size > 0) {
-    const ssize_t n = ::read(fd, p, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    p += n, size -= static_cast<size_t>(n);
-  }
-  return true;
-}
-
-[[noreturn]] inline void child(int fd, const std::string& platform, const pipesim::TaskGraph& graph) {
-  ChildReport r;
-  try {
-    const auto t0 = Clock::now();
-    pipesim::Simulation simulation(platform, extra_simgrid_config());
-    const auto t1 = Clock::now();
-    r.rss_before_run_kib = current_rss_kib();
-    const auto t2 = Clock::now();
-    const pipesim::Timeline timeline = simulation.run(graph);
-    const auto t3 = Clock::now();
-    r.setup_seconds = std::chrono::duration<double>(t1 - t0).count();
-    r.run_seconds = std::chrono::duration<double>(t3 - t2).count();
-    r.completed = timeline.completed() ? 1 : 0;
-    r.makespan = timeline.makespan;
-    rusage usage{};
-    ::getrusage(RUSAGE_SELF, &usage);
-    // ru_maxrss can trail the resident count by a few pages (per-thread RSS
-    // counters in the kernel): never report a peak below what was seen.
-    r.peak_rss_kib = std::max({static_cast<long>(usage.ru_maxrss), current_rss_kib(), r.rss_before_run_kib});
-    r.ok = 1;
-  } catch (const std::exception& e) {
-    std::snprintf(r.error, sizeof r.error, "%s", e.what());
-  }
-  const bool sent = write_all(fd, &r, sizeof r);
-  ::close(fd);
-  ::_exit(sent ? 0 : 1);  // no atexit handlers, no benchmark state flushed twice
-}
-
-// Forks one child that runs the graph; false (and `error`) when it failed.
+// Runs the graph in a forked child (studies/forked_run.hpp); false (and
+// `error`) when it failed.
 inline bool run_in_child(const std::string& platform, const pipesim::TaskGraph& graph, ChildReport& report,
-                  std::string& error) {
-  int fds[2];
-  if (::pipe(fds) != 0) {
-    error = std::string("pipe: ") + std::strerror(errno);
+                         std::string& error) {
+  try {
+    const std::string bytes = pipesim::run_forked([&] {
+      ChildReport r;
+      const auto t0 = Clock::now();
+      pipesim::Simulation simulation(platform, extra_simgrid_config());
+      const auto t1 = Clock::now();
+      r.rss_before_run_kib = current_rss_kib();
+      const auto t2 = Clock::now();
+      const pipesim::Timeline timeline = simulation.run(graph);
+      const auto t3 = Clock::now();
+      r.setup_seconds = std::chrono::duration<double>(t1 - t0).count();
+      r.run_seconds = std::chrono::duration<double>(t3 - t2).count();
+      r.completed = timeline.completed() ? 1 : 0;
+      r.makespan = timeline.makespan;
+      rusage usage{};
+      ::getrusage(RUSAGE_SELF, &usage);
+      // ru_maxrss can trail the resident count by a few pages (per-thread RSS
+      // counters in the kernel): never report a peak below what was seen.
+      r.peak_rss_kib = std::max({static_cast<long>(usage.ru_maxrss), current_rss_kib(), r.rss_before_run_kib});
+      r.ok = 1;
+      return std::string(reinterpret_cast<const char*>(&r), sizeof r);
+    });
+    if (bytes.size() != sizeof report) {
+      error = "child sent " + std::to_string(bytes.size()) + " bytes";
+      return false;
+    }
+    std::memcpy(&report, bytes.data(), sizeof report);
+    return true;
+  } catch (const std::exception& e) {
+    error = std::string("child failed: ") + e.what();
     return false;
   }
-  std::fflush(nullptr);  // nothing buffered is inherited and printed twice
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    error = std::string("fork: ") + std::strerror(errno);
-    ::close(fds[0]), ::close(fds[1]);
-    return false;
-  }
-  if (pid == 0) {
-    ::close(fds[0]);
-    child(fds[1], platform, graph);
-  }
-  ::close(fds[1]);
-  const bool got = read_all(fds[0], &report, sizeof report);
-  ::close(fds[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!got) {
-    error = WIFSIGNALED(status) ? "child killed by signal " + std::to_string(WTERMSIG(status))
-                                : "child exited with status " + std::to_string(WEXITSTATUS(status));
-    return false;
-  }
-  if (!report.ok) {
-    error = std::string("child failed: ") + report.error;
-    return false;
-  }
-  return true;
 }
 
 }  // namespace pipesim::bench

@@ -2,6 +2,7 @@
 // after what, and what it does to memory. Nothing here knows SimGrid.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -35,6 +36,7 @@ enum class MemoryCategory : std::uint8_t {
   Optimizer,
 };
 inline constexpr int kMemoryCategoryCount = 5;
+using MemoryBreakdown = std::array<double, kMemoryCategoryCount>;  // bytes, indexed by MemoryCategory
 std::string_view to_string(MemoryCategory category);
 
 // A memory effect fires when its task starts or finishes.

@@ -4,7 +4,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "schedules/allocation.hpp"
+#include "patterns/allocation.hpp"
 
 namespace pipesim {
 namespace {

@@ -5,7 +5,7 @@
 #include <random>
 #include <stdexcept>
 
-#include "analysis/exact_period.hpp"
+#include "sim/exact_period.hpp"
 
 using namespace pipesim;
 

@@ -3,12 +3,12 @@
 // and unrolled they simulate like the generators' own task graphs.
 #include <gtest/gtest.h>
 
-#include "analysis/exact_period.hpp"
-#include "analysis/pattern_analysis.hpp"
-#include "schedules/flush_pattern.hpp"
-#include "schedules/generators.hpp"
-#include "schedules/pattern_timing.hpp"
-#include "schedules/pattern_unroll.hpp"
+#include "sim/exact_period.hpp"
+#include "patterns/pattern_analysis.hpp"
+#include "schedules/flush/flush_pattern.hpp"
+#include "schedules/flush/flush_sequences.hpp"
+#include "patterns/pattern_timing.hpp"
+#include "patterns/pattern_unroll.hpp"
 #include "sim/engine/simulation.hpp"
 #include "tests/fixtures.hpp"
 #include "tests/test_pattern_fixtures.hpp"

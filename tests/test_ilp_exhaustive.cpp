@@ -6,9 +6,12 @@
 // which also covers transfers that take time.
 #include <gtest/gtest.h>
 
-#include "analysis/validation.hpp"
+#include "patterns/pattern_validation.hpp"
+#include "schedules/pytorch/orders_validation.hpp"
+#include "analysis/run_validation.hpp"
+#include "reports/violations_report.hpp"
 #include "schedules/ilp/ilp.hpp"
-#include "schedules/pattern_search.hpp"
+#include "schedules/periodic/pattern_search.hpp"
 #include "tests/test_ilp_exhaustive.hpp"
 #include "tests/test_pattern_fixtures.hpp"
 

@@ -18,12 +18,12 @@
 #include <stdexcept>
 #include <vector>
 
-#include "analysis/exact_period.hpp"
-#include "analysis/pattern_analysis.hpp"
-#include "schedules/allocation.hpp"
-#include "schedules/pattern.hpp"
-#include "schedules/pattern_generators.hpp"
-#include "schedules/pattern_timing.hpp"
+#include "sim/exact_period.hpp"
+#include "patterns/pattern_analysis.hpp"
+#include "patterns/allocation.hpp"
+#include "patterns/pattern.hpp"
+#include "schedules/periodic/pattern_generators.hpp"
+#include "patterns/pattern_timing.hpp"
 
 namespace pipesim::testing {
 

@@ -11,14 +11,17 @@
 #include <cstdio>
 #include <fstream>
 
-#include "analysis/exact_period.hpp"
-#include "analysis/pattern_analysis.hpp"
-#include "analysis/validation.hpp"
+#include "sim/exact_period.hpp"
+#include "patterns/pattern_analysis.hpp"
+#include "patterns/pattern_validation.hpp"
+#include "schedules/pytorch/orders_validation.hpp"
+#include "analysis/run_validation.hpp"
+#include "reports/violations_report.hpp"
 #include "schedules/ilp/ilp.hpp"
 #include "schedules/ilp/ilp_formulation.hpp"
 #include "schedules/ilp/ilp_solution.hpp"
-#include "schedules/pattern_generators.hpp"
-#include "schedules/pattern_timing.hpp"
+#include "schedules/periodic/pattern_generators.hpp"
+#include "patterns/pattern_timing.hpp"
 #include "tests/test_pattern_fixtures.hpp"
 
 namespace pipesim {

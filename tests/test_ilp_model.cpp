@@ -7,12 +7,12 @@
 
 #include <cmath>
 
-#include "analysis/exact_period.hpp"
-#include "analysis/pattern_analysis.hpp"
+#include "sim/exact_period.hpp"
+#include "patterns/pattern_analysis.hpp"
 #include "schedules/ilp/ilp_formulation.hpp"
 #include "schedules/ilp/ilp_solution.hpp"
-#include "schedules/pattern_generators.hpp"
-#include "schedules/pattern_timing.hpp"
+#include "schedules/periodic/pattern_generators.hpp"
+#include "patterns/pattern_timing.hpp"
 #include "tests/test_pattern_fixtures.hpp"
 
 namespace pipesim {

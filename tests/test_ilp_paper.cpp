@@ -6,9 +6,9 @@
 
 #include <algorithm>
 
-#include "analysis/pattern_analysis.hpp"
+#include "patterns/pattern_analysis.hpp"
 #include "schedules/ilp/ilp.hpp"
-#include "schedules/pattern_timing.hpp"
+#include "patterns/pattern_timing.hpp"
 #include "tests/test_ilp_exhaustive.hpp"
 #include "tests/test_pattern_fixtures.hpp"
 

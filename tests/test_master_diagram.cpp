@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "analysis/pipeline_diagram.hpp"
-#include "schedules/master_scheduler.hpp"
+#include "reports/pipeline_diagram.hpp"
+#include "schedules/master/master_scheduler.hpp"
 #include "tests/master_test_support.hpp"
 
 namespace pipesim {

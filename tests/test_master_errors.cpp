@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "schedules/master_scheduler.hpp"
+#include "schedules/master/master_scheduler.hpp"
 #include "schedules/registry.hpp"
 #include "sim/input_error.hpp"
 #include "tests/cli_runner.hpp"

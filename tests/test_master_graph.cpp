@@ -10,7 +10,7 @@
 
 #include "analysis/memory.hpp"
 #include "analysis/worker_metrics.hpp"
-#include "schedules/master_scheduler.hpp"
+#include "schedules/master/master_scheduler.hpp"
 #include "tests/master_test_support.hpp"
 
 namespace pipesim {

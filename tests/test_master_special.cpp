@@ -15,7 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/worker_metrics.hpp"
-#include "schedules/master_scheduler.hpp"
+#include "schedules/master/master_scheduler.hpp"
 #include "tests/master_test_support.hpp"
 
 namespace pipesim {

@@ -4,8 +4,8 @@
 #include <random>
 #include <string>
 
-#include "schedules/partition.hpp"
-#include "schedules/stage_plan.hpp"
+#include "schedules/stages/partition.hpp"
+#include "schedules/stages/stage_plan.hpp"
 #include "sim/input_error.hpp"
 
 namespace pipesim {

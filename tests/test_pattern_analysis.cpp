@@ -3,9 +3,9 @@
 
 #include <algorithm>
 
-#include "analysis/exact_period.hpp"
-#include "analysis/pattern_analysis.hpp"
-#include "schedules/pattern_timing.hpp"
+#include "sim/exact_period.hpp"
+#include "patterns/pattern_analysis.hpp"
+#include "patterns/pattern_timing.hpp"
 #include "tests/test_pattern_fixtures.hpp"
 
 namespace pipesim {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "schedules/pattern.hpp"
-#include "schedules/pattern_timing.hpp"
+#include "patterns/pattern.hpp"
+#include "patterns/pattern_timing.hpp"
 #include "sim/platform.hpp"
 #include "workloads/workload.hpp"
 

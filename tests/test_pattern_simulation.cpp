@@ -5,12 +5,12 @@
 
 #include <algorithm>
 
-#include "analysis/exact_period.hpp"
+#include "sim/exact_period.hpp"
 #include "analysis/memory.hpp"
 #include "analysis/metrics.hpp"
-#include "analysis/pattern_analysis.hpp"
-#include "schedules/pattern_timing.hpp"
-#include "schedules/pattern_unroll.hpp"
+#include "patterns/pattern_analysis.hpp"
+#include "patterns/pattern_timing.hpp"
+#include "patterns/pattern_unroll.hpp"
 #include "sim/engine/simulation.hpp"
 #include "tests/fixtures.hpp"
 #include "tests/test_pattern_fixtures.hpp"

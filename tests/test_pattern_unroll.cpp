@@ -4,8 +4,8 @@
 #include <map>
 #include <stdexcept>
 
-#include "schedules/pattern_timing.hpp"
-#include "schedules/pattern_unroll.hpp"
+#include "patterns/pattern_timing.hpp"
+#include "patterns/pattern_unroll.hpp"
 #include "sim/engine/simulation.hpp"
 #include "tests/fixtures.hpp"
 #include "tests/test_pattern_fixtures.hpp"

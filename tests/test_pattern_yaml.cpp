@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "schedules/pattern_yaml.hpp"
+#include "patterns/pattern_yaml.hpp"
 #include "schedules/registry.hpp"
 #include "sim/input_error.hpp"
 #include "tests/cli_runner.hpp"

@@ -2,12 +2,13 @@
 // its steady state as a pattern, the registry entry, and SimGrid runs.
 #include <gtest/gtest.h>
 
-#include "analysis/exact_period.hpp"
+#include "sim/exact_period.hpp"
 #include "analysis/memory.hpp"
 #include "analysis/metrics.hpp"
-#include "analysis/pattern_analysis.hpp"
-#include "schedules/pattern_generators.hpp"
-#include "schedules/pattern_timing.hpp"
+#include "patterns/pattern_analysis.hpp"
+#include "schedules/periodic/pattern_generators.hpp"
+#include "schedules/pipedream/pipedream.hpp"
+#include "patterns/pattern_timing.hpp"
 #include "schedules/registry.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/input_error.hpp"

@@ -7,12 +7,12 @@
 
 #include <gtest/gtest.h>
 
-#include "analysis/exact_period.hpp"
+#include "sim/exact_period.hpp"
 #include "analysis/memory.hpp"
 #include "analysis/metrics.hpp"
-#include "schedules/generators.hpp"
+#include "schedules/flush/flush_sequences.hpp"
 #include "schedules/registry.hpp"
-#include "schedules/stage_plan.hpp"
+#include "schedules/stages/stage_plan.hpp"
 #include "sim/engine/simulation.hpp"
 #include "tests/fixtures.hpp"
 

@@ -4,12 +4,12 @@
 #include <fstream>
 #include <sstream>
 
-#include "analysis/chrome_trace.hpp"
-#include "analysis/format.hpp"
-#include "analysis/json_report.hpp"
-#include "analysis/json_writer.hpp"
-#include "analysis/memory_csv.hpp"
-#include "analysis/summary.hpp"
+#include "reports/chrome_trace.hpp"
+#include "sim/format.hpp"
+#include "reports/json_report.hpp"
+#include "reports/json_writer.hpp"
+#include "reports/memory_csv.hpp"
+#include "reports/summary.hpp"
 
 using namespace pipesim;
 

@@ -7,7 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "analysis/study.hpp"
+#include "studies/forked_run.hpp"
+#include "studies/study.hpp"
 
 namespace pipesim {
 namespace {

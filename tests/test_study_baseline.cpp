@@ -7,10 +7,12 @@
 #include <limits>
 #include <random>
 
-#include "analysis/study.hpp"
-#include "schedules/pattern_generators.hpp"
-#include "schedules/pipedream_baseline.hpp"
-#include "schedules/stage_plan.hpp"
+#include "studies/forked_run.hpp"
+#include "studies/study.hpp"
+#include "schedules/periodic/pattern_generators.hpp"
+#include "schedules/pipedream/pipedream.hpp"
+#include "schedules/pipedream/pipedream_baseline.hpp"
+#include "schedules/stages/stage_plan.hpp"
 #include "sim/engine/simulation.hpp"
 #include "tests/fixtures.hpp"
 

@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <sstream>
 
-#include "analysis/format.hpp"
-#include "schedules/generators.hpp"
-#include "schedules/pattern_yaml.hpp"
+#include "sim/format.hpp"
+#include "schedules/flush/flush_sequences.hpp"
+#include "patterns/pattern_yaml.hpp"
 #include "tests/cli_runner.hpp"
 #include "tests/test_pattern_fixtures.hpp"
 

@@ -5,10 +5,13 @@
 #include <map>
 #include <tuple>
 
-#include "analysis/validation.hpp"
-#include "schedules/explicit_orders.hpp"
-#include "schedules/generators.hpp"
-#include "schedules/stage_plan.hpp"
+#include "patterns/pattern_validation.hpp"
+#include "schedules/pytorch/orders_validation.hpp"
+#include "analysis/run_validation.hpp"
+#include "reports/violations_report.hpp"
+#include "schedules/pytorch/explicit_orders.hpp"
+#include "schedules/flush/flush_sequences.hpp"
+#include "schedules/stages/stage_plan.hpp"
 #include "sim/input_error.hpp"
 #include "tests/test_pattern_fixtures.hpp"
 

@@ -7,15 +7,15 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "analysis/exact_period.hpp"
-#include "analysis/pattern_analysis.hpp"
-#include "analysis/validation.hpp"
+#include "sim/exact_period.hpp"
+#include "patterns/pattern_analysis.hpp"
+#include "patterns/pattern_validation.hpp"
 #include "schedules/ilp/cbc_driver.hpp"
 #include "schedules/ilp/ilp_formulation.hpp"
 #include "schedules/ilp/ilp_heuristic.hpp"
 #include "schedules/ilp/ilp_solution.hpp"
 #include "schedules/ilp/ilp_solution_file.hpp"
-#include "schedules/pattern_timing.hpp"
+#include "patterns/pattern_timing.hpp"
 
 namespace pipesim {
 namespace {

@@ -12,8 +12,8 @@
 #include <optional>
 #include <string>
 
-#include "schedules/allocation.hpp"
-#include "schedules/pattern.hpp"
+#include "patterns/allocation.hpp"
+#include "patterns/pattern.hpp"
 #include "sim/platform.hpp"
 #include "workloads/workload.hpp"
 

@@ -4,11 +4,12 @@
 #include <set>
 #include <stdexcept>
 
-#include "analysis/exact_period.hpp"
-#include "analysis/pattern_analysis.hpp"
-#include "schedules/pattern_generators.hpp"
-#include "schedules/pattern_timing.hpp"
-#include "schedules/pipedream_baseline.hpp"
+#include "sim/exact_period.hpp"
+#include "patterns/pattern_analysis.hpp"
+#include "schedules/periodic/pattern_generators.hpp"
+#include "schedules/pipedream/pipedream.hpp"
+#include "patterns/pattern_timing.hpp"
+#include "schedules/pipedream/pipedream_baseline.hpp"
 
 namespace pipesim::ilp {
 namespace {

@@ -5,8 +5,8 @@
 #include <limits>
 #include <stdexcept>
 
-#include "schedules/pattern_generators.hpp"
-#include "schedules/stage_plan.hpp"
+#include "schedules/periodic/pattern_generators.hpp"
+#include "schedules/stages/stage_plan.hpp"
 
 namespace pipesim::ilp {
 namespace {

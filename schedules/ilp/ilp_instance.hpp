@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "schedules/allocation.hpp"
+#include "patterns/allocation.hpp"
 #include "schedules/ilp/ilp.hpp"
-#include "schedules/pattern.hpp"
+#include "patterns/pattern.hpp"
 #include "sim/platform.hpp"
 #include "workloads/workload.hpp"
 

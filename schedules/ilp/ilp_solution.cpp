@@ -6,9 +6,9 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "analysis/exact_period.hpp"
-#include "analysis/pattern_analysis.hpp"
-#include "schedules/pattern_timing.hpp"
+#include "sim/exact_period.hpp"
+#include "patterns/pattern_analysis.hpp"
+#include "patterns/pattern_timing.hpp"
 
 namespace pipesim::ilp {
 namespace {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "schedules/ilp/ilp_formulation.hpp"
-#include "schedules/pattern.hpp"
+#include "patterns/pattern.hpp"
 #include "sim/platform.hpp"
 #include "workloads/workload.hpp"
 

@@ -8,7 +8,7 @@
 #include <tuple>
 
 #include "schedules/ilp/ilp_solution.hpp"
-#include "schedules/pattern_timing.hpp"
+#include "patterns/pattern_timing.hpp"
 
 namespace pipesim::ilp {
 

@@ -1,0 +1,170 @@
+#include "cli/validate_command.hpp"
+
+#include <algorithm>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+
+#include "patterns/pattern_validation.hpp"
+#include "schedules/pytorch/orders_validation.hpp"
+#include "analysis/run_validation.hpp"
+#include "reports/violations_report.hpp"
+#include "schedules/pytorch/explicit_orders.hpp"
+#include "patterns/pattern_timing.hpp"
+#include "patterns/pattern_yaml.hpp"
+#include "cli/output_files.hpp"
+#include "sim/engine/simulation.hpp"
+#include "sim/input_error.hpp"
+#include "workloads/workload_yaml.hpp"
+
+namespace pipesim {
+
+const char* const kValidateUsage =
+    "usage: pipesim validate PLATFORM.xml WORKLOAD.yaml SCHEDULE [--json FILE] [--cfg KEY:VALUE]...\n"
+    "Checks SCHEDULE for WORKLOAD on PLATFORM and prints every violation, then VALID or INVALID.\n"
+    "  SCHEDULE             a periodic pattern (.yaml, .yml; docs/pattern-format.md) or per-device\n"
+    "                       orders as a PyTorch pipelining compute CSV (.csv; docs/validate.md)\n"
+    "  --json FILE          the violations as a JSON array\n"
+    "  --cfg KEY:VALUE      a SimGrid setting for running CSV orders\n"
+    "Exit status: 0 valid, 1 invalid, 2 bad input.\n";
+
+namespace {
+
+struct ValidateOptions {
+  std::string platform, workload, schedule, json;
+  std::vector<std::string> simgrid_config;
+  bool help = false;
+};
+
+class ValidateUsageError : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+ValidateOptions parse_validate_options(const std::vector<std::string>& args) {
+  ValidateOptions options;
+  std::vector<std::string> positional;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> const std::string& {
+      if (i + 1 >= args.size()) throw ValidateUsageError(a + " needs a value");
+      return args[++i];
+    };
+    if (a == "--help" || a == "-h") options.help = true;
+    else if (a == "--json") options.json = value();
+    else if (a == "--cfg") options.simgrid_config.push_back(value());
+    else if (a.rfind("--cfg=", 0) == 0) options.simgrid_config.push_back(a.substr(6));
+    else if (a.rfind("--", 0) == 0) throw ValidateUsageError("unknown option " + a);
+    else positional.push_back(a);
+  }
+  if (!options.help && positional.size() != 3)
+    throw ValidateUsageError("validate takes a platform file, a workload file and a schedule file");
+  if (positional.size() == 3) {
+    options.platform = positional[0];
+    options.workload = positional[1];
+    options.schedule = positional[2];
+  }
+  return options;
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Missing shifts or transfers are completed as `pipesim run` completes them
+// (load_pattern): all shifts minimal, and a shift the file gives must be
+// that one. Returns the given shifts that differ.
+std::vector<Violation> complete_like_run(Pattern& p, const PatternTiming& t, const PatternSource& src) {
+  const std::vector<int> succ = p.successors(), transfer = p.transfer_of();
+  bool complete = std::all_of(src.op_shift.begin(), src.op_shift.end(), [](bool b) { return b; }) &&
+                  std::all_of(src.transfer_shift.begin(), src.transfer_shift.end(), [](bool b) { return b; });
+  for (std::size_t i = 0; i < p.ops.size(); ++i)
+    complete = complete && !(succ[i] >= 0 && p.ops[succ[i]].device != p.ops[i].device && transfer[i] < 0);
+  if (complete) return {};
+  Pattern q = p;
+  assign_minimal_shifts(q, t);
+  std::vector<Violation> out;
+  auto check = [&](bool given, int shift, int computed, const std::string& where, const std::string& who, int device,
+                   double start) {
+    if (!given || shift == computed) return;
+    out.push_back({"shift",
+                   where + ": " + who + " is given shift " + std::to_string(shift) + ", but shifts are computed " +
+                       "(some shift or transfer is missing) and its smallest valid shift is " +
+                       std::to_string(computed) + "; give every shift to choose larger ones",
+                   device, start});
+  };
+  auto at = [](int line, const std::string& list, int item) {
+    return (line > 0 ? "line " + std::to_string(line) + ": " : "") + list + "[" + std::to_string(item) + "].shift";
+  };
+  for (std::size_t i = 0; i < p.ops.size(); ++i)
+    check(src.op_shift[i], p.ops[i].shift, q.ops[i].shift, at(src.op_line[i], "tasks", src.op_item[i]),
+          op_name(p, static_cast<int>(i)), p.ops[i].device, p.ops[i].start);
+  for (std::size_t k = 0; k < p.transfers.size(); ++k)
+    check(src.transfer_shift[k], p.transfers[k].shift, q.transfers[k].shift,
+          at(src.transfer_line[k], "transfers", src.transfer_item[k]),
+          "the transfer after " + op_name(p, p.transfers[k].from), p.ops[p.transfers[k].from].device,
+          p.transfers[k].start);
+  p = q;
+  return out;
+}
+
+std::vector<Violation> check_pattern_file(const std::string& path, const Workload& w, const Platform& platform) {
+  PatternSource src;
+  Pattern p = read_pattern_yaml(path, platform, static_cast<int>(w.layers.size()), &src);
+  PatternTiming t;
+  try {
+    t = pattern_timing(p, w, platform);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(path, "", e.what());
+  }
+  std::vector<Violation> out = complete_like_run(p, t, src);
+  for (Violation& v : validate_pattern(p, t, platform, w)) out.push_back(std::move(v));
+  return out;
+}
+
+// Static checks first; the run only if every op is there exactly once.
+std::vector<Violation> check_orders_file(const std::string& path, const Workload& w, Simulation& simulation) {
+  const Platform& platform = simulation.platform();
+  const ExplicitOrders orders = read_orders_csv(path);
+  const auto layers = orders_stage_layers(orders, w, platform);
+  std::vector<Violation> out = validate_orders(orders, w.microbatches, platform);
+  if (std::any_of(out.begin(), out.end(), [](const Violation& v) { return v.kind == "structure"; })) return out;
+  const OrdersGraph g = build_orders_graph(orders, layers, w, platform, w.microbatches);
+  const Timeline timeline = simulation.run(g.graph);
+  for (Violation& v : run_violations(g.graph, timeline, platform, g.names)) out.push_back(std::move(v));
+  return out;
+}
+
+}  // namespace
+
+int validate_command(const std::vector<std::string>& args) {
+  ValidateOptions options;
+  try {
+    options = parse_validate_options(args);
+  } catch (const ValidateUsageError& e) {
+    std::cerr << "pipesim: " << e.what() << "\n" << kValidateUsage;
+    return 2;
+  }
+  if (options.help) {
+    std::cout << kValidateUsage;
+    return 0;
+  }
+  const std::string& schedule = options.schedule;
+  const bool csv = ends_with(schedule, ".csv");
+  if (!csv && !ends_with(schedule, ".yaml") && !ends_with(schedule, ".yml"))
+    throw InputError(schedule, "", "expected a pattern (.yaml, .yml) or per-device orders (.csv)");
+  const Workload workload = load_workload(options.workload);
+  Simulation simulation(options.platform, options.simgrid_config);
+  const std::vector<Violation> violations = csv ? check_orders_file(schedule, workload, simulation)
+                                                : check_pattern_file(schedule, workload, simulation.platform());
+  OutputFiles outputs;
+  if (!options.json.empty()) {
+    std::ostringstream text;
+    write_violations_json(text, violations, simulation.platform());
+    outputs.stage(options.json, text.str());
+  }
+  outputs.commit();
+  write_violations(std::cout, violations);
+  return violations.empty() ? 0 : 1;
+}
+
+}  // namespace pipesim

@@ -1,0 +1,257 @@
+#include "patterns/pattern_unroll.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <queue>
+#include <stdexcept>
+#include <tuple>
+
+namespace pipesim {
+namespace {
+
+constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+
+struct Instance {
+  long long period;
+  double start;
+  int chain;  // 2 * task number, + 1 for the transfer after it: ties go along the chain
+  int copy;
+  int item;   // index into ops or transfers
+  bool transfer;
+  int microbatch;
+  std::size_t dep[2] = {kNone, kNone};  // data (producer), link (previous transfer)
+};
+
+// Pattern time order; the last fields only make it total.
+bool earlier(const Instance& a, const Instance& b) {
+  return std::tie(a.period, a.start, a.chain, a.copy, a.item) < std::tie(b.period, b.start, b.chain, b.copy, b.item);
+}
+
+class Unroller {
+ public:
+  Unroller(const Pattern& p, const PatternTiming& t, int device_count, int microbatches, int per_iteration)
+      : p_(p), t_(t), n_(microbatches), per_it_(per_iteration > 0 ? per_iteration : std::max(1, microbatches)),
+        graph_(device_count) {
+    check_pattern(p, device_count, true);
+    if (t.duration.size() != p.ops.size() || t.flops.size() != p.ops.size() ||
+        t.output_bytes.size() != p.ops.size() || t.weights.size() != static_cast<std::size_t>(p.layers))
+      throw std::invalid_argument("pattern unroll: timing does not match the pattern");
+    if (microbatches < 0) throw std::invalid_argument("pattern unroll: negative micro-batch count");
+    succ_ = p.successors();
+    pred_.assign(p.ops.size(), -1);
+    for (std::size_t i = 0; i < succ_.size(); ++i)
+      if (succ_[i] >= 0) pred_[succ_[i]] = static_cast<int>(i);
+    transfer_ = p.transfer_of();
+    // For F_l: B_l of the same copy, whose output has F_l's input size a_{l-1}.
+    std::vector<int> backward(p.layers * p.copies, -1);
+    for (std::size_t i = 0; i < p.ops.size(); ++i)
+      if (p.ops[i].kind == TaskKind::Backward) backward[p.ops[i].layer * p.copies + p.ops[i].copy] = static_cast<int>(i);
+    backward_of_.assign(p.ops.size(), -1);
+    for (std::size_t i = 0; i < p.ops.size(); ++i)
+      if (p.ops[i].kind == TaskKind::Forward) backward_of_[i] = backward[p.ops[i].layer * p.copies + p.ops[i].copy];
+  }
+
+  TaskGraph build() {
+    make_instances();
+    emit_in_dependency_order();
+    make_device_orders();
+    add_static_memory();
+    return std::move(graph_);
+  }
+
+ private:
+  bool same_device(int a, int b) const { return b >= 0 && p_.ops[a].device == p_.ops[b].device; }
+
+  void make_instances() {
+    const int k = p_.copies;
+    op_inst_.resize(p_.ops.size());
+    tr_inst_.resize(p_.transfers.size());
+    auto add = [&](int item, bool transfer, const PatternOp& op, double start, int shift, std::vector<std::size_t>& out) {
+      for (long long q = 0; k * q + op.copy < n_; ++q) {
+        out.push_back(inst_.size());
+        inst_.push_back({q - shift, start, 2 * p_.task_number(op) + (transfer ? 1 : 0), op.copy, item, transfer,
+                         static_cast<int>(k * q + op.copy)});
+      }
+    };
+    for (std::size_t o = 0; o < p_.ops.size(); ++o)
+      add(static_cast<int>(o), false, p_.ops[o], p_.ops[o].start, p_.ops[o].shift, op_inst_[o]);
+    for (std::size_t t = 0; t < p_.transfers.size(); ++t) {
+      const PatternTransfer& tr = p_.transfers[t];
+      add(static_cast<int>(t), true, p_.ops[tr.from], tr.start, tr.shift, tr_inst_[t]);
+    }
+    // Same micro-batch, same copy: instance q of a producer feeds instance q of its consumer.
+    for (std::size_t o = 0; o < p_.ops.size(); ++o) {
+      const int pr = pred_[o];
+      if (pr < 0) continue;
+      const int t = transfer_[pr];
+      for (std::size_t q = 0; q < op_inst_[o].size(); ++q)
+        inst_[op_inst_[o][q]].dep[0] = t >= 0 ? tr_inst_[t][q] : op_inst_[pr][q];
+    }
+    std::map<std::pair<int, int>, std::vector<std::size_t>> links;
+    for (std::size_t t = 0; t < p_.transfers.size(); ++t) {
+      const int from = p_.transfers[t].from;
+      const int a = p_.ops[from].device, b = p_.ops[succ_[from]].device;
+      auto& link = links[{std::min(a, b), std::max(a, b)}];
+      for (std::size_t q = 0; q < tr_inst_[t].size(); ++q) {
+        inst_[tr_inst_[t][q]].dep[0] = op_inst_[from][q];
+        if (t_.output_bytes[from] > 0) link.push_back(tr_inst_[t][q]);  // an empty message uses no link
+      }
+    }
+    for (auto& [pair, list] : links) {
+      std::sort(list.begin(), list.end(), [&](std::size_t a, std::size_t b) { return earlier(inst_[a], inst_[b]); });
+      for (std::size_t i = 1; i < list.size(); ++i) inst_[list[i]].dep[1] = list[i - 1];
+    }
+  }
+
+  // Kahn's algorithm in pattern-time order: for valid shifts that is plain
+  // pattern-time order; a cycle means the shifts are not valid.
+  void emit_in_dependency_order() {
+    const std::size_t n = inst_.size();
+    std::vector<std::size_t> offsets(n + 1, 0), succs, waiting(n, 0);
+    for (const Instance& in : inst_)
+      for (std::size_t d : in.dep)
+        if (d != kNone) ++offsets[d + 1];
+    for (std::size_t i = 0; i < n; ++i) offsets[i + 1] += offsets[i];
+    succs.resize(offsets[n]);
+    std::vector<std::size_t> fill(offsets.begin(), offsets.end() - 1);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t d : inst_[i].dep)
+        if (d != kNone) succs[fill[d]++] = i, ++waiting[i];
+    auto later = [&](std::size_t a, std::size_t b) { return earlier(inst_[b], inst_[a]); };
+    std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(later)> ready(later);
+    for (std::size_t i = 0; i < n; ++i)
+      if (waiting[i] == 0) ready.push(i);
+    id_.assign(n, 0);
+    std::size_t emitted = 0;
+    while (!ready.empty()) {
+      const std::size_t i = ready.top();
+      ready.pop();
+      id_[i] = emit(inst_[i]);
+      ++emitted;
+      for (std::size_t s = offsets[i]; s < offsets[i + 1]; ++s)
+        if (--waiting[succs[s]] == 0) ready.push(succs[s]);
+    }
+    if (emitted != n)
+      throw std::invalid_argument(
+          "pattern unroll: the shifts make data go back in time (circular dependency); use assign_minimal_shifts");
+  }
+
+  TaskId emit(const Instance& in) {
+    const int op = in.transfer ? p_.transfers[in.item].from : in.item;
+    const PatternOp& o = p_.ops[op];
+    Task task;
+    task.microbatch = in.microbatch % per_it_;
+    task.iteration = in.microbatch / per_it_;
+    task.priority = static_cast<double>(in.period) * p_.period + in.start;
+    task.device = o.device;
+    // The layer whose activation (or its gradient) the task produces.
+    task.layer_first = task.layer_last = task.stage =
+        in.transfer && o.kind == TaskKind::Backward ? o.layer - 1 : o.layer;
+    std::vector<TaskId> deps;
+    for (std::size_t d : in.dep)
+      if (d != kNone) deps.push_back(id_[d]);
+    if (in.transfer) {
+      task.kind = TaskKind::Transfer;
+      task.peer = p_.ops[succ_[op]].device;
+      task.amount = t_.output_bytes[op];
+      return graph_.add(task, deps);
+    }
+    task.kind = o.kind;
+    task.amount = t_.flops[op];
+    const TaskId id = graph_.add(task, deps);
+    add_memory(id, op);
+    return id;
+  }
+
+  // See docs/memory-model.md: memory only rises when a task starts.
+  void add_memory(TaskId id, int op) {
+    constexpr auto Act = MemoryCategory::Activations;
+    constexpr auto Buf = MemoryCategory::CommBuffers;
+    constexpr auto Start = MemoryWhen::AtStart;
+    constexpr auto Finish = MemoryWhen::AtFinish;
+    const int dev = p_.ops[op].device;
+    const bool prev_here = same_device(op, pred_[op]), next_here = same_device(op, succ_[op]);
+    const double out = t_.output_bytes[op];
+    if (p_.ops[op].kind == TaskKind::Forward) {
+      const double in = t_.output_bytes[backward_of_[op]];  // a_{l-1}: becomes the stash
+      graph_.add_memory(id, dev, Act, Start, in);
+      if (prev_here) graph_.add_memory(id, dev, Buf, Start, -in);  // the direct dependency, now the stash
+      graph_.add_memory(id, dev, Buf, Start, out);
+      if (!next_here) graph_.add_memory(id, dev, Buf, Finish, -out);  // else it stays as a direct dependency
+      return;
+    }
+    const double in = t_.output_bytes[pred_[op]];
+    if (!prev_here) graph_.add_memory(id, dev, Buf, Start, in);  // else the direct dependency is the input
+    graph_.add_memory(id, dev, Buf, Start, out);
+    graph_.add_memory(id, dev, Buf, Finish, -in);
+    graph_.add_memory(id, dev, Act, Finish, -out);  // the stash a_{l-1} of this layer and micro-batch
+    if (!next_here) graph_.add_memory(id, dev, Buf, Finish, -out);
+  }
+
+  void make_device_orders() {
+    std::vector<std::vector<std::size_t>> order(graph_.device_count());
+    for (std::size_t o = 0; o < p_.ops.size(); ++o)
+      for (std::size_t i : op_inst_[o]) order[p_.ops[o].device].push_back(i);
+    for (auto& list : order) {
+      std::sort(list.begin(), list.end(), [&](std::size_t a, std::size_t b) { return earlier(inst_[a], inst_[b]); });
+      for (std::size_t i : list) graph_.append_to_order(id_[i]);
+    }
+  }
+
+  // Weights and gradients per weight policy; one communication buffer per
+  // cross-device edge end (seed 000 eqs. 33-35).
+  void add_static_memory() {
+    const int D = graph_.device_count();
+    std::vector<std::vector<char>> holds(D, std::vector<char>(p_.layers, 0));
+    for (const PatternOp& o : p_.ops) holds[o.device][o.layer] = 1;
+    const std::vector<int> in_flight = max_in_flight();
+    for (int d = 0; d < D; ++d) {
+      double w = 0;
+      for (int l = 0; l < p_.layers; ++l)
+        if (holds[d][l]) w += t_.weights[l];
+      graph_.add_static_memory(d, MemoryCategory::Weights, weight_versions(p_.weights, in_flight[d]) * w);
+      graph_.add_static_memory(d, MemoryCategory::Gradients, w);
+    }
+    std::vector<double> buffers(D, 0);
+    for (std::size_t i = 0; i < p_.ops.size(); ++i)
+      if (succ_[i] >= 0 && !same_device(static_cast<int>(i), succ_[i])) {
+        buffers[p_.ops[i].device] += t_.output_bytes[i];
+        buffers[p_.ops[succ_[i]].device] += t_.output_bytes[i];
+      }
+    for (int d = 0; d < D; ++d) graph_.add_static_memory(d, MemoryCategory::CommBuffers, buffers[d]);
+  }
+
+  // Per device, the most micro-batches any one layer has between the start
+  // of its forward and the end of its backward, replayed along the device order.
+  std::vector<int> max_in_flight() const {
+    std::vector<int> result(graph_.device_count(), 0);
+    for (int d = 0; d < graph_.device_count(); ++d) {
+      std::vector<int> count(p_.layers, 0);
+      for (TaskId id : graph_.device_order(d)) {
+        const Task& task = graph_.task(id);
+        if (task.kind == TaskKind::Forward) result[d] = std::max(result[d], ++count[task.layer_first]);
+        else --count[task.layer_first];
+      }
+    }
+    return result;
+  }
+
+  const Pattern& p_;
+  const PatternTiming& t_;
+  const int n_, per_it_;
+  TaskGraph graph_;
+  std::vector<int> succ_, pred_, transfer_, backward_of_;
+  std::vector<Instance> inst_;
+  std::vector<std::vector<std::size_t>> op_inst_, tr_inst_;
+  std::vector<TaskId> id_;
+};
+
+}  // namespace
+
+TaskGraph unroll_pattern(const Pattern& pattern, const PatternTiming& timing, int device_count, int microbatches,
+                         int microbatches_per_iteration) {
+  return Unroller(pattern, timing, device_count, microbatches, microbatches_per_iteration).build();
+}
+
+}  // namespace pipesim

@@ -1,0 +1,29 @@
+// A periodic pattern unrolled into a finite task graph the engine can run.
+#pragma once
+
+#include "patterns/pattern.hpp"
+#include "patterns/pattern_timing.hpp"
+#include "sim/task_graph.hpp"
+
+namespace pipesim {
+
+// Every op and transfer instance whose micro-batch k*(i + shift) + copy lies
+// in [0, microbatches), for every period i that has one: the warm-up and
+// drain are the periods where some instances fall outside the range.
+//  - Device order: instances by (period, start offset, task number, copy).
+//  - Transfers of one link (unordered device pair, one resource as in
+//    seed 000) depend on the previous one on that link, in the same order, so
+//    the engine never lets them share bandwidth. Empty transfers (0 bytes)
+//    are instant in the engine and use no link: they are not serialized.
+//  - Data: producer -> transfer -> consumer, or producer -> consumer on one device.
+//  - Memory effects and static memory: docs/memory-model.md, "Periodic
+//    patterns: seed 000 §6.2".
+// Task::microbatch and ::iteration split the global micro-batch index by
+// microbatches_per_iteration (0: everything is iteration 0); priority is the
+// pattern time i * period + start. The pattern must pass check_pattern with
+// its transfers; throws std::invalid_argument otherwise, or when the shifts
+// make data go back in time (a circular dependency).
+TaskGraph unroll_pattern(const Pattern& pattern, const PatternTiming& timing, int device_count, int microbatches,
+                         int microbatches_per_iteration = 0);
+
+}  // namespace pipesim

@@ -1,0 +1,120 @@
+#include "reports/json_report.hpp"
+
+#include "reports/json_writer.hpp"
+#include "analysis/pattern_summary.hpp"
+
+namespace pipesim {
+namespace {
+
+void write_breakdown(JsonWriter& w, const MemoryBreakdown& b) {
+  w.begin_object();
+  for (int c = 0; c < kMemoryCategoryCount; ++c) w.field(to_string(static_cast<MemoryCategory>(c)), b[c]);
+  w.end_object();
+}
+
+std::string device_name(const Platform& platform, int d) {
+  return d >= 0 && d < platform.size() ? platform.devices[d].name : std::to_string(d);
+}
+
+
+void write_pattern(JsonWriter& w, const PatternSummary& p, const Metrics& m, const Platform& platform) {
+  w.begin_object();
+  w.field("copies", p.copies);
+  w.field("period", p.period);
+  w.field("exact_period", p.exact_period);
+  w.field("exact_time_per_microbatch", p.exact_period / p.copies);
+  w.field("simulated_period", p.simulated_period);
+  w.key("critical_cycle");
+  w.begin_array();
+  for (const std::string& node : p.critical_cycle) w.value(node);
+  w.end_array();
+  w.key("analytic_peak_memory");
+  w.begin_array();
+  for (std::size_t d = 0; d < p.analytic_peak.size(); ++d) {
+    w.begin_object();
+    w.field("device", device_name(platform, static_cast<int>(d)));
+    w.field("bytes", p.analytic_peak[d]);
+    w.end_object();
+  }
+  w.end_array();
+  w.key("stash_counts");
+  w.begin_array();
+  for (int c : p.stash_counts) w.value(c);
+  w.end_array();
+  w.end_object();
+}
+
+}  // namespace
+
+void write_json_report(std::ostream& os, const Metrics& m, const Platform& platform,
+                       const std::string& schedule_name, const PatternSummary* pattern) {
+  JsonWriter w(os, true);
+  w.begin_object();
+  w.field("schedule", schedule_name);
+  w.field("platform", platform.file);
+  w.field("valid", m.valid);
+  w.field("completed", m.completed);
+  w.field("blocked_tasks", m.blocked_tasks);
+  w.field("deadlock", m.deadlock);
+  w.field("makespan", m.makespan);
+  w.field("iteration_time", m.iteration_time);
+  w.field("time_per_microbatch", m.time_per_microbatch);
+  w.field("throughput", m.throughput);
+  w.field("microbatches", m.microbatches);
+  w.field("iterations", m.iterations);
+
+  w.key("devices");
+  w.begin_array();
+  for (std::size_t d = 0; d < m.devices.size(); ++d) {
+    const DeviceMetrics& dm = m.devices[d];
+    w.begin_object();
+    w.field("name", dm.name);
+    w.field("tasks", dm.tasks);
+    w.field("busy_time", dm.busy_time);
+    w.field("idle_time", dm.idle_time);
+    w.field("bubble_fraction", dm.bubble_fraction);
+    w.field("peak_memory", dm.peak.total);
+    w.field("peak_time", dm.peak.time);
+    w.field("memory_capacity", d < platform.devices.size() ? platform.devices[d].memory : 0.0);
+    w.key("peak_breakdown");
+    write_breakdown(w, dm.peak.breakdown);
+    w.key("category_peaks");
+    write_breakdown(w, dm.peak.category_peaks);
+    w.end_object();
+  }
+  w.end_array();
+
+  w.key("links");
+  w.begin_array();
+  for (const LinkMetrics& lm : m.links) {
+    w.begin_object();
+    w.field("name", lm.name);
+    w.field("bytes", lm.bytes);
+    w.field("busy_time", lm.busy_time);
+    w.field("utilization", lm.utilization);
+    w.end_object();
+  }
+  w.end_array();
+
+  w.key("violations");
+  w.begin_array();
+  for (const MemoryViolation& v : m.violations) {
+    w.begin_object();
+    w.field("device", device_name(platform, v.device));
+    w.field("time", v.time);
+    w.field("used", v.used);
+    w.field("capacity", v.capacity);
+    w.key("breakdown");
+    write_breakdown(w, v.breakdown);
+    w.end_object();
+  }
+  w.end_array();
+  if (pattern != nullptr) {
+    w.key("pattern");
+    write_pattern(w, *pattern, m, platform);
+  }
+  w.end_object();
+  os << '\n';
+}
+
+}  // namespace pipesim

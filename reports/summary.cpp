@@ -1,0 +1,122 @@
+#include "reports/summary.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "sim/format.hpp"
+#include "analysis/pattern_summary.hpp"
+
+namespace pipesim {
+namespace {
+
+using Row = std::vector<std::string>;
+
+// Columns padded to their widest cell: numbers right-aligned, the first
+// column (names) and, with text_last, the last one left-aligned.
+void write_table(std::ostream& os, const std::vector<Row>& rows, bool text_last = false) {
+  std::vector<std::size_t> width;
+  for (const Row& r : rows)
+    for (std::size_t c = 0; c < r.size(); ++c) {
+      if (width.size() <= c) width.push_back(0);
+      width[c] = std::max(width[c], r[c].size());
+    }
+  for (const Row& r : rows) {
+    std::string line = "  ";
+    for (std::size_t c = 0; c < r.size(); ++c) {
+      const std::string pad(width[c] - r[c].size(), ' ');
+      const bool left = c == 0 || (text_last && c + 1 == r.size());
+      line += (c == 0 ? "" : "  ") + (left ? r[c] + pad : pad + r[c]);
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    os << line << '\n';
+  }
+}
+
+std::string device_name(const Platform& platform, int d) {
+  return d >= 0 && d < platform.size() ? platform.devices[d].name : "device " + std::to_string(d);
+}
+
+std::string largest_category(const MemoryBreakdown& b) {
+  int best = -1;
+  for (int c = 0; c < kMemoryCategoryCount; ++c)
+    if (b[c] > 0 && (best < 0 || b[c] > b[best])) best = c;
+  if (best < 0) return "-";
+  return std::string(to_string(static_cast<MemoryCategory>(best))) + " (" + fmt::bytes(b[best]) + ")";
+}
+
+std::string verdict(const Metrics& m, const Platform& platform) {
+  if (m.valid) return "VALID";
+  std::vector<std::string> reasons;
+  if (!m.completed) {
+    // The engine's explanation already starts with "deadlock: N of M tasks never ran".
+    reasons.push_back(!m.deadlock.empty() ? m.deadlock
+                                          : "deadlock, " + std::to_string(m.blocked_tasks) + " tasks never ran");
+  }
+  for (const MemoryViolation& v : m.violations)
+    reasons.push_back("out of memory on " + device_name(platform, v.device) + " at " + fmt::time(v.time) +
+                      " (" + fmt::bytes(v.used) + " > " + fmt::bytes(v.capacity) + ")");
+  std::string s = "INVALID";
+  for (std::size_t i = 0; i < reasons.size(); ++i) s += (i ? "; " : ": ") + reasons[i];
+  return s;
+}
+
+}  // namespace
+
+void write_summary(std::ostream& os, const Metrics& m, const Platform& platform,
+                   const std::string& schedule_name, const PatternSummary* pattern) {
+  int used = 0;
+  for (const DeviceMetrics& d : m.devices) used += d.tasks > 0;
+  std::vector<Row> header = {
+      {"schedule", schedule_name},
+      {"devices", std::to_string(m.devices.size()) + " (" + std::to_string(used) + " used)"},
+      {"micro-batches", std::to_string(m.microbatches)},
+      {"iterations", std::to_string(m.iterations)},
+      {"makespan", fmt::time(m.makespan)},
+      {"iteration time", fmt::time(m.iteration_time)},
+      {"time per micro-batch", fmt::time(m.time_per_microbatch)},
+      {"throughput", fmt::fixed(m.throughput, 2) + " samples/s"},
+      {"verdict", verdict(m, platform)},
+  };
+  if (pattern != nullptr) {
+    // What the pattern promises, beside what the simulation measured.
+    const std::string per = " per " + std::to_string(pattern->copies) + " micro-batch" + (pattern->copies > 1 ? "es" : "");
+    std::string cycle;
+    for (std::size_t i = 0; i < pattern->critical_cycle.size() && i < 12; ++i)
+      cycle += (i ? " -> " : "") + pattern->critical_cycle[i];
+    if (pattern->critical_cycle.size() > 12) cycle += " -> ...";
+    header.insert(header.end() - 1, {{"pattern period", fmt::time(pattern->period) + per},
+                                     {"exact period", fmt::time(pattern->exact_period) + per + " (event graph)"},
+                                     {"simulated period", fmt::time(pattern->simulated_period) + per},
+                                     {"critical cycle", cycle}});
+  }
+  // Header values are text, so left-align both columns.
+  std::size_t w = 0;
+  for (const Row& r : header) w = std::max(w, r[0].size());
+  for (const Row& r : header) os << r[0] << std::string(w - r[0].size() + 2, ' ') << r[1] << '\n';
+
+  os << "\ndevices\n";
+  std::vector<Row> rows = {{"name", "tasks", "busy", "idle", "bubble", "peak memory", "capacity", "largest category"}};
+  if (pattern != nullptr) rows[0].push_back("analytic peak");
+  for (std::size_t d = 0; d < m.devices.size(); ++d) {
+    const DeviceMetrics& dm = m.devices[d];
+    const double capacity = d < platform.devices.size() ? platform.devices[d].memory : 0;
+    rows.push_back({dm.name, std::to_string(dm.tasks), fmt::time(dm.busy_time), fmt::time(dm.idle_time),
+                    fmt::percent(dm.bubble_fraction), fmt::bytes(dm.peak.total),
+                    capacity > 0 ? fmt::bytes(capacity) : "unlimited", largest_category(dm.peak.breakdown)});
+    if (pattern != nullptr)
+      rows.back().push_back(d < pattern->analytic_peak.size() ? fmt::bytes(pattern->analytic_peak[d]) : "-");
+  }
+  write_table(os, rows, true);
+
+  rows = {{"name", "bytes", "busy", "utilization"}};
+  for (const LinkMetrics& lm : m.links)
+    if (lm.bytes > 0)
+      rows.push_back({lm.name, fmt::bytes(lm.bytes), fmt::time(lm.busy_time), fmt::percent(lm.utilization)});
+  os << "\nlinks\n";
+  if (rows.size() == 1)
+    os << "  (no link carried data)\n";
+  else
+    write_table(os, rows);
+}
+
+}  // namespace pipesim

@@ -1,0 +1,91 @@
+#include "schedules/flush/flush_pattern.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <stdexcept>
+
+#include "patterns/pattern_timing.hpp"
+
+namespace pipesim {
+namespace {
+
+// Ops of the pattern, and each device's list of op indices in execution order.
+struct Layout {
+  Pattern pattern;
+  std::vector<std::vector<int>> device_ops;
+};
+
+Layout layout(const StagePlan& plan, const std::vector<StageSequence>& sequences, int layers, int devices) {
+  Layout out;
+  Pattern& p = out.pattern;
+  p.layers = layers;
+  p.copies = static_cast<int>(sequences.at(0).size() / 2);
+  p.period = 1;  // placeholder until the offsets are known
+  p.weights = WeightPolicy::Flush;
+  out.device_ops.resize(devices);
+  for (std::size_t s = 0; s < plan.stages.size(); ++s) {
+    const Stage& stage = plan.stages[s];
+    for (const Op& op : sequences[s]) {
+      const bool forward = op.kind == TaskKind::Forward;
+      for (int i = 0; i <= stage.last_layer - stage.first_layer; ++i) {
+        const int layer = forward ? stage.first_layer + i : stage.last_layer - i;  // backward runs the stage in reverse
+        out.device_ops[stage.device].push_back(static_cast<int>(p.ops.size()));
+        p.ops.push_back({op.kind, layer, op.microbatch, stage.device, 0, 0});
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Pattern flush_pattern(const StagePlan& plan, const std::vector<StageSequence>& sequences, const Workload& workload,
+                      const Platform& platform) {
+  Layout l = layout(plan, sequences, static_cast<int>(workload.layers.size()), platform.size());
+  Pattern& p = l.pattern;
+  const PatternTiming timing = pattern_timing(p, workload, platform);
+  const std::vector<int> successor = p.successors();
+  const double unknown = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> input_ready(p.ops.size(), unknown);
+  for (std::size_t i = 0; i < p.ops.size(); ++i)
+    if (p.task_number(p.ops[i]) == 1) input_ready[i] = 0;  // F of the first layer needs nothing
+  std::vector<std::size_t> next(platform.size(), 0);
+  std::vector<double> device_free(platform.size(), 0);
+  std::map<std::pair<int, int>, double> link_free;
+  double period = 0;
+  for (std::size_t placed = 0; placed < p.ops.size(); ++placed) {
+    // The device whose next op can start first.
+    int best = -1;
+    double best_start = 0;
+    for (int d = 0; d < platform.size(); ++d) {
+      if (next[d] >= l.device_ops[d].size()) continue;
+      const double ready = input_ready[l.device_ops[d][next[d]]];
+      if (ready != ready) continue;  // its input is not produced yet
+      const double start = std::max(device_free[d], ready);
+      if (best < 0 || start < best_start) best = d, best_start = start;
+    }
+    if (best < 0) throw std::logic_error("flush pattern: the stage sequences deadlock");
+    const int i = l.device_ops[best][next[best]++];
+    p.ops[i].start = best_start;
+    const double end = best_start + timing.duration[i];
+    device_free[best] = end;
+    period = std::max(period, end);
+    const int j = successor[i];
+    if (j < 0) continue;
+    if (p.ops[j].device == p.ops[i].device) {
+      input_ready[j] = end;
+      continue;
+    }
+    // The link is one resource for both directions, as in seed 000.
+    double& free = link_free[{std::min(p.ops[i].device, p.ops[j].device), std::max(p.ops[i].device, p.ops[j].device)}];
+    const double sent = std::max(free, end);
+    p.transfers.push_back({i, sent, 0});
+    free = input_ready[j] = sent + timing.transfer_duration[i];
+    period = std::max(period, free);
+  }
+  p.period = period;
+  return p;
+}
+
+}  // namespace pipesim

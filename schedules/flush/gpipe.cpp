@@ -1,0 +1,12 @@
+#include "schedules/flush/flush_sequences.hpp"
+
+namespace pipesim {
+
+std::vector<StageSequence> gpipe_sequences(int stages, int microbatches) {
+  StageSequence seq;
+  for (int m = 0; m < microbatches; ++m) seq.push_back({TaskKind::Forward, m});
+  for (int m = 0; m < microbatches; ++m) seq.push_back({TaskKind::Backward, m});
+  return std::vector<StageSequence>(stages, seq);
+}
+
+}  // namespace pipesim

@@ -1,0 +1,342 @@
+#include "schedules/pytorch/explicit_orders.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <string_view>
+
+#include "schedules/stages/stage_plan.hpp"
+#include "sim/input_error.hpp"
+
+namespace pipesim {
+namespace {
+
+// Large enough for any real schedule, small enough that tables stay small.
+constexpr int kMaxIndex = 1'000'000;
+constexpr TaskId kNone = std::numeric_limits<TaskId>::max();
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = s.substr(1, s.size() - 2);
+  return s;
+}
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// A cell of PyTorch's _Action.from_str: (\d+)(ACTION)(\d*); only compute actions are read.
+OrderedOp parse_cell(std::string_view cell, const std::string& file, std::size_t row, int column) {
+  const std::string where =
+      "line " + std::to_string(row + 1) + " (rank " + std::to_string(row) + "), column " + std::to_string(column);
+  const std::string got = ", got '" + std::string(cell) + "'";
+  if (cell.find("OVERLAP_F_B") != std::string_view::npos)
+    throw InputError(file, where,
+                     "DualPipeV's overlapped pairs '(aFm;bBn)OVERLAP_F_B' are not supported: write the two ops as "
+                     "two cells" + got);
+  std::size_t i = 0;
+  while (i < cell.size() && is_digit(cell[i])) ++i;
+  std::size_t j = i;
+  while (j < cell.size() && ((cell[j] >= 'A' && cell[j] <= 'Z') || cell[j] == '_')) ++j;
+  std::size_t k = j;
+  while (k < cell.size() && is_digit(cell[k])) ++k;
+  const std::string_view action = cell.substr(i, j - i);
+  const char* expected = "expected an op <stage><F|B|I|W><micro-batch> such as 2F0, 1I3, 0W1 or 3B2";
+  if (i == 0 || action.empty() || k != cell.size()) throw InputError(file, where, expected + got);
+  if (action == "SEND_F" || action == "RECV_F" || action == "SEND_B" || action == "RECV_B")
+    throw InputError(file, where,
+                     "communication actions are not supported: give the compute-only CSV (F, B, I, W cells); the "
+                     "transfers follow from the stages' devices" + got);
+  if (action == "UNSHARD" || action == "RESHARD" || action == "REDUCE_GRAD")
+    throw InputError(file, where, "sharding actions (UNSHARD, RESHARD, REDUCE_GRAD) are not supported" + got);
+  if (action.size() != 1 || std::string_view("FBIW").find(action[0]) == std::string_view::npos)
+    throw InputError(file, where, expected + got);
+  if (k == j) throw InputError(file, where, "expected a micro-batch after '" + std::string(action) + "'" + got);
+  OrderedOp op;
+  op.column = column;
+  op.kind = action[0] == 'F'   ? TaskKind::Forward
+            : action[0] == 'B' ? TaskKind::Backward
+            : action[0] == 'I' ? TaskKind::BackwardInput
+                               : TaskKind::BackwardWeight;
+  for (auto [text, out] : {std::pair{cell.substr(0, i), &op.stage}, std::pair{cell.substr(j), &op.microbatch}}) {
+    long long v = 0;
+    const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (r.ec != std::errc() || v > kMaxIndex)
+      throw InputError(file, where, "stage and micro-batch must be at most " + std::to_string(kMaxIndex) + got);
+    *out = static_cast<int>(v);
+  }
+  return op;
+}
+
+std::string device_name(const Platform& platform, int d) { return platform.devices.at(d).name; }
+
+}  // namespace
+
+std::string cell_name(const OrderedOp& op) {
+  const char letter = op.kind == TaskKind::Forward          ? 'F'
+                      : op.kind == TaskKind::Backward       ? 'B'
+                      : op.kind == TaskKind::BackwardInput  ? 'I'
+                                                            : 'W';
+  return std::to_string(op.stage) + letter + std::to_string(op.microbatch);
+}
+
+ExplicitOrders parse_orders_csv(const std::string& text, const std::string& file) {
+  ExplicitOrders orders;
+  orders.file = file;
+  std::vector<std::string_view> lines;
+  for (std::size_t at = 0; at <= text.size();) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    lines.push_back(std::string_view(text).substr(at, end - at));
+    at = end + 1;
+  }
+  while (!lines.empty() && trim(lines.back()).empty()) lines.pop_back();  // trailing newlines
+  std::size_t ops = 0;
+  for (std::size_t row = 0; row < lines.size(); ++row) {
+    std::vector<OrderedOp>& rank = orders.ranks.emplace_back();
+    int column = 0;
+    for (std::size_t at = 0; at <= lines[row].size(); ++column) {
+      std::size_t end = lines[row].find(',', at);
+      if (end == std::string_view::npos) end = lines[row].size();
+      const std::string_view cell = trim(lines[row].substr(at, end - at));
+      at = end + 1;
+      if (cell.empty()) continue;  // idle step
+      rank.push_back(parse_cell(cell, file, row, column + 1));
+      orders.stages = std::max(orders.stages, rank.back().stage + 1);
+      ++ops;
+    }
+  }
+  if (ops == 0) throw InputError(file, "", "no ops: expected one row per rank with cells such as 0F0, 0B0");
+  return orders;
+}
+
+ExplicitOrders read_orders_csv(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) throw InputError(path, "", "cannot open: no such file");
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path, "", "expected a CSV file, got a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, "", "cannot open for reading (permission denied?)");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_orders_csv(text.str(), path);
+}
+
+std::vector<std::pair<int, int>> orders_stage_layers(const ExplicitOrders& orders, const Workload& w,
+                                                     const Platform& platform) {
+  const int S = orders.stages, L = static_cast<int>(w.layers.size());
+  if (orders.ranks.size() > static_cast<std::size_t>(platform.size()))
+    throw InputError(orders.file, "", std::to_string(orders.ranks.size()) + " rows (ranks), but the platform has " +
+                                          std::to_string(platform.size()) + " devices");
+  const std::vector<int> rank = orders.stage_ranks();
+  const Placement& pl = w.placement;
+  std::vector<std::pair<int, int>> layers;
+  if (!pl.automatic) {
+    if (pl.stage_layers.size() != static_cast<std::size_t>(S))
+      throw InputError(w.file, "placement",
+                       "lists " + std::to_string(pl.stage_layers.size()) + " stages, but " + orders.file +
+                           " has " + std::to_string(S) + " (stages 0.." + std::to_string(S - 1) + ")");
+    for (int s = 0; s < S; ++s)
+      if (rank[s] >= 0 && pl.stage_hosts.at(s) != device_name(platform, rank[s]))
+        throw InputError(w.file, "placement[" + std::to_string(s) + "].host",
+                         "stage " + std::to_string(s) + " runs on rank " + std::to_string(rank[s]) + " (" +
+                             device_name(platform, rank[s]) + ") in " + orders.file + ", got '" +
+                             pl.stage_hosts[s] + "'");
+    layers = pl.stage_layers;
+  } else {
+    if (pl.stages != 0 && pl.stages != S)
+      throw InputError(w.file, "placement.stages",
+                       "expected " + std::to_string(S) + ", the number of stages in " + orders.file + ", got " +
+                           std::to_string(pl.stages));
+    if (S > L)
+      throw InputError(orders.file, "", std::to_string(S) + " stages, but the workload has only " +
+                                            std::to_string(L) + " layers (at most one stage per layer)");
+    for (int s = 0; s < S; ++s)
+      layers.push_back({static_cast<int>(1LL * s * L / S), static_cast<int>(1LL * (s + 1) * L / S) - 1});
+  }
+  for (int s = 0; s + 1 < S; ++s) {
+    if (rank[s] < 0 || rank[s + 1] < 0 || rank[s] == rank[s + 1]) continue;
+    for (const Path* path : {&platform.path(rank[s], rank[s + 1]), &platform.path(rank[s + 1], rank[s])})
+      if (!path->exists || !(path->bandwidth > 0))
+        throw InputError(orders.file, "",
+                         "stages " + std::to_string(s) + " and " + std::to_string(s + 1) + " run on " +
+                             device_name(platform, rank[s]) + " and " + device_name(platform, rank[s + 1]) +
+                             ", which have no route with bandwidth between them");
+  }
+  return layers;
+}
+
+namespace {
+
+int slot(TaskKind kind) {
+  switch (kind) {
+    case TaskKind::Forward: return 0;
+    case TaskKind::Backward: return 1;
+    case TaskKind::BackwardInput: return 2;
+    default: return 3;
+  }
+}
+
+struct StageInfo {
+  int device = 0, first = 0, last = 0;
+  double forward = 0, backward = 0;  // flops
+  double input = 0, output = 0, stash = 0, weights = 0;  // bytes
+};
+
+class OrdersBuilder {
+ public:
+  OrdersBuilder(const ExplicitOrders& o, const std::vector<StageInfo>& stages, int M, const Platform& platform)
+      : orders_(o), st_(stages), S_(static_cast<int>(stages.size())), M_(M), platform_(platform),
+        out_{TaskGraph(platform.size()), {}} {
+    for (auto& table : ids_) table.assign(static_cast<std::size_t>(S_) * M_, kNone);
+    tf_ = tb_ = ids_[0];
+  }
+
+  OrdersGraph build(const std::vector<std::vector<int>>& split) {
+    for (const StageInfo& s : st_) {
+      out_.graph.add_static_memory(s.device, MemoryCategory::Weights, s.weights);
+      out_.graph.add_static_memory(s.device, MemoryCategory::Gradients, s.weights);
+    }
+    for (int m = 0; m < M_; ++m) {  // data dependencies point back: ids stay topological
+      for (int s = 0; s < S_; ++s) forward(s, m);
+      for (int s = S_ - 1; s >= 0; --s) backward(s, m, split[s][m]);
+    }
+    for (const auto& rank : orders_.ranks)
+      for (const OrderedOp& op : rank) out_.graph.append_to_order(at(slot(op.kind), op.stage, op.microbatch));
+    return std::move(out_);
+  }
+
+ private:
+  TaskId& at(int kind, int s, int m) { return ids_[kind][static_cast<std::size_t>(s) * M_ + m]; }
+  TaskId& tf(int s, int m) { return tf_[static_cast<std::size_t>(s) * M_ + m]; }  // s -> s+1
+  TaskId& tb(int s, int m) { return tb_[static_cast<std::size_t>(s) * M_ + m]; }  // s+1 -> s
+  bool forward_sent(int s) const { return s + 1 < S_ && st_[s].device != st_[s + 1].device && st_[s].output > 0; }
+  bool gradient_sent(int s) const { return s > 0 && st_[s].device != st_[s - 1].device && st_[s].input > 0; }
+
+  TaskId add(TaskKind kind, int s, int m, double flops, const std::vector<TaskId>& deps) {
+    Task t;
+    t.kind = kind;
+    t.device = st_[s].device;
+    t.amount = flops;
+    t.stage = s;
+    t.layer_first = st_[s].first;
+    t.layer_last = st_[s].last;
+    t.microbatch = m;
+    t.priority = m;
+    const TaskId id = out_.graph.add(t, deps);
+    out_.names.push_back(cell_name({kind, s, m, 0}));
+    return id;
+  }
+
+  TaskId transfer(int from, int to, int m, double bytes, TaskId producer, const std::string& what) {
+    Task t;
+    t.kind = TaskKind::Transfer;
+    t.device = st_[from].device;
+    t.peer = st_[to].device;
+    t.amount = bytes;
+    t.stage = from;
+    t.layer_first = t.layer_last = st_[std::min(from, to)].last;  // the tensor crossing the boundary
+    t.microbatch = m;
+    t.priority = m;
+    const TaskId id = out_.graph.add(t, {producer});
+    out_.graph.add_memory(id, t.device, MemoryCategory::CommBuffers, MemoryWhen::AtFinish, -bytes);
+    out_.graph.add_memory(id, t.peer, MemoryCategory::CommBuffers, MemoryWhen::AtStart, bytes);
+    out_.names.push_back("transfer of " + out_.names[producer] + "'s " + what + " to " +
+                         platform_.devices[t.peer].name);
+    return id;
+  }
+
+  void forward(int s, int m) {
+    std::vector<TaskId> deps;
+    if (s > 0) deps.push_back(forward_sent(s - 1) ? tf(s - 1, m) : at(0, s - 1, m));
+    const TaskId id = add(TaskKind::Forward, s, m, st_[s].forward, deps);
+    auto& g = out_.graph;
+    const int dev = st_[s].device;
+    g.add_memory(id, dev, MemoryCategory::Activations, MemoryWhen::AtStart, st_[s].stash);
+    if (s > 0 && forward_sent(s - 1))
+      g.add_memory(id, dev, MemoryCategory::CommBuffers, MemoryWhen::AtFinish, -st_[s - 1].output);
+    at(0, s, m) = id;
+    if (forward_sent(s)) {
+      g.add_memory(id, dev, MemoryCategory::CommBuffers, MemoryWhen::AtStart, st_[s].output);
+      tf(s, m) = transfer(s, s + 1, m, st_[s].output, id, "output");
+    }
+  }
+
+  // B, or I then W: I takes B's place in the chain; W frees what B would.
+  void backward(int s, int m, bool split) {
+    std::vector<TaskId> deps{at(0, s, m)};  // the stash of F(s, m)
+    if (s + 1 < S_) deps.push_back(gradient_sent(s + 1) ? tb(s, m) : chain(s + 1, m));
+    const double flops = split ? st_[s].backward / 2 : st_[s].backward;
+    const TaskId id = add(split ? TaskKind::BackwardInput : TaskKind::Backward, s, m, flops, deps);
+    auto& g = out_.graph;
+    const int dev = st_[s].device;
+    at(split ? 2 : 1, s, m) = id;
+    TaskId last = id;
+    if (split) at(3, s, m) = last = add(TaskKind::BackwardWeight, s, m, flops, {id});
+    g.add_memory(last, dev, MemoryCategory::Activations, MemoryWhen::AtFinish, -st_[s].stash);
+    if (s + 1 < S_ && gradient_sent(s + 1))
+      g.add_memory(last, dev, MemoryCategory::CommBuffers, MemoryWhen::AtFinish, -st_[s + 1].input);
+    if (gradient_sent(s)) {
+      g.add_memory(id, dev, MemoryCategory::CommBuffers, MemoryWhen::AtStart, st_[s].input);
+      tb(s - 1, m) = transfer(s, s - 1, m, st_[s].input, id, "input gradient");
+    }
+  }
+
+  TaskId chain(int s, int m) { return at(1, s, m) != kNone ? at(1, s, m) : at(2, s, m); }
+
+  const ExplicitOrders& orders_;
+  const std::vector<StageInfo>& st_;
+  int S_, M_;
+  const Platform& platform_;
+  OrdersGraph out_;
+  std::vector<TaskId> ids_[4], tf_, tb_;  // ids_[F, B, I, W][s * M + m]
+};
+
+}  // namespace
+
+OrdersGraph build_orders_graph(const ExplicitOrders& orders, const std::vector<std::pair<int, int>>& stage_layers,
+                               const Workload& w, const Platform& platform, int M) {
+  const int S = orders.stages;
+  auto fail = [](const std::string& what) { throw std::invalid_argument("explicit orders: " + what); };
+  if (S < 1 || M < 1 || stage_layers.size() != static_cast<std::size_t>(S)) fail("stages do not match");
+  // Exactly once, each stage on one rank: what validate_orders reports in detail.
+  std::vector<std::vector<int>> count(4, std::vector<int>(static_cast<std::size_t>(S) * M, 0));
+  const std::vector<int> rank = orders.stage_ranks();
+  for (std::size_t r = 0; r < orders.ranks.size(); ++r)
+    for (const OrderedOp& op : orders.ranks[r]) {
+      if (op.microbatch >= M) fail("micro-batch out of range in " + cell_name(op));
+      if (rank[op.stage] != static_cast<int>(r)) fail("stage " + std::to_string(op.stage) + " on two ranks");
+      ++count[slot(op.kind)][static_cast<std::size_t>(op.stage) * M + op.microbatch];
+    }
+  std::vector<std::vector<int>> split(S, std::vector<int>(M, 0));
+  for (int s = 0; s < S; ++s)
+    for (int m = 0; m < M; ++m) {
+      const std::size_t i = static_cast<std::size_t>(s) * M + m;
+      const bool whole = count[1][i] == 1 && count[2][i] == 0 && count[3][i] == 0;
+      split[s][m] = count[1][i] == 0 && count[2][i] == 1 && count[3][i] == 1;
+      if (count[0][i] != 1 || !(whole || split[s][m]))
+        fail("stage " + std::to_string(s) + " micro-batch " + std::to_string(m) + " needs F and B (or I and W) once");
+    }
+  const double ref = reference_speed(w, platform);
+  std::vector<StageInfo> stages(S);
+  for (int s = 0; s < S; ++s) {
+    StageInfo& st = stages[s];
+    std::tie(st.first, st.last) = stage_layers[s];
+    if (st.first < 0 || st.last < st.first || st.last >= static_cast<int>(w.layers.size()))
+      fail("bad layer range for stage " + std::to_string(s));
+    st.device = rank[s];
+    for (int l = st.first; l <= st.last; ++l) {
+      st.forward += cost_flops(w.layers[l].forward, ref);
+      st.backward += cost_flops(w.layers[l].backward, ref);
+      st.stash += l == 0 ? w.input : w.layers[l - 1].activation;
+      st.weights += w.layers[l].weights;
+    }
+    st.output = w.layers[st.last].activation;
+    st.input = st.first == 0 ? w.input : w.layers[st.first - 1].activation;
+  }
+  return OrdersBuilder(orders, stages, M, platform).build(split);
+}
+
+}  // namespace pipesim

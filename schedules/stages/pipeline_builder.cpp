@@ -1,0 +1,166 @@
+#include "schedules/stages/pipeline_builder.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace pipesim {
+namespace {
+
+constexpr TaskId kNone = static_cast<TaskId>(-1);
+using Ids = std::vector<std::vector<TaskId>>;  // [stage][microbatch]
+
+int count_microbatches(const std::vector<StageSequence>& sequences) {
+  const int M = static_cast<int>(sequences.at(0).size() / 2);
+  for (std::size_t s = 0; s < sequences.size(); ++s) {
+    std::vector<int> seen_f(M, 0), seen_b(M, 0);
+    if (sequences[s].size() != static_cast<std::size_t>(2 * M))
+      throw std::logic_error("pipeline builder: stages disagree on the micro-batch count");
+    for (const Op& op : sequences[s]) {
+      if (op.microbatch < 0 || op.microbatch >= M)
+        throw std::logic_error("pipeline builder: micro-batch out of range");
+      if (op.kind == TaskKind::Forward) ++seen_f[op.microbatch];
+      else if (op.kind == TaskKind::Backward) ++seen_b[op.microbatch];
+      else throw std::logic_error("pipeline builder: only Forward and Backward are supported");
+    }
+    for (int m = 0; m < M; ++m)
+      if (seen_f[m] != 1 || seen_b[m] != 1)
+        throw std::logic_error("pipeline builder: stage " + std::to_string(s) +
+                               " must run F and B of micro-batch " + std::to_string(m) + " once");
+  }
+  return M;
+}
+
+class Builder {
+ public:
+  Builder(const StagePlan& plan, int M, int device_count)
+      : plan_(plan), S_(static_cast<int>(plan.stages.size())), M_(M), graph_(device_count) {
+    for (const Stage& st : plan.stages) {
+      graph_.add_static_memory(st.device, MemoryCategory::Weights, st.weight_bytes);
+      graph_.add_static_memory(st.device, MemoryCategory::Gradients, st.weight_bytes);
+    }
+  }
+
+  void iteration(int it, const std::vector<StageSequence>& sequences) {
+    it_ = it;
+    fwd_.assign(S_, std::vector<TaskId>(M_, kNone));
+    bwd_ = tf_ = tb_ = fwd_;
+    std::vector<std::size_t> pos(S_, 0);
+    // Emit tasks in a global order that puts every dependency first: advance
+    // each stage while its next op's producer exists.
+    for (std::size_t done = 0, total = 2 * M_ * S_; done < total;) {
+      bool progress = false;
+      for (int s = 0; s < S_; ++s) {
+        while (pos[s] < sequences[s].size() && ready(s, sequences[s][pos[s]])) {
+          emit(s, sequences[s][pos[s]++]);
+          ++done;
+          progress = true;
+        }
+      }
+      if (!progress) throw std::logic_error("pipeline builder: the stage sequences deadlock");
+    }
+  }
+
+  TaskGraph take() { return std::move(graph_); }
+
+ private:
+  // Sending stage `from`'s output forward (or its input gradient backward).
+  bool forward_sent(int s) const {
+    return s + 1 < S_ && stage(s).device != stage(s + 1).device && stage(s).output_bytes > 0;
+  }
+  bool gradient_sent(int s) const {  // from s to s-1
+    return s > 0 && stage(s).device != stage(s - 1).device && stage(s).input_bytes > 0;
+  }
+  const Stage& stage(int s) const { return plan_.stages[s]; }
+
+  bool ready(int s, const Op& op) const {
+    if (op.kind == TaskKind::Forward) return s == 0 || fwd_[s - 1][op.microbatch] != kNone;
+    return s == S_ - 1 ? fwd_[s][op.microbatch] != kNone : bwd_[s + 1][op.microbatch] != kNone;
+  }
+
+  Task base(TaskKind kind, int s, int m) const {
+    Task t;
+    t.kind = kind;
+    t.device = stage(s).device;
+    t.stage = s;
+    t.layer_first = stage(s).first_layer;
+    t.layer_last = stage(s).last_layer;
+    t.microbatch = m;
+    t.iteration = it_;
+    t.priority = static_cast<double>(it_) * M_ + m;  // older micro-batches first
+    return t;
+  }
+
+  void emit(int s, const Op& op) {
+    const int m = op.microbatch;
+    const int dev = stage(s).device;
+    constexpr auto Comm = MemoryCategory::CommBuffers;
+    if (op.kind == TaskKind::Forward) {
+      Task t = base(TaskKind::Forward, s, m);
+      t.amount = stage(s).forward_flops;
+      const TaskId in = s == 0 ? kNone : (forward_sent(s - 1) ? tf_[s - 1][m] : fwd_[s - 1][m]);
+      const TaskId id = in == kNone ? graph_.add(t) : graph_.add(t, {in});
+      graph_.append_to_order(id);
+      graph_.add_memory(id, dev, MemoryCategory::Activations, MemoryWhen::AtStart, stage(s).stash_bytes);
+      if (s > 0 && forward_sent(s - 1))
+        graph_.add_memory(id, dev, Comm, MemoryWhen::AtFinish, -stage(s - 1).output_bytes);
+      fwd_[s][m] = id;
+      if (forward_sent(s)) {
+        const double bytes = stage(s).output_bytes;
+        graph_.add_memory(id, dev, Comm, MemoryWhen::AtStart, bytes);
+        tf_[s][m] = transfer(s, s + 1, m, bytes, id);
+      }
+    } else {
+      Task t = base(TaskKind::Backward, s, m);
+      t.amount = stage(s).backward_flops;
+      const TaskId in = s == S_ - 1 ? fwd_[s][m] : (gradient_sent(s + 1) ? tb_[s][m] : bwd_[s + 1][m]);
+      const TaskId id = graph_.add(t, {in});
+      graph_.append_to_order(id);
+      graph_.add_memory(id, dev, MemoryCategory::Activations, MemoryWhen::AtFinish, -stage(s).stash_bytes);
+      if (s + 1 < S_ && gradient_sent(s + 1))
+        graph_.add_memory(id, dev, Comm, MemoryWhen::AtFinish, -stage(s + 1).input_bytes);
+      bwd_[s][m] = id;
+      if (gradient_sent(s)) {
+        const double bytes = stage(s).input_bytes;
+        graph_.add_memory(id, dev, Comm, MemoryWhen::AtStart, bytes);
+        tb_[s - 1][m] = transfer(s, s - 1, m, bytes, id);
+      }
+    }
+  }
+
+  // Transfer of `bytes` from stage `from` to its neighbour `to`, after `producer`.
+  TaskId transfer(int from, int to, int m, double bytes, TaskId producer) {
+    Task t = base(TaskKind::Transfer, from, m);
+    t.peer = stage(to).device;
+    t.amount = bytes;
+    // The tensor crossing the boundary: output of the lower stage's last layer.
+    t.layer_first = t.layer_last = stage(std::min(from, to)).last_layer;
+    const TaskId id = graph_.add(t, {producer});
+    graph_.add_memory(id, t.device, MemoryCategory::CommBuffers, MemoryWhen::AtFinish, -bytes);
+    graph_.add_memory(id, t.peer, MemoryCategory::CommBuffers, MemoryWhen::AtStart, bytes);
+    return id;
+  }
+
+  const StagePlan& plan_;
+  int S_, M_;
+  int it_ = 0;
+  TaskGraph graph_;
+  Ids fwd_, bwd_, tf_, tb_;  // tf_[s]: s -> s+1; tb_[s]: s+1 -> s
+};
+
+}  // namespace
+
+TaskGraph build_pipeline(const StagePlan& plan, const std::vector<StageSequence>& sequences,
+                         int iterations, int device_count) {
+  if (plan.stages.empty()) throw std::logic_error("pipeline builder: no stages");
+  if (sequences.size() != plan.stages.size())
+    throw std::logic_error("pipeline builder: one sequence per stage expected");
+  if (iterations < 1) throw std::logic_error("pipeline builder: iterations must be positive");
+  const int M = count_microbatches(sequences);
+  if (M < 1) throw std::logic_error("pipeline builder: no micro-batches");
+  Builder builder(plan, M, device_count);
+  for (int it = 0; it < iterations; ++it) builder.iteration(it, sequences);
+  return builder.take();
+}
+
+}  // namespace pipesim

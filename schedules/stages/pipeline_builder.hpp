@@ -1,0 +1,36 @@
+// Turns a stage plan and a per-stage operation order into a TaskGraph: data
+// dependencies, transfers between devices, device orders and memory effects.
+// Memory model (see docs/memory-model.md):
+//  - static per device: weights and one gradient accumulation buffer of the
+//    same size (flush schedules accumulate, then update once);
+//  - Activations: F(s,m) allocates the stage's stash at start, B(s,m) frees it
+//    at finish;
+//  - CommBuffers: a tensor sent to another device is allocated on the sender
+//    when its producer starts and freed when the transfer finishes; it is
+//    allocated on the receiver when the transfer starts and freed when the
+//    consumer finishes. Stages on one device exchange nothing.
+#pragma once
+
+#include <vector>
+
+#include "schedules/stages/stage_plan.hpp"
+#include "sim/task_graph.hpp"
+
+namespace pipesim {
+
+// One step of a stage's sequence: TaskKind::Forward or TaskKind::Backward.
+struct Op {
+  TaskKind kind;
+  int microbatch;
+  bool operator==(const Op& o) const { return kind == o.kind && microbatch == o.microbatch; }
+};
+using StageSequence = std::vector<Op>;
+
+// sequences[s] is stage s's order for one iteration; it must hold F and B of
+// every micro-batch 0..M-1 exactly once. Iteration i+1 repeats it after
+// iteration i on each device (flush). Throws std::logic_error on malformed or
+// deadlocking sequences.
+TaskGraph build_pipeline(const StagePlan& plan, const std::vector<StageSequence>& sequences,
+                         int iterations, int device_count);
+
+}  // namespace pipesim

@@ -1,0 +1,137 @@
+#include "schedules/stages/stage_plan.hpp"
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "schedules/stages/partition.hpp"
+#include "sim/input_error.hpp"
+
+namespace pipesim {
+namespace {
+
+std::string device_names(const Platform& platform) {
+  std::string names;
+  for (const Device& d : platform.devices) names += (names.empty() ? "" : ", ") + d.name;
+  return names;
+}
+
+double layer_flops(const Layer& layer, double ref) {
+  return cost_flops(layer.forward, ref) + cost_flops(layer.backward, ref);
+}
+
+// Consecutive stages exchange activations one way and gradients the other.
+void check_route(const Workload& w, const Platform& p, int from, int to, const std::string& where) {
+  if (from == to) return;
+  const std::string pair = p.devices[from].name + " and " + p.devices[to].name;
+  for (const Path* path : {&p.path(from, to), &p.path(to, from)}) {
+    if (!path->exists) throw InputError(w.file, where, "no route between " + pair);
+    if (!(path->bandwidth > 0)) throw InputError(w.file, where, "zero bandwidth between " + pair);
+  }
+}
+
+Stage make_stage(const Workload& w, const Platform& p, double ref, int first, int last, int device) {
+  const double speed = p.devices[device].speed;
+  if (!(speed > 0))
+    throw InputError(p.file, "host " + p.devices[device].name, "speed must be positive");
+  Stage st;
+  st.first_layer = first;
+  st.last_layer = last;
+  st.device = device;
+  for (int l = first; l <= last; ++l) {
+    const Layer& layer = w.layers[l];
+    st.forward_flops += cost_flops(layer.forward, ref);
+    st.backward_flops += cost_flops(layer.backward, ref);
+    st.stash_bytes += l == 0 ? w.input : w.layers[l - 1].activation;
+    st.weight_bytes += layer.weights;
+  }
+  st.forward_seconds = st.forward_flops / speed;
+  st.backward_seconds = st.backward_flops / speed;
+  st.output_bytes = w.layers[last].activation;
+  st.input_bytes = first == 0 ? w.input : w.layers[first - 1].activation;
+  return st;
+}
+
+StagePlan explicit_plan(const Workload& w, const Platform& p, double ref) {
+  const Placement& pl = w.placement;
+  const int S = static_cast<int>(pl.stage_layers.size());
+  const int L = static_cast<int>(w.layers.size());
+  if (S == 0) throw InputError(w.file, "placement", "no stages");
+  if (pl.stage_hosts.size() != pl.stage_layers.size())
+    throw InputError(w.file, "placement", std::to_string(S) + " layer ranges but " +
+                                              std::to_string(pl.stage_hosts.size()) + " hosts");
+  if (S > p.size())
+    throw InputError(w.file, "placement", std::to_string(S) + " stages but only " +
+                                              std::to_string(p.size()) + " devices");
+  StagePlan plan;
+  std::set<int> used;
+  for (int i = 0; i < S; ++i) {
+    const std::string at = "placement[" + std::to_string(i) + "]";
+    const auto [first, last] = pl.stage_layers[i];
+    const int expected = i == 0 ? 0 : pl.stage_layers[i - 1].second + 1;
+    if (first != expected || last < first || last >= L || (i == S - 1 && last != L - 1))
+      throw InputError(w.file, at + ".layers",
+                       "stages must cover layers 0.." + std::to_string(L - 1) +
+                           " contiguously, in order (this one should start at " +
+                           std::to_string(expected) + ")");
+    const std::string& host = pl.stage_hosts[i];
+    const int device = p.find(host);
+    if (device < 0)
+      throw InputError(w.file, at + ".host",
+                       "unknown host '" + host + "' (devices: " + device_names(p) + ")");
+    if (!used.insert(device).second)
+      throw InputError(w.file, at + ".host", "host '" + host + "' already runs another stage");
+    if (i > 0) check_route(w, p, plan.stages.back().device, device, at + ".host");
+    plan.stages.push_back(make_stage(w, p, ref, first, last, device));
+  }
+  return plan;
+}
+
+StagePlan automatic_plan(const Workload& w, const Platform& p, double ref) {
+  const int L = static_cast<int>(w.layers.size());
+  const int D = p.size();
+  const int requested = w.placement.stages;
+  if (requested < 0) throw InputError(w.file, "placement.stages", "must be positive");
+  // 0 = one stage per device, but never more stages than layers.
+  const int S = requested > 0 ? requested : std::min(D, L);
+  if (S > D)
+    throw InputError(w.file, "placement.stages",
+                     std::to_string(S) + " stages but only " + std::to_string(D) + " devices");
+  if (S > L)
+    throw InputError(w.file, "placement.stages",
+                     std::to_string(S) + " stages but only " + std::to_string(L) + " layers");
+  for (int s = 1; s < S; ++s) check_route(w, p, s - 1, s, "placement");
+
+  PartitionProblem pb;
+  pb.layer_seconds.assign(S, std::vector<double>(L));
+  pb.boundary_seconds.assign(S - 1, std::vector<double>(L));
+  for (int s = 0; s < S; ++s) {
+    const double speed = p.devices[s].speed;
+    if (!(speed > 0)) throw InputError(p.file, "host " + p.devices[s].name, "speed must be positive");
+    for (int l = 0; l < L; ++l) {
+      pb.layer_seconds[s][l] = layer_flops(w.layers[l], ref) / speed;
+      // Activation forward and its gradient backward, as PipeDream counts it.
+      if (s + 1 < S) pb.boundary_seconds[s][l] = 2 * p.transfer_time(s, s + 1, w.layers[l].activation);
+    }
+  }
+  const Partition part = partition_chain(pb);
+  StagePlan plan;
+  int first = 0;
+  for (int s = 0; s < S; ++s) {
+    plan.stages.push_back(make_stage(w, p, ref, first, part.last_layer[s], s));
+    first = part.last_layer[s] + 1;
+  }
+  return plan;
+}
+
+}  // namespace
+
+StagePlan make_stage_plan(const Workload& workload, const Platform& platform) {
+  if (workload.layers.empty()) throw InputError(workload.file, "layers", "no layers");
+  if (platform.size() == 0) throw InputError(platform.file, "", "no devices");
+  const double ref = reference_speed(workload, platform);
+  return workload.placement.automatic ? automatic_plan(workload, platform, ref)
+                                      : explicit_plan(workload, platform, ref);
+}
+
+}  // namespace pipesim

@@ -1,0 +1,127 @@
+#include "sim/exact_period.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/howard_cycle_ratio.hpp>
+
+namespace pipesim {
+namespace {
+
+struct Arc {
+  double delay;   // scaled
+  double tokens;
+  std::size_t index;  // into TimedEventGraph::arcs
+};
+using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property, Arc>;
+
+// Boost's default tolerance is an absolute 0.005, far too coarse for delays
+// in seconds; delays are scaled to at most 1, so this is relative to the
+// largest delay.
+struct TightFloat {
+  using value_type = double;
+  static double infinity() { return std::numeric_limits<double>::infinity(); }
+  static double epsilon() { return -1e-10; }
+};
+
+// Some cycle among the arcs accepted by `use`, as node ids in order; empty
+// if there is none. Iterative DFS: graphs can have millions of nodes.
+template <class Use>
+std::vector<int> find_cycle(const TimedEventGraph& g, Use use) {
+  const int n = static_cast<int>(g.nodes.size());
+  std::vector<std::vector<int>> out(n);
+  for (std::size_t a = 0; a < g.arcs.size(); ++a)
+    if (use(g.arcs[a])) out[g.arcs[a].from].push_back(g.arcs[a].to);
+  std::vector<char> color(n, 0);  // 0 new, 1 on the stack, 2 done
+  std::vector<int> parent(n, -1);
+  std::vector<std::pair<int, std::size_t>> stack;
+  for (int root = 0; root < n; ++root) {
+    if (color[root]) continue;
+    color[root] = 1;
+    stack.push_back({root, 0});
+    while (!stack.empty()) {
+      auto& [v, next] = stack.back();
+      if (next == out[v].size()) {
+        color[v] = 2;
+        stack.pop_back();
+        continue;
+      }
+      const int w = out[v][next++];
+      if (color[w] == 1) {  // back arc: the cycle is w .. v on the stack
+        std::vector<int> cycle;
+        for (int u = v; u != w; u = parent[u]) cycle.push_back(u);
+        cycle.push_back(w);
+        std::reverse(cycle.begin(), cycle.end());
+        return cycle;
+      }
+      if (color[w] == 0) {
+        color[w] = 1;
+        parent[w] = v;
+        stack.push_back({w, 0});
+      }
+    }
+  }
+  return {};
+}
+
+std::string names(const TimedEventGraph& g, const std::vector<int>& cycle) {
+  std::string s;
+  for (int v : cycle) s += g.nodes[v] + " -> ";
+  return s + g.nodes[cycle.front()];
+}
+
+}  // namespace
+
+ExactPeriod exact_period(const TimedEventGraph& g) {
+  const int n = static_cast<int>(g.nodes.size());
+  double scale = 0;
+  for (const EventArc& a : g.arcs) {
+    if (a.from < 0 || a.from >= n || a.to < 0 || a.to >= n)
+      throw std::invalid_argument("exact period: arc between unknown nodes");
+    if (a.tokens < 0) throw std::invalid_argument("exact period: arc with negative tokens");
+    scale = std::max(scale, std::abs(a.delay));
+  }
+  // Howard's algorithm assumes every cycle carries a token; a cycle without
+  // one is a circular wait, so check that first and name it.
+  const auto zero = find_cycle(g, [](const EventArc& a) { return a.tokens == 0; });
+  if (!zero.empty())
+    throw std::invalid_argument("exact period: cycle with zero tokens (the schedule deadlocks): " +
+                                names(g, zero));
+  const auto any = find_cycle(g, [](const EventArc&) { return true; });
+  if (any.empty()) throw std::invalid_argument("exact period: the event graph has no cycle");
+
+  ExactPeriod result;
+  if (scale == 0) {  // all delays zero: every cycle has ratio 0
+    result.critical_cycle = any;
+    return result;
+  }
+  Graph graph(n);
+  for (std::size_t i = 0; i < g.arcs.size(); ++i) {
+    const EventArc& a = g.arcs[i];
+    boost::add_edge(a.from, a.to, Arc{a.delay / scale, static_cast<double>(a.tokens), i}, graph);
+  }
+  std::vector<boost::graph_traits<Graph>::edge_descriptor> cycle;
+  const double ratio = boost::maximum_cycle_ratio(graph, boost::get(boost::vertex_index, graph),
+                                                  boost::get(&Arc::delay, graph),
+                                                  boost::get(&Arc::tokens, graph), &cycle,
+                                                  TightFloat());
+  if (!std::isfinite(ratio) || cycle.empty())
+    throw std::logic_error("exact period: cycle ratio computation failed");
+  // Recompute the ratio from the critical cycle's original arcs, so the
+  // period carries no scaling round-off.
+  double delay = 0, tokens = 0;
+  for (auto e : cycle) {
+    const EventArc& a = g.arcs[graph[e].index];
+    result.critical_cycle.push_back(a.from);
+    delay += a.delay;
+    tokens += a.tokens;
+  }
+  result.period = delay / tokens;
+  return result;
+}
+
+}  // namespace pipesim

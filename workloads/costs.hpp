@@ -1,0 +1,15 @@
+// Layer costs in flops: costs given in seconds refer to a reference speed.
+#pragma once
+
+#include "sim/platform.hpp"
+#include "workloads/workload.hpp"
+
+namespace pipesim {
+
+// The flop/s that second-valued costs refer to: workload.reference_speed,
+// or the fastest device's speed when it is 0.
+double reference_speed(const Workload& workload, const Platform& platform);
+// Flops of a cost: value if it is in flops, else value x reference speed.
+double cost_flops(const Cost& cost, double reference_speed);
+
+}  // namespace pipesim
