@@ -69,6 +69,7 @@ Metrics compute_metrics(const TaskGraph& graph, const Timeline& timeline, const 
     m.iterations = std::max(m.iterations, t.iteration + 1);
   }
   m.iteration_time = m.iterations > 0 ? m.makespan / m.iterations : 0;
+  m.iteration_time_per_microbatch = m.microbatches > 0 ? m.iteration_time / m.microbatches : 0;
   // A run that deadlocked did not train its micro-batches: no throughput.
   m.throughput = m.makespan > 0 && timeline.completed() ? static_cast<double>(m.microbatches) * samples_per_microbatch *
                                       m.iterations / m.makespan
@@ -79,7 +80,7 @@ Metrics compute_metrics(const TaskGraph& graph, const Timeline& timeline, const 
   const int first = M / 4, last = M - 1 - M / 4;
   double steady = NAN;
   if (last - first + 1 >= 2) steady = steady_time_per_microbatch(graph, timeline, m.iterations - 1, first, last);
-  m.time_per_microbatch = std::isfinite(steady) ? steady : (M > 0 ? m.iteration_time / M : 0);
+  m.time_per_microbatch = std::isfinite(steady) ? steady : m.iteration_time_per_microbatch;
 
   // Devices: compute intervals (busy is their union, so it never exceeds
   // the makespan even if a device ran tasks concurrently).

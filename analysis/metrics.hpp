@@ -32,7 +32,13 @@ struct LinkMetrics {
 struct Metrics {
   double makespan = 0;
   double iteration_time = 0;       // makespan / iterations
-  double time_per_microbatch = 0;  // steady state, see steady_time_per_microbatch
+  // iteration_time / microbatches: what a user divides by, fill and drain
+  // included; the summary's "time per micro-batch".
+  double iteration_time_per_microbatch = 0;
+  // Steady-state spacing of micro-batch completions (see
+  // steady_time_per_microbatch); the summary's "steady state" line. studies/
+  // reads it as the measured period.
+  double time_per_microbatch = 0;
   double throughput = 0;  // samples/s: microbatches * samples_per_mb * iterations / makespan
   int microbatches = 0;   // max micro-batch index + 1
   int iterations = 0;     // max iteration index + 1

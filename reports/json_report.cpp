@@ -16,8 +16,7 @@ std::string device_name(const Platform& platform, int d) {
   return d >= 0 && d < platform.size() ? platform.devices[d].name : std::to_string(d);
 }
 
-
-void write_pattern(JsonWriter& w, const PatternSummary& p, const Metrics& m, const Platform& platform) {
+void write_pattern(JsonWriter& w, const PatternSummary& p, const Platform& platform) {
   w.begin_object();
   w.field("copies", p.copies);
   w.field("period", p.period);
@@ -50,6 +49,7 @@ void write_json_report(std::ostream& os, const Metrics& m, const Platform& platf
                        const std::string& schedule_name, const PatternSummary* pattern) {
   JsonWriter w(os, true);
   w.begin_object();
+  w.field("version", PIPESIM_VERSION);
   w.field("schedule", schedule_name);
   w.field("platform", platform.file);
   w.field("valid", m.valid);
@@ -58,6 +58,7 @@ void write_json_report(std::ostream& os, const Metrics& m, const Platform& platf
   w.field("deadlock", m.deadlock);
   w.field("makespan", m.makespan);
   w.field("iteration_time", m.iteration_time);
+  w.field("iteration_time_per_microbatch", m.iteration_time_per_microbatch);
   w.field("time_per_microbatch", m.time_per_microbatch);
   w.field("throughput", m.throughput);
   w.field("microbatches", m.microbatches);
@@ -111,7 +112,7 @@ void write_json_report(std::ostream& os, const Metrics& m, const Platform& platf
   w.end_array();
   if (pattern != nullptr) {
     w.key("pattern");
-    write_pattern(w, *pattern, m, platform);
+    write_pattern(w, *pattern, platform);
   }
   w.end_object();
   os << '\n';

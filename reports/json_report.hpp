@@ -12,7 +12,8 @@ namespace pipesim {
 struct PatternSummary;
 
 // Deterministic: the same metrics give the same bytes. Times in seconds,
-// memory in bytes, throughput in samples per second.
+// memory in bytes, throughput in samples per second. The first member is
+// "version" (PIPESIM_VERSION), so a reader can tell which field set it has.
 void write_json_report(std::ostream& os, const Metrics& metrics, const Platform& platform,
                        const std::string& schedule_name, const PatternSummary* pattern = nullptr);
 

@@ -66,7 +66,9 @@ TEST(Metrics, HeadlineNumbers) {
   EXPECT_DOUBLE_EQ(m.makespan, 6.5);
   EXPECT_DOUBLE_EQ(m.iteration_time, 6.5);
   EXPECT_DOUBLE_EQ(m.throughput, 4 * 8 / 6.5);
-  // first_mb = 1, last_mb = 2: completions 4.5 and 5.5.
+  // The headline: the iteration shared by its micro-batches, fill and drain included.
+  EXPECT_DOUBLE_EQ(m.iteration_time_per_microbatch, 6.5 / 4);
+  // Steady state: first_mb = 1, last_mb = 2: completions 4.5 and 5.5.
   EXPECT_DOUBLE_EQ(m.time_per_microbatch, 1.0);
   EXPECT_TRUE(m.completed);
   EXPECT_TRUE(m.valid);
@@ -166,6 +168,7 @@ TEST(Metrics, SteadyTimePerMicrobatch) {
   EXPECT_EQ(m.iterations, 2);
   EXPECT_EQ(m.microbatches, 8);
   EXPECT_DOUBLE_EQ(m.iteration_time, 18);
+  EXPECT_DOUBLE_EQ(m.iteration_time_per_microbatch, 18.0 / 8);
   EXPECT_DOUBLE_EQ(m.time_per_microbatch, 3);  // last iteration, 2..5
   EXPECT_DOUBLE_EQ(m.throughput, 8 * 2 * 2 / 36.0);
 }
@@ -185,4 +188,5 @@ TEST(Metrics, SingleMicrobatchFallsBackToIterationTime) {
   const Metrics m = compute_metrics(g, tl, p, 1);
   EXPECT_EQ(m.microbatches, 1);
   EXPECT_DOUBLE_EQ(m.time_per_microbatch, 3);
+  EXPECT_DOUBLE_EQ(m.iteration_time_per_microbatch, 3);
 }

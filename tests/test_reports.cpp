@@ -4,6 +4,9 @@
 #include <fstream>
 #include <sstream>
 
+#include <boost/property_tree/json_parser.hpp>
+#include <boost/property_tree/ptree.hpp>
+
 #include "reports/chrome_trace.hpp"
 #include "sim/format.hpp"
 #include "reports/json_report.hpp"
@@ -65,6 +68,27 @@ std::string capture(F write) {
   std::ostringstream os;
   write(os);
   return os.str();
+}
+
+boost::property_tree::ptree parse_json(const std::string& text) {
+  std::istringstream in(text);
+  boost::property_tree::ptree tree;
+  boost::property_tree::read_json(in, tree);
+  return tree;
+}
+
+// A run of 8 micro-batches in 2 iterations of 1.6 s whose completions are
+// 0.1 s apart in the steady state: the headline and the steady state differ.
+Metrics two_times() {
+  Metrics m;
+  m.makespan = 3.2;
+  m.iterations = 2;
+  m.microbatches = 8;
+  m.iteration_time = 1.6;
+  m.iteration_time_per_microbatch = 0.2;
+  m.time_per_microbatch = 0.1;
+  m.throughput = 5;
+  return m;
 }
 
 }  // namespace
@@ -131,6 +155,19 @@ TEST(JsonReport, KeysAndNumbers) {
   EXPECT_EQ(json, capture([&](std::ostream& os) { write_json_report(os, r.metrics(), r.platform, "1f1b"); }));
 }
 
+TEST(JsonReport, VersionFirstAndBothTimesPerMicrobatch) {
+  const Platform platform;
+  const std::string json =
+      capture([&](std::ostream& os) { write_json_report(os, two_times(), platform, "gpipe"); });
+  EXPECT_EQ(json.rfind(std::string("{\n  \"version\": \"") + PIPESIM_VERSION + "\",\n", 0), 0u) << json;
+  const auto tree = parse_json(json);
+  EXPECT_EQ(tree.get<std::string>("version"), PIPESIM_VERSION);
+  EXPECT_EQ(tree.get<std::string>("schedule"), "gpipe");
+  EXPECT_DOUBLE_EQ(tree.get<double>("iteration_time"), 1.6);
+  EXPECT_DOUBLE_EQ(tree.get<double>("iteration_time_per_microbatch"), 0.2);
+  EXPECT_DOUBLE_EQ(tree.get<double>("time_per_microbatch"), 0.1);  // steady state, as before
+}
+
 TEST(MemoryCsv, Rows) {
   SmallRun r;
   r.platform.devices[1].name = "gpu,1";  // quoted when needed
@@ -184,6 +221,21 @@ TEST(ChromeTrace, EventNames) {
   t.kind = TaskKind::Update;
   t.microbatch = -1;
   EXPECT_EQ(trace_event_name(t), "U s2");
+}
+
+TEST(Summary, HeadlineIsIterationTimeOverMicrobatchesBesideTheSteadyState) {
+  const Platform platform;
+  const std::string out = capture([&](std::ostream& os) { write_summary(os, two_times(), platform, "gpipe"); });
+  EXPECT_EQ(out.substr(0, out.find("verdict")),
+            "schedule              gpipe\n"
+            "devices               0 (0 used)\n"
+            "micro-batches         8\n"
+            "iterations            2\n"
+            "makespan              3.20 s\n"
+            "iteration time        1.60 s\n"
+            "time per micro-batch  200.00 ms\n"
+            "steady state          100.00 ms per micro-batch\n"
+            "throughput            5.00 samples/s\n");
 }
 
 TEST(Summary, ValidAndInvalid) {
