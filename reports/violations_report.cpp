@@ -14,6 +14,9 @@ void write_violations(std::ostream& out, const std::vector<Violation>& violation
 
 void write_violations_json(std::ostream& out, const std::vector<Violation>& violations, const Platform& platform) {
   JsonWriter json(out, true);
+  json.begin_object();
+  json.field("verdict", violations.empty() ? "VALID" : "INVALID");  // the stdout verdict without its count
+  json.key("violations");
   json.begin_array();
   for (const Violation& v : violations) {
     json.begin_object();
@@ -28,6 +31,7 @@ void write_violations_json(std::ostream& out, const std::vector<Violation>& viol
     json.end_object();
   }
   json.end_array();
+  json.end_object();
   out << "\n";
 }
 

@@ -1,7 +1,7 @@
 // Violations as text (one per line, then the verdict) and as JSON.
-#include <ostream>
 #pragma once
 
+#include <ostream>
 #include <vector>
 
 #include "sim/platform.hpp"
@@ -11,7 +11,8 @@ namespace pipesim {
 
 // "kind: message" lines, then "VALID" or "INVALID: N violation(s)".
 void write_violations(std::ostream& out, const std::vector<Violation>& violations);
-// [{"kind", "device" (name or null), "time" (null if none), "message"}, ...]
+// {"verdict": "VALID" | "INVALID", "violations": [{"kind", "device" (name or
+// null), "time" (null if none), "message"}, ...]}
 void write_violations_json(std::ostream& out, const std::vector<Violation>& violations, const Platform& platform);
 
 }  // namespace pipesim

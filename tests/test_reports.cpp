@@ -13,6 +13,7 @@
 #include "reports/json_writer.hpp"
 #include "reports/memory_csv.hpp"
 #include "reports/summary.hpp"
+#include "reports/violations_report.hpp"
 
 using namespace pipesim;
 
@@ -256,4 +257,21 @@ TEST(Summary, ValidAndInvalid) {
   EXPECT_FALSE(contains(good, "INVALID")) << good;
   EXPECT_FALSE(contains(good, "idle_link")) << good;  // carried nothing
   EXPECT_EQ(good, capture([&](std::ostream& os) { write_summary(os, r.metrics(), r.platform, "1f1b"); }));
+}
+
+TEST(ViolationsJson, VerdictAndViolations) {
+  SmallRun r;
+  const std::vector<Violation> violations = {{"memory", "gpu1 over its capacity", 1, 0.25},
+                                             {"deadlock", "a cycle", -1, NAN}};
+  const auto tree = parse_json(capture([&](std::ostream& os) { write_violations_json(os, violations, r.platform); }));
+  EXPECT_EQ(tree.get<std::string>("verdict"), "INVALID");
+  std::vector<std::string> rows;
+  for (const auto& [key, v] : tree.get_child("violations"))
+    rows.push_back(v.get<std::string>("kind") + "|" + v.get<std::string>("device") + "|" + v.get<std::string>("time") +
+                   "|" + v.get<std::string>("message"));
+  // property_tree reads JSON null as "null".
+  EXPECT_EQ(rows, (std::vector<std::string>{"memory|gpu1|0.25|gpu1 over its capacity", "deadlock|null|null|a cycle"}));
+
+  const std::string valid = capture([&](std::ostream& os) { write_violations_json(os, {}, r.platform); });
+  EXPECT_EQ(valid, "{\n  \"verdict\": \"VALID\",\n  \"violations\": []\n}\n");
 }

@@ -177,17 +177,20 @@ TEST(ValidateCli, JsonListsTheViolations) {
   const CliResult r = validate(f, " --json " + json);
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_EQ(read_text(json),
-            "[\n"
-            "  {\n"
-            "    \"kind\": \"overlap\",\n"
-            "    \"device\": \"gpu0\",\n"
-            "    \"time\": 0.5,\n"
-            "    \"message\": \"device gpu0: F1 [0, 1) and B1 [0.5, 2.5) (mod period 4)\"\n"
-            "  }\n"
-            "]\n");
+            "{\n"
+            "  \"verdict\": \"INVALID\",\n"
+            "  \"violations\": [\n"
+            "    {\n"
+            "      \"kind\": \"overlap\",\n"
+            "      \"device\": \"gpu0\",\n"
+            "      \"time\": 0.5,\n"
+            "      \"message\": \"device gpu0: F1 [0, 1) and B1 [0.5, 2.5) (mod period 4)\"\n"
+            "    }\n"
+            "  ]\n"
+            "}\n");
   const Files ok = write_inputs("json-ok", 2, "1TiB", kPatternWorkload, "ok.yaml", kExample);
   EXPECT_EQ(validate(ok, " --json " + json).exit_code, 0);
-  EXPECT_EQ(read_text(json), "[]\n");
+  EXPECT_EQ(read_text(json), "{\n  \"verdict\": \"VALID\",\n  \"violations\": []\n}\n");
 }
 
 // --- Valid schedules --------------------------------------------------------
