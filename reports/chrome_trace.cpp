@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "reports/json_writer.hpp"
+#include "reports/track_lanes.hpp"
 #include "analysis/memory.hpp"
 
 namespace pipesim {
@@ -77,11 +78,6 @@ void add_metadata(std::vector<Event>& events, EventBuilder& b, const char* what,
   events.push_back({0, 0, pid, tid, events.size(), b.end()});
 }
 
-void add_track(std::vector<Event>& events, EventBuilder& b, int pid, int tid, const std::string& name) {
-  add_metadata(events, b, "thread_name", pid, tid, name, -1);
-  add_metadata(events, b, "thread_sort_index", pid, tid, "", tid);
-}
-
 }  // namespace
 
 std::string trace_event_name(const Task& t) {
@@ -102,11 +98,20 @@ void write_chrome_trace(std::ostream& os, const TaskGraph& graph, const Timeline
   add_metadata(events, b, "process_sort_index", kDevicesPid, -1, "", kDevicesPid);
   add_metadata(events, b, "process_name", kLinksPid, -1, "links", -1);
   add_metadata(events, b, "process_sort_index", kLinksPid, -1, "", kLinksPid);
-  for (int d = 0; d < platform.size(); ++d) add_track(events, b, kDevicesPid, d, platform.devices[d].name);
-  for (std::size_t l = 0; l < timeline.links.size(); ++l)
-    add_track(events, b, kLinksPid, static_cast<int>(l), timeline.links[l].name);
 
+  // What each track (device or link) shows: the tasks that ran to completion
+  // (only they have an interval to draw); a transfer on every link of its route.
+  std::vector<std::vector<TaskId>> device_tasks(platform.size()), link_tasks(timeline.links.size());
   const std::size_t routed = timeline.route_offsets.empty() ? 0 : timeline.route_offsets.size() - 1;
+  for (TaskId id = 0; id < graph.size(); ++id) {
+    if (!std::isfinite(timeline.start[id]) || !std::isfinite(timeline.finish[id])) continue;
+    const Task& t = graph.task(id);
+    if (!is_transfer(t.kind))
+      device_tasks.at(t.device).push_back(id);
+    else if (id < routed)
+      for (auto l = timeline.route_begin(id); l != timeline.route_end(id); ++l) link_tasks.at(*l).push_back(id);
+  }
+
   auto add_task = [&](TaskId id, int pid, int tid) {
     const Task& t = graph.task(id);
     const double ts = timeline.start[id] * 1e6;
@@ -134,17 +139,33 @@ void write_chrome_trace(std::ostream& os, const TaskGraph& graph, const Timeline
     w.end_object();
     events.push_back({1, ts, pid, tid, id, b.end()});
   };
-  for (TaskId id = 0; id < graph.size(); ++id) {
-    // Only tasks that ran to completion have an interval to draw.
-    if (!std::isfinite(timeline.start[id]) || !std::isfinite(timeline.finish[id])) continue;
-    const Task& t = graph.task(id);
-    if (!is_transfer(t.kind)) {
-      add_task(id, kDevicesPid, t.device);
-    } else if (id < routed) {
-      for (auto l = timeline.route_begin(id); l != timeline.route_end(id); ++l)
-        add_task(id, kLinksPid, static_cast<int>(*l));
+
+  // Tasks that overlap on a track go to further lanes of it. Lane 0 keeps
+  // tid = the track's index; lane j >= 1 is named "NAME #(j+1)", gets the next
+  // free tid after all tracks, and sorts right after its track.
+  auto add_process = [&](int pid, const std::vector<std::string>& names,
+                         const std::vector<std::vector<TaskId>>& tasks) {
+    int next_tid = static_cast<int>(names.size()), sort_index = 0;
+    for (std::size_t track = 0; track < names.size(); ++track) {
+      std::vector<LaneInterval> intervals;
+      for (TaskId id : tasks[track]) intervals.push_back({timeline.start[id], timeline.finish[id]});
+      const std::vector<int> lanes = assign_lanes(intervals);
+      const int count = lanes.empty() ? 1 : *std::max_element(lanes.begin(), lanes.end()) + 1;
+      std::vector<int> tid(count);
+      for (int lane = 0; lane < count; ++lane) {
+        tid[lane] = lane == 0 ? static_cast<int>(track) : next_tid++;
+        add_metadata(events, b, "thread_name", pid, tid[lane],
+                     lane == 0 ? names[track] : names[track] + " #" + std::to_string(lane + 1), -1);
+        add_metadata(events, b, "thread_sort_index", pid, tid[lane], "", sort_index++);
+      }
+      for (std::size_t i = 0; i < tasks[track].size(); ++i) add_task(tasks[track][i], pid, tid[lanes[i]]);
     }
-  }
+  };
+  std::vector<std::string> device_names, link_names;
+  for (const Device& d : platform.devices) device_names.push_back(d.name);
+  for (const LinkInfo& l : timeline.links) link_names.push_back(l.name);
+  add_process(kDevicesPid, device_names, device_tasks);
+  add_process(kLinksPid, link_names, link_tasks);
 
   // One counter sample per device and instant, with every category's level.
   for_each_memory_instant(memory_trace(graph, timeline), platform.size(),
