@@ -31,6 +31,9 @@ TEST(MasterCli, DiagramsAndWorkerReport) {
   const std::string picture = read_text(svg);
   EXPECT_EQ(picture.rfind("<svg ", 0), 0u);
   EXPECT_NE(picture.find(">lpp-seed</text>"), std::string::npos);
+  // Rows named after the platform's hosts; a time axis in seconds.
+  EXPECT_NE(picture.find("<text x=\"4\" y=\"43\">gpu0</text>"), std::string::npos) << picture;
+  EXPECT_NE(picture.find(">10 s</text>"), std::string::npos) << picture;
   const std::string report = read_text(workers);
   EXPECT_NE(report.find("  gpu1      8 8.00 s 13.00 s 0.5714      4       4         0      0 B       4       1      1"),
             std::string::npos)
@@ -43,13 +46,17 @@ TEST(MasterCli, DiagramsAndWorkerReport) {
   EXPECT_EQ(t.exit_code, 0) << t.err;
   const std::string lpp = read_text(txt);
   EXPECT_EQ(lpp.substr(0, lpp.find('\n')), "\tlpp-seed" + std::string(13, '\t'));
-  EXPECT_NE(lpp.find("\nw0\tf0b0\tf0b2\tf0b4\tf0b6\t\t\t\tv0b0\t\tv0b2\t\tv0b4\t\tv0b6\n"), std::string::npos) << lpp;
+  // The header: the unit, then each column's start time (a column is a 1 s job).
+  EXPECT_NE(lpp.find("\ns\t0\t1\t2\t3\t4\t5\t6\t7\t8\t9\t10\t11\t12\t13\n"), std::string::npos) << lpp;
+  // Rows are named w<device index> while cli/ calls the text diagram without
+  // the platform (with it, they are named gpu0, gpu1, ...).
+  EXPECT_NE(lpp.find("\nw0\tF0b0\tF0b2\tF0b4\tF0b6\t\t\t\tB0b0\t\tB0b2\t\tB0b4\t\tB0b6\n"), std::string::npos) << lpp;
   const CliResult d = run_pipesim("run " + plat + " " + w +
                                   " --quiet --schedule-param scheme=ddp --schedule-param G= --schedule-param R= "
                                   "--diagram " + txt);
   EXPECT_EQ(d.exit_code, 0) << d.err;
   const std::string ddp = read_text(txt);
-  EXPECT_NE(ddp.find("\nw7\tf0b7\tf1b7\tf2b7\tf3b7\tv3b7\tv2b7\tv1b7\tv0b7\n"), std::string::npos) << ddp;
+  EXPECT_NE(ddp.find("\nw7\tF0b7\tF1b7\tF2b7\tF3b7\tB3b7\tB2b7\tB1b7\tB0b7\n"), std::string::npos) << ddp;
 }
 
 }  // namespace

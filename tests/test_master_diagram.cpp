@@ -96,6 +96,7 @@ TEST_F(MasterDiagrams, DDPIsTheSeedsDiagramVerbatim) {
   DiagramOptions o;
   o.title = "DistributedDataParallel";
   o.min_columns = 12;
+  o.seed_notation = true;
   EXPECT_EQ(pipeline_diagram_text((*graphs_)[0], (*timelines_)[0], o), kSeedDDP);
 }
 
@@ -103,14 +104,17 @@ TEST_F(MasterDiagrams, LPPEightWorkersEightBatchesFourStages) {
   const TaskGraph& g = (*graphs_)[1];
   const Timeline& tl = (*timelines_)[1];
   EXPECT_DOUBLE_EQ(tl.makespan, 14.0);
-  EXPECT_EQ(pipeline_diagram_text(g, tl, {}), kLPP);
   DiagramOptions o;
+  o.seed_notation = true;
+  EXPECT_EQ(pipeline_diagram_text(g, tl, o), kLPP);
   o.batch_ids = true;
   EXPECT_EQ(pipeline_diagram_text(g, tl, o), kLPPBatches);
 }
 
 TEST_F(MasterDiagrams, LongerBackwardFillsTwoColumns) {
-  EXPECT_EQ(pipeline_diagram_text((*graphs_)[2], (*timelines_)[2], {}), kGPipeLongBackward);
+  DiagramOptions seed;
+  seed.seed_notation = true;
+  EXPECT_EQ(pipeline_diagram_text((*graphs_)[2], (*timelines_)[2], seed), kGPipeLongBackward);
   const PipelineDiagram d = pipeline_diagram((*graphs_)[2], (*timelines_)[2], {});
   EXPECT_DOUBLE_EQ(d.column_seconds, 1.0);  // the shortest task, a forward
   EXPECT_EQ(d.overlaps, 0);
@@ -119,7 +123,7 @@ TEST_F(MasterDiagrams, LongerBackwardFillsTwoColumns) {
   coarse.column_seconds = 2;
   const PipelineDiagram c = pipeline_diagram((*graphs_)[2], (*timelines_)[2], coarse);
   EXPECT_GT(c.overlaps, 0);
-  EXPECT_EQ(c.cells[0][0], "f0");
+  EXPECT_EQ(c.cells[0][0], "F0");
   EXPECT_EQ(c.batches[0][0], 0);
 }
 
@@ -137,12 +141,20 @@ TEST_F(MasterDiagrams, SvgDrawsEveryJobColouredByBatchAndIsDeterministic) {
   for (std::size_t at = 0; (at = svg.find("<g><title>", at)) != std::string::npos; ++at) ++cells;
   EXPECT_EQ(cells, 64u);  // 2 S B jobs
   // F(0, 0) on w0 at 0 s, batch 0's colour; F(0, 1) on w4, batch 1's.
-  EXPECT_NE(svg.find("<title>forward stage 0 batch 0 on w0: 0.00 s .. 1.00 s</title><rect x=\"44\" y=\"44\" "
-                     "width=\"28\" height=\"20\" fill=\"#4e79a7\""),
+  EXPECT_NE(svg.find("<title>forward stage 0 batch 0 on w0: 0.00 s .. 1.00 s</title><rect x=\"44\" y=\"28\" "
+                     "width=\"28\" height=\"20\" fill=\"" + batch_colour(0) + "\""),
             std::string::npos);
-  EXPECT_NE(svg.find("<title>forward stage 0 batch 1 on w4: 0.00 s .. 1.00 s</title><rect x=\"44\" y=\"132\" "
-                     "width=\"28\" height=\"20\" fill=\"#f28e2b\""),
+  EXPECT_NE(svg.find("<title>forward stage 0 batch 1 on w4: 0.00 s .. 1.00 s</title><rect x=\"44\" y=\"116\" "
+                     "width=\"28\" height=\"20\" fill=\"" + batch_colour(1) + "\""),
             std::string::npos);
+  // B(0, 0) on w0 from 7 s, labelled B0.
+  EXPECT_NE(svg.find("<title>backward stage 0 batch 0 on w0: 7.00 s .. 8.00 s</title><rect x=\"240\" y=\"28\" "
+                     "width=\"28\" height=\"20\" fill=\"" + batch_colour(0) + "\" stroke=\"#ffffff\"/>"
+                     "<text x=\"254\" y=\"42\" text-anchor=\"middle\" fill=\"#000000\">B0</text>"),
+            std::string::npos) << svg;
+  // 14 columns of 28 px: at most 4 ticks, every 5 s.
+  for (const char* tick : {">0 s</text>", ">5 s</text>", ">10 s</text>"}) EXPECT_NE(svg.find(tick), std::string::npos) << tick;
+  EXPECT_EQ(svg.find(">15 s</text>"), std::string::npos);
   for (const char* legend : {">b0</text>", ">b7</text>"}) EXPECT_NE(svg.find(legend), std::string::npos);
 }
 
