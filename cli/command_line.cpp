@@ -69,6 +69,13 @@ CLI::App* add_command(CLI::App& root, const std::string& name, const std::string
   return command;
 }
 
+void check_no_empty_values(const CLI::App& command) {
+  for (const CLI::Option* option : command.get_options([](const CLI::Option* o) { return o->nonpositional(); }))
+    if (option->get_type_size() != 0)
+      for (const std::string& value : option->results())
+        if (value.empty()) throw UsageError(option->get_name() + " needs a value");
+}
+
 std::string usage_error_line(const std::string& command, const std::string& what) {
   return "pipesim: error: " + one_line(what) + "; see 'pipesim " + (command.empty() ? "" : command + " ") + "--help'";
 }

@@ -11,6 +11,10 @@ namespace pipesim {
 
 // A mistake in how a command was called that CLI11 cannot see (a bad option
 // value found after parsing). main reports it as
+// CLI11 takes "--json ''" as an empty value (but "--json=" as none): throws
+// UsageError "--json needs a value" for an option of COMMAND given one.
+void check_no_empty_values(const CLI::App& command);
+
 // "pipesim: error: WHAT; see 'pipesim COMMAND --help'" and exits 2.
 class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -24,6 +28,10 @@ void configure_root(CLI::App& root);
 // ends its help.
 CLI::App* add_command(CLI::App& root, const std::string& name, const std::string& description,
                       const std::string& footer);
+
+// CLI11 takes "--json ''" as an empty value (but "--json=" as none): throws
+// UsageError "--json needs a value" for an option of COMMAND given one.
+void check_no_empty_values(const CLI::App& command);
 
 // "pipesim: error: WHAT; see 'pipesim[ COMMAND] --help'" (no newline).
 std::string usage_error_line(const std::string& command, const std::string& what);

@@ -81,6 +81,10 @@ int main(int argc, char** argv) {
 
   std::string command;
   try {
+    for (const CLI::App* chosen : root.get_subcommands()) {
+      command = chosen->get_name();
+      check_no_empty_values(*chosen);
+    }
     int status = 0;
     if (run_app->parsed()) {
       command = "run";

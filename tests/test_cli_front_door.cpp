@@ -118,6 +118,8 @@ std::vector<Mistake> mistakes() {
       {"missing_argument", "run p.xml --json out.json", "pipesim: error: WORKLOAD.yaml is required" + see_run},
       {"missing_value", "run p.xml w.yaml --json", "pipesim: error: --json needs a value" + see_run},
       {"empty_value", "run p.xml w.yaml --trace=", "pipesim: error: --trace needs a value" + see_run},
+      {"empty_string_value", "run p.xml w.yaml --json ''", "pipesim: error: --json needs a value" + see_run},
+      {"empty_output", "import g.txt -o ''", "pipesim: error: --output needs a value; see 'pipesim import --help'"},
       {"bad_key_value", "run p.xml w.yaml --json out.json --schedule-param k",
        "pipesim: error: --schedule-param needs KEY=VALUE, got 'k'" + see_run},
       {"empty_key", "run p.xml w.yaml --schedule-param =3",
