@@ -54,7 +54,9 @@ class CapturedStdout {
 
 int main(int argc, char** argv) {
   using namespace pipesim;
-  CLI::App root("Simulates pipelined model-parallel training of a deep network on a described\ncluster (README.md).", "pipesim");
+  CLI::App root(
+      "Simulates pipelined model-parallel training of a deep network on a described\ncluster (README.md).",
+      "pipesim");
   configure_root(root);
   RunOptions run;
   ValidateOptions validate;

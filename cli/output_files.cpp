@@ -92,6 +92,71 @@ struct Transaction {
   }
 };
 
+// Throws InputError "PATH: OPTION: WHAT".
+struct Failure {
+  std::string path, option;
+  [[noreturn]] void operator()(const std::string& what) const { throw InputError(path, option, what); }
+};
+
+// Creates DIR and its missing ancestors, recording them to be removed on failure.
+void create_directories(const std::string& dir, const Failure& fail, Transaction& transaction) {
+  std::vector<fs::path> missing;
+  std::error_code ec;
+  for (fs::path d = fs::absolute(dir, ec); !d.empty() && !fs::exists(d, ec); d = d.parent_path()) {
+    missing.push_back(d);
+    if (d == d.parent_path()) break;
+  }
+  for (auto d = missing.rbegin(); d != missing.rend(); ++d) {
+    if (::mkdir(d->c_str(), 0777) != 0) fail("cannot create directory '" + d->string() + "': " + error_text(errno));
+    transaction.created_directories.push_back(d->string());
+  }
+}
+
+// TEXT in a new temporary ".NAME.XXXXXX" beside PATH, with PATH's
+// permissions if it exists (else 0666 & ~UMASK); returns its name.
+std::string write_temporary(const std::string& path, const std::string& text, mode_t umask, const Failure& fail,
+                            Transaction& transaction) {
+  const fs::path dir = directory_of(path);
+  std::string name = (dir / ("." + fs::path(path).filename().string() + ".XXXXXX")).string();
+  const int fd = ::mkstemp(name.data());
+  if (fd < 0) fail("cannot create a temporary file in '" + dir.string() + "': " + error_text(errno));
+  transaction.temporaries.push_back(name);
+  struct stat old;
+  ::fchmod(fd, ::stat(path.c_str(), &old) == 0 ? (old.st_mode & 07777) : (0666 & ~umask));
+  const int error = write_all(fd, text);
+  if (::close(fd) != 0 && error == 0) fail("write error: " + error_text(errno));
+  if (error != 0) fail("write error: " + error_text(error));
+  return name;
+}
+
+void write_in_place(const std::string& path, const std::string& text, const Failure& fail) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) fail("cannot open: " + error_text(errno));
+  const int error = write_all(fd, text);
+  if (::close(fd) != 0 && error == 0) fail("write error: " + error_text(errno));
+  if (error != 0) fail("write error: " + error_text(error));
+}
+
+// Renames TEMPORARY over PATH, keeping a second name for the file it
+// replaces so that the transaction can put it back.
+void replace(const std::string& path, const std::string& temporary, const Failure& fail, Transaction& transaction) {
+  std::string backup;
+  std::error_code ec;
+  if (fs::is_regular_file(fs::symlink_status(path, ec))) {
+    backup = temporary + ".old";
+    if (::link(path.c_str(), backup.c_str()) != 0 && !fs::copy_file(path, backup, ec))
+      fail("cannot keep a copy of the file while replacing it: " + ec.message());
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    if (!backup.empty()) ::unlink(backup.c_str());
+    fail("cannot replace it: " + error_text(error));
+  }
+  auto& temporaries = transaction.temporaries;
+  temporaries.erase(std::find(temporaries.begin(), temporaries.end(), temporary));
+  transaction.replaced.push_back({path, backup});
+}
+
 }  // namespace
 
 void OutputFiles::declare_input(const std::string& what, const std::string& path) {
@@ -135,67 +200,25 @@ void OutputFiles::commit() {
   Transaction transaction;
   const mode_t umask = ::umask(0);
   ::umask(umask);
+  // 1. Every replaced file's text into a temporary beside it: most write errors (a full disk) happen here.
   std::vector<std::string> temporary(outputs_.size());
   for (std::size_t i = 0; i < outputs_.size(); ++i) {
     const Output& o = outputs_[i];
     if (!o.has_text || o.write != Output::Write::Replace) continue;
-    auto fail = [&](const std::string& what) { throw InputError(o.path, o.option, what); };
-    const fs::path dir = directory_of(o.path);
-    if (o.parent == Parent::Create) {
-      std::vector<fs::path> missing;
-      std::error_code ec;
-      for (fs::path d = fs::absolute(dir, ec); !d.empty() && !fs::exists(d, ec); d = d.parent_path()) {
-        missing.push_back(d);
-        if (d == d.parent_path()) break;
-      }
-      for (auto d = missing.rbegin(); d != missing.rend(); ++d) {
-        if (::mkdir(d->c_str(), 0777) != 0) fail("cannot create directory '" + d->string() + "': " + error_text(errno));
-        transaction.created_directories.push_back(d->string());
-      }
-    }
-    std::string name = (dir / ("." + fs::path(o.path).filename().string() + ".XXXXXX")).string();
-    const int fd = ::mkstemp(name.data());
-    if (fd < 0) fail("cannot create a temporary file in '" + dir.string() + "': " + error_text(errno));
-    transaction.temporaries.push_back(name);
-    temporary[i] = name;
-    // A replaced file keeps its permissions; a new one gets the usual 0666 & ~umask.
-    struct stat old;
-    ::fchmod(fd, ::stat(o.path.c_str(), &old) == 0 ? (old.st_mode & 07777) : (0666 & ~umask));
-    const int error = write_all(fd, o.text);
-    if (::close(fd) != 0 && error == 0) fail("write error: " + error_text(errno));
-    if (error != 0) fail("write error: " + error_text(error));
+    const Failure fail{o.path, o.option};
+    if (o.parent == Parent::Create) create_directories(directory_of(o.path), fail, transaction);
+    temporary[i] = write_temporary(o.path, o.text, umask, fail, transaction);
   }
-  for (const Output& o : outputs_) {
-    if (!o.has_text || o.write != Output::Write::InPlace) continue;
-    auto fail = [&](const std::string& what) { throw InputError(o.path, o.option, what); };
-    const int fd = ::open(o.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd < 0) fail("cannot open: " + error_text(errno));
-    const int error = write_all(fd, o.text);
-    if (::close(fd) != 0 && error == 0) fail("write error: " + error_text(errno));
-    if (error != 0) fail("write error: " + error_text(error));
-  }
+  // 2. Devices, FIFOs, symbolic links: in place.
+  for (const Output& o : outputs_)
+    if (o.has_text && o.write == Output::Write::InPlace) write_in_place(o.path, o.text, {o.path, o.option});
+  // 3. Standard output's file, in order with the rest of stdout.
   for (const Output& o : outputs_)
     if (o.has_text && o.write == Output::Write::Stdout) std::cout << o.text;
+  // 4. The renames, undone if one fails.
   for (std::size_t i = 0; i < outputs_.size(); ++i) {
-    if (temporary[i].empty()) continue;
     const Output& o = outputs_[i];
-    auto fail = [&](const std::string& what) { throw InputError(o.path, o.option, what); };
-    std::string backup;
-    std::error_code ec;
-    if (fs::is_regular_file(fs::symlink_status(o.path, ec))) {
-      // A second name for the file being replaced, to put it back if a later rename fails.
-      backup = temporary[i] + ".old";
-      if (::link(o.path.c_str(), backup.c_str()) != 0 && !fs::copy_file(o.path, backup, ec))
-        fail("cannot keep a copy of the file while replacing it: " + ec.message());
-    }
-    if (std::rename(temporary[i].c_str(), o.path.c_str()) != 0) {
-      const int error = errno;
-      if (!backup.empty()) ::unlink(backup.c_str());
-      fail("cannot replace it: " + error_text(error));
-    }
-    transaction.temporaries.erase(std::find(transaction.temporaries.begin(), transaction.temporaries.end(),
-                                            temporary[i]));
-    transaction.replaced.push_back({o.path, backup});
+    if (!temporary[i].empty()) replace(o.path, temporary[i], {o.path, o.option}, transaction);
   }
   transaction.done = true;
 }

@@ -32,7 +32,8 @@ CLI::App* add_run_command(CLI::App& root, RunOptions& o) {
   run->add_option("--json", o.json, "every metric as JSON")->type_name("FILE");
   run->add_option("--trace", o.trace, "Chrome/Perfetto trace (one track per device and link)")->type_name("FILE");
   run->add_option("--memory-trace", o.memory_trace, "CSV of time,device,category,bytes")->type_name("FILE");
-  run->add_option("--export-pattern", o.export_pattern, "the schedule as a periodic pattern (YAML),\nto run or validate")
+  run->add_option("--export-pattern", o.export_pattern,
+                  "the schedule as a periodic pattern (YAML),\nto run or validate")
       ->type_name("FILE");
   run->add_option("--diagram", o.diagram, "pipeline diagram: SVG if FILE ends in .svg,\nelse tab-separated text")
       ->type_name("FILE");

@@ -195,7 +195,9 @@ CLI::App* add_study_command(CLI::App& root, StudyCommandOptions& o) {
   study->add_option("PROFILE|WORKLOAD", o.input,
                     "a PipeDream graph.txt (imported as by pipesim import)\nor a .yaml workload")
       ->required();
-  study->add_option("-o,--output", o.output, "writes DIR/points.csv, DIR/table.md, DIR/plot.svg\n(and DIR/workload.yaml); DIR is created if needed")
+  study->add_option("-o,--output", o.output,
+                    "writes DIR/points.csv, DIR/table.md, DIR/plot.svg\n(and DIR/workload.yaml); "
+                    "DIR is created if needed")
       ->type_name("DIR")
       ->required();
   study->add_option("--memory", o.memory, "per-device memory limits for the ILP and the table,\ne.g. 2GiB,4GiB")
