@@ -1,86 +1,64 @@
 #include "cli/import_command.hpp"
 
 #include <iostream>
-#include <stdexcept>
 
+#include "cli/command_line.hpp"
 #include "cli/output_files.hpp"
 #include "workloads/pipedream_profile.hpp"
 #include "workloads/yaml_fields.hpp"
 
 namespace pipesim {
-
-const char* const kImportUsage =
-    "usage: pipesim import GRAPH.txt [-o WORKLOAD.yaml] [--microbatches N] [--microbatch-size N] [--name NAME]\n"
-    "Turns a PipeDream profile (graph.txt) into a chain workload by seed 000 section 7's\n"
-    "linearization (docs/import.md).\n"
-    "  -o, --output FILE    where to write the workload (default: standard output)\n"
-    "  --microbatches N     micro-batches per iteration (default 500)\n"
-    "  --microbatch-size N  samples per micro-batch, for throughput (default 1)\n"
-    "  --name NAME          workload name (default: the profile's folder name)\n"
-    "Exit status: 0 written, 2 bad input.\n";
-
 namespace {
-
-class ImportUsageError : public std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 int positive(const std::string& option, const std::string& text) {
   long long v = 0;
   if (!YamlFields::parse_integer(text, v) || v < 1 || v > 1000000000)
-    throw ImportUsageError(option + " needs a whole number >= 1, got '" + text + "'");
+    throw UsageError(option + " needs a whole number >= 1, got '" + text + "'");
   return static_cast<int>(v);
 }
 
 }  // namespace
 
-int import_command(const std::vector<std::string>& args) {
-  std::string graph, output;
+CLI::App* add_import_command(CLI::App& root, ImportCommandOptions& o) {
+  CLI::App* import = add_command(root, "import",
+                                 "Turns a PipeDream profile (graph.txt) into a chain workload by seed 000 section 7's\n"
+                                 "linearization (docs/import.md).",
+                                 "Exit status: 0 written, 2 bad input.");
+  const ImportOptions defaults;
+  o.microbatches = std::to_string(defaults.microbatches);
+  o.microbatch_size = std::to_string(defaults.microbatch_size);
+  import->add_option("GRAPH.txt", o.graph, "a PipeDream profile")->required();
+  import->add_option("-o,--output", o.output, "where to write the workload (default, or '-': standard output)")
+      ->type_name("FILE");
+  import->add_option("--microbatches", o.microbatches, "micro-batches per iteration (default 500)")->type_name("N");
+  import->add_option("--microbatch-size", o.microbatch_size, "samples per micro-batch, for throughput (default 1)")
+      ->type_name("N");
+  import->add_option("--name", o.name, "workload name (default: the profile's folder name)")->type_name("NAME");
+  return import;
+}
+
+int import_command(const ImportCommandOptions& o) {
   ImportOptions options;
-  try {
-    for (std::size_t i = 0; i < args.size(); ++i) {
-      const std::string& a = args[i];
-      auto value = [&]() -> const std::string& {
-        if (i + 1 >= args.size()) throw ImportUsageError(a + " needs a value");
-        return args[++i];
-      };
-      if (a == "--help" || a == "-h") {
-        std::cout << kImportUsage;
-        return 0;
-      }
-      if (a == "-o" || a == "--output")
-        output = value();
-      else if (a == "--microbatches")
-        options.microbatches = positive(a, value());
-      else if (a == "--microbatch-size")
-        options.microbatch_size = positive(a, value());
-      else if (a == "--name")
-        options.name = value();
-      else if (a.size() > 1 && a[0] == '-')
-        throw ImportUsageError("unknown option " + a);
-      else if (graph.empty())
-        graph = a;
-      else
-        throw ImportUsageError("import takes one profile file");
-    }
-    if (graph.empty()) throw ImportUsageError("import takes one profile file");
-  } catch (const ImportUsageError& e) {
-    std::cerr << "pipesim: " << e.what() << "\n" << kImportUsage;
-    return 2;
-  }
-  const ImportedProfile imported = import_pipedream(graph, options);
+  options.microbatches = positive("--microbatches", o.microbatches);
+  options.microbatch_size = positive("--microbatch-size", o.microbatch_size);
+  options.name = o.name;
+  const bool to_stdout = o.output.empty() || o.output == "-";
+  OutputFiles files;
+  files.declare_input("the profile", o.graph);
+  if (!to_stdout) files.declare("-o", o.output);
+
+  const ImportedProfile imported = import_pipedream(o.graph, options);
   const std::string yaml = imported_workload_yaml(imported);
-  if (output.empty() || output == "-") {
+  if (to_stdout) {
     std::cout << yaml;
     return 0;
   }
-  OutputFiles files;
-  files.stage(output, yaml);
+  files.set(o.output, yaml);
   files.commit();
   std::size_t operators = 0;
   for (const auto& group : imported.groups) operators += group.size();
   std::cout << imported.workload.name << ": " << operators << " operators -> " << imported.workload.layers.size()
-            << " layers, written to " << output << "\n";
+            << " layers, written to " << o.output << "\n";
   return 0;
 }
 

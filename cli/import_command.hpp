@@ -2,15 +2,22 @@
 #pragma once
 
 #include <string>
-#include <vector>
+
+#include <CLI/CLI.hpp>
 
 namespace pipesim {
 
-extern const char* const kImportUsage;
+struct ImportCommandOptions {
+  std::string graph, output;  // output empty or "-": standard output
+  std::string microbatches, microbatch_size, name;  // as given; checked by import_command
+};
 
-// args: what follows "import". Returns 0 when written, 2 on a usage error
-// (already printed). A malformed profile throws InputError before anything
-// is written; main reports it.
-int import_command(const std::vector<std::string>& args);
+// Adds "import" to ROOT, filling OPTIONS when parsed.
+CLI::App* add_import_command(CLI::App& root, ImportCommandOptions& options);
+
+// Returns 0 when written. A bad option value throws UsageError; a malformed
+// profile or an unwritable output throws InputError before anything is
+// written; main reports it.
+int import_command(const ImportCommandOptions& options);
 
 }  // namespace pipesim

@@ -1,30 +1,233 @@
 #include "cli/output_files.hpp"
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
-#include <fstream>
-#include <stdexcept>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <iostream>
+#include <sys/stat.h>
 #include <unistd.h>
 
-namespace pipesim {
+#include "sim/input_error.hpp"
 
-OutputFiles::~OutputFiles() {
-  for (const auto& [temporary, final_path] : staged_) std::remove(temporary.c_str());
+namespace pipesim {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string error_text(int error) { return std::strerror(error); }
+
+// Same file when both exist (hard links, "./w.yaml" and "w.yaml"), else
+// the same absolute path once the existing part is resolved.
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ea, eb, e;
+  if (fs::exists(a, ea) && fs::exists(b, eb)) return fs::equivalent(a, b, e);
+  const fs::path ca = fs::weakly_canonical(fs::absolute(a, ea), ea), cb = fs::weakly_canonical(fs::absolute(b, eb), eb);
+  return !ea && !eb && ca == cb;
 }
 
-void OutputFiles::stage(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".tmp" + std::to_string(::getpid());
-  staged_.emplace_back(temporary, path);
-  std::ofstream out(temporary, std::ios::binary);
-  out << text;
-  out.close();
-  if (!out) throw std::runtime_error(path + ": cannot write the output file");
+std::string directory_of(const std::string& path) {
+  const fs::path parent = fs::path(path).parent_path();
+  return parent.empty() ? "." : parent.string();
+}
+
+bool writable_directory(const std::string& dir) { return ::access(dir.c_str(), W_OK | X_OK) == 0; }
+
+// DIR will hold new files: it is a writable directory, or (CREATE) it can be
+// created in its nearest existing ancestor. Returns what is wrong, or "".
+std::string directory_problem(const std::string& dir, bool create) {
+  std::error_code ec;
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec)) return "'" + dir + "' is not a directory";
+    return writable_directory(dir) ? "" : "cannot write in directory '" + dir + "'";
+  }
+  if (!create) return "no such directory '" + dir + "'";
+  fs::path ancestor = fs::absolute(dir, ec);
+  while (ancestor.has_parent_path() && ancestor != ancestor.parent_path() && !fs::exists(ancestor, ec))
+    ancestor = ancestor.parent_path();
+  if (!fs::is_directory(ancestor, ec)) return "'" + ancestor.string() + "' is not a directory";
+  return writable_directory(ancestor.string()) ? "" : "cannot create a directory in '" + ancestor.string() + "'";
+}
+
+// 0 or the errno of the failed write.
+int write_all(int fd, const std::string& text) {
+  const char* data = text.data();
+  std::size_t left = text.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, data, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return n < 0 ? errno : EIO;
+    data += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  return 0;
+}
+
+// What a commit did so far, undone unless it finished: temporaries and
+// backups removed, replaced files restored, created directories removed.
+struct Transaction {
+  struct Replaced {
+    std::string path, backup;  // backup empty: the file is new
+  };
+  std::vector<std::string> temporaries, created_directories;
+  std::vector<Replaced> replaced;
+  bool done = false;
+
+  ~Transaction() {
+    if (done) {
+      for (const Replaced& r : replaced)
+        if (!r.backup.empty()) ::unlink(r.backup.c_str());
+      return;
+    }
+    for (const std::string& t : temporaries) ::unlink(t.c_str());
+    for (auto r = replaced.rbegin(); r != replaced.rend(); ++r) {
+      if (r->backup.empty())
+        ::unlink(r->path.c_str());
+      else
+        std::rename(r->backup.c_str(), r->path.c_str());
+    }
+    for (auto d = created_directories.rbegin(); d != created_directories.rend(); ++d) ::rmdir(d->c_str());
+  }
+};
+
+// Throws InputError "PATH: OPTION: WHAT".
+struct Failure {
+  std::string path, option;
+  [[noreturn]] void operator()(const std::string& what) const { throw InputError(path, option, what); }
+};
+
+// Creates DIR and its missing ancestors, recording them to be removed on failure.
+void create_directories(const std::string& dir, const Failure& fail, Transaction& transaction) {
+  std::vector<fs::path> missing;
+  std::error_code ec;
+  for (fs::path d = fs::absolute(dir, ec); !d.empty() && !fs::exists(d, ec); d = d.parent_path()) {
+    missing.push_back(d);
+    if (d == d.parent_path()) break;
+  }
+  for (auto d = missing.rbegin(); d != missing.rend(); ++d) {
+    if (::mkdir(d->c_str(), 0777) != 0) fail("cannot create directory '" + d->string() + "': " + error_text(errno));
+    transaction.created_directories.push_back(d->string());
+  }
+}
+
+// TEXT in a new temporary ".NAME.XXXXXX" beside PATH, with PATH's
+// permissions if it exists (else 0666 & ~UMASK); returns its name.
+std::string write_temporary(const std::string& path, const std::string& text, mode_t umask, const Failure& fail,
+                            Transaction& transaction) {
+  const fs::path dir = directory_of(path);
+  std::string name = (dir / ("." + fs::path(path).filename().string() + ".XXXXXX")).string();
+  const int fd = ::mkstemp(name.data());
+  if (fd < 0) fail("cannot create a temporary file in '" + dir.string() + "': " + error_text(errno));
+  transaction.temporaries.push_back(name);
+  struct stat old;
+  ::fchmod(fd, ::stat(path.c_str(), &old) == 0 ? (old.st_mode & 07777) : (0666 & ~umask));
+  const int error = write_all(fd, text);
+  if (::close(fd) != 0 && error == 0) fail("write error: " + error_text(errno));
+  if (error != 0) fail("write error: " + error_text(error));
+  return name;
+}
+
+void write_in_place(const std::string& path, const std::string& text, const Failure& fail) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) fail("cannot open: " + error_text(errno));
+  const int error = write_all(fd, text);
+  if (::close(fd) != 0 && error == 0) fail("write error: " + error_text(errno));
+  if (error != 0) fail("write error: " + error_text(error));
+}
+
+// Renames TEMPORARY over PATH, keeping a second name for the file it
+// replaces so that the transaction can put it back.
+void replace(const std::string& path, const std::string& temporary, const Failure& fail, Transaction& transaction) {
+  std::string backup;
+  std::error_code ec;
+  if (fs::is_regular_file(fs::symlink_status(path, ec))) {
+    backup = temporary + ".old";
+    if (::link(path.c_str(), backup.c_str()) != 0 && !fs::copy_file(path, backup, ec))
+      fail("cannot keep a copy of the file while replacing it: " + ec.message());
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    if (!backup.empty()) ::unlink(backup.c_str());
+    fail("cannot replace it: " + error_text(error));
+  }
+  auto& temporaries = transaction.temporaries;
+  temporaries.erase(std::find(temporaries.begin(), temporaries.end(), temporary));
+  transaction.replaced.push_back({path, backup});
+}
+
+}  // namespace
+
+void OutputFiles::declare_input(const std::string& what, const std::string& path) {
+  inputs_.push_back({what, path});
+}
+
+void OutputFiles::declare(const std::string& option, const std::string& path, Parent parent) {
+  auto fail = [&](const std::string& what) { throw InputError(path, option, what); };
+  std::error_code ec;
+  const fs::file_status target = fs::status(path, ec), node = fs::symlink_status(path, ec);
+  if (fs::is_directory(target)) fail("is a directory");
+  if (fs::exists(target) && ::access(path.c_str(), W_OK) != 0) fail("cannot write it (" + error_text(errno) + ")");
+  struct stat file, out;
+  const bool is_stdout = ::stat(path.c_str(), &file) == 0 && ::fstat(STDOUT_FILENO, &out) == 0 &&
+                         file.st_dev == out.st_dev && file.st_ino == out.st_ino;
+  const Output::Write write = is_stdout ? Output::Write::Stdout
+                              : fs::exists(node) && !fs::is_regular_file(node) ? Output::Write::InPlace
+                                                                               : Output::Write::Replace;
+  if (write == Output::Write::Replace) {
+    const std::string problem = directory_problem(directory_of(path), parent == Parent::Create);
+    if (!problem.empty()) fail(problem);
+  }
+  for (const Output& other : outputs_)
+    if (same_file(path, other.path)) fail("is also the output of " + other.option);
+  for (const Input& input : inputs_)
+    if (same_file(path, input.path)) fail("is " + input.what + ", an input; choose another output file");
+  outputs_.push_back({option, path, parent, write, false, {}});
+}
+
+void OutputFiles::set(const std::string& path, std::string text) {
+  for (Output& o : outputs_)
+    if (o.path == path) {
+      o.text = std::move(text);
+      o.has_text = true;
+      return;
+    }
+  throw std::logic_error("output " + path + " was not declared");
 }
 
 void OutputFiles::commit() {
-  for (const auto& [temporary, final_path] : staged_)
-    if (std::rename(temporary.c_str(), final_path.c_str()) != 0)
-      throw std::runtime_error(final_path + ": cannot write the output file");
-  staged_.clear();
+  Transaction transaction;
+  const mode_t umask = ::umask(0);
+  ::umask(umask);
+  // 1. Every replaced file's text into a temporary beside it: most write errors (a full disk) happen here.
+  std::vector<std::string> temporary(outputs_.size());
+  for (std::size_t i = 0; i < outputs_.size(); ++i) {
+    const Output& o = outputs_[i];
+    if (!o.has_text || o.write != Output::Write::Replace) continue;
+    const Failure fail{o.path, o.option};
+    if (o.parent == Parent::Create) create_directories(directory_of(o.path), fail, transaction);
+    temporary[i] = write_temporary(o.path, o.text, umask, fail, transaction);
+  }
+  // 2. Devices, FIFOs, symbolic links: in place.
+  for (const Output& o : outputs_)
+    if (o.has_text && o.write == Output::Write::InPlace) write_in_place(o.path, o.text, {o.path, o.option});
+  // 3. Standard output's file, in order with the rest of stdout.
+  for (const Output& o : outputs_)
+    if (o.has_text && o.write == Output::Write::Stdout) std::cout << o.text;
+  // 4. The renames, undone if one fails.
+  for (std::size_t i = 0; i < outputs_.size(); ++i) {
+    const Output& o = outputs_[i];
+    if (!temporary[i].empty()) replace(o.path, temporary[i], {o.path, o.option}, transaction);
+  }
+  transaction.done = true;
+}
+
+void check_output_directory(const std::string& option, const std::string& dir) {
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) throw InputError(dir, option, "exists and is not a directory");
+  const std::string problem = directory_problem(dir, true);
+  if (!problem.empty()) throw InputError(dir, option, problem);
 }
 
 }  // namespace pipesim

@@ -15,6 +15,7 @@
 #include "patterns/pattern_timing.hpp"
 #include "patterns/pattern_unroll.hpp"
 #include "schedules/pipedream/pipedream_baseline.hpp"
+#include "cli/command_line.hpp"
 #include "cli/output_files.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/input_error.hpp"
@@ -25,46 +26,21 @@
 
 namespace pipesim {
 
-const char* const kStudyUsage =
-    "usage: pipesim study PLATFORM.xml PROFILE|WORKLOAD --memory LIMIT[,LIMIT...] -o DIR [options]\n"
-    "Seed 000 section 7's memory-period study: PipeDream's partitions for many memory targets\n"
-    "and NOAM values, each simulated as the eager 1F1B schedule, against the ILP's pattern for\n"
-    "each memory limit (docs/study.md). PROFILE: a PipeDream graph.txt (imported as by pipesim\n"
-    "import); WORKLOAD: a .yaml workload.\n"
-    "  --memory LIST         per-device memory limits for the ILP and the table, e.g. 2GiB,4GiB\n"
-    "  -o, --output DIR      writes DIR/points.csv, DIR/table.md, DIR/plot.svg (and DIR/workload.yaml)\n"
-    "  --ilp-time-limit S    seconds per ILP solve (default 300; 0: the heuristic warm start only)\n"
-    "  --ilp-threads N       CBC threads (default 2)\n"
-    "  --no-ilp              PipeDream points only\n"
-    "  --ilp-log             the solver's progress lines on standard error\n"
-    "  --ilp-weights POLICY  the ILP's weight versions: stashing (as PipeDream's runs, default), 2bw (seed 000), "
-    "flush\n"
-    "  --noam LIST           NOAM values (default 1..number of devices)\n"
-    "  --targets N           PipeDream memory targets on a geometric grid, besides the limits (default 48)\n"
-    "  --microbatches N      micro-batches per simulated run (default 500)\n"
-    "  --title TEXT          plot title (default: workload and device count)\n"
-    "  --cfg KEY:VALUE       a SimGrid setting\n"
-    "Exit status: 0 written, 2 bad input.\n";
-
 namespace {
 
-class StudyUsageError : public std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
+// The options checked and converted (defaults in StudyCommandOptions).
 struct StudyOptions {
   std::string platform, input, output, title;
   std::vector<double> limits;
   std::vector<int> noams;
   std::vector<std::string> simgrid_config;
-  double ilp_time_limit = 300;
-  int ilp_threads = 2;
+  double ilp_time_limit = 0;
+  int ilp_threads = 0;
   bool ilp = true;
   bool ilp_log = false;
-  WeightPolicy ilp_weights = WeightPolicy::Stashing;  // the accounting of the PipeDream runs it is compared with
-  int targets = 48;
-  int microbatches = 500;
-  bool help = false;
+  WeightPolicy ilp_weights = WeightPolicy::Stashing;
+  int targets = 0;
+  int microbatches = 0;
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -77,14 +53,14 @@ std::vector<std::string> split_list(const std::string& s) {
 int whole(const std::string& option, const std::string& text, int min) {
   long long v = 0;
   if (!YamlFields::parse_integer(text, v) || v < min || v > 100000000)
-    throw StudyUsageError(option + " needs a whole number >= " + std::to_string(min) + ", got '" + text + "'");
+    throw UsageError(option + " needs a whole number >= " + std::to_string(min) + ", got '" + text + "'");
   return static_cast<int>(v);
 }
 
 WeightPolicy weight_policy(const std::string& option, const std::string& text) {
   for (WeightPolicy w : {WeightPolicy::Flush, WeightPolicy::TwoBW, WeightPolicy::Stashing})
     if (text == to_string(w)) return w;
-  throw StudyUsageError(option + " needs flush, 2bw or stashing, got '" + text + "'");
+  throw UsageError(option + " needs flush, 2bw or stashing, got '" + text + "'");
 }
 
 std::vector<double> byte_list(const std::string& option, const std::string& text) {
@@ -93,64 +69,37 @@ std::vector<double> byte_list(const std::string& option, const std::string& text
     try {
       bytes.push_back(parse_bytes(item));
     } catch (const std::invalid_argument& e) {
-      throw StudyUsageError(option + ": '" + item + "': " + e.what());
+      throw UsageError(option + ": '" + item + "': " + e.what());
     }
-    if (!(bytes.back() > 0)) throw StudyUsageError(option + ": '" + item + "': must be positive");
+    if (!(bytes.back() > 0)) throw UsageError(option + ": '" + item + "': must be positive");
   }
   return bytes;
 }
 
-StudyOptions parse_study_options(const std::vector<std::string>& args) {
+// The option values as numbers, lists and a weight policy.
+StudyOptions study_options(const StudyCommandOptions& c) {
   StudyOptions o;
-  std::vector<std::string> positional;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&]() -> const std::string& {
-      if (i + 1 >= args.size()) throw StudyUsageError(a + " needs a value");
-      return args[++i];
-    };
-    if (a == "--help" || a == "-h")
-      o.help = true;
-    else if (a == "-o" || a == "--output")
-      o.output = value();
-    else if (a == "--memory")
-      o.limits = byte_list(a, value());
-    else if (a == "--ilp-time-limit") {
-      try {
-        o.ilp_time_limit = parse_seconds(value());
-      } catch (const std::invalid_argument& e) {
-        throw StudyUsageError("--ilp-time-limit: " + std::string(e.what()));
-      }
-    } else if (a == "--ilp-threads")
-      o.ilp_threads = whole(a, value(), 1);
-    else if (a == "--no-ilp")
-      o.ilp = false;
-    else if (a == "--ilp-log")
-      o.ilp_log = true;
-    else if (a == "--ilp-weights")
-      o.ilp_weights = weight_policy(a, value());
-    else if (a == "--noam") {
-      for (const std::string& item : split_list(value())) o.noams.push_back(whole(a, item, 1));
-    } else if (a == "--targets")
-      o.targets = whole(a, value(), 0);
-    else if (a == "--microbatches")
-      o.microbatches = whole(a, value(), 8);
-    else if (a == "--title")
-      o.title = value();
-    else if (a == "--cfg")
-      o.simgrid_config.push_back(value());
-    else if (a.size() > 1 && a[0] == '-')
-      throw StudyUsageError("unknown option " + a);
-    else
-      positional.push_back(a);
-  }
-  if (o.help) return o;
-  if (positional.size() != 2) throw StudyUsageError("study takes a platform file and a profile or workload file");
-  if (o.output.empty()) throw StudyUsageError("study needs -o DIR");
-  o.platform = positional[0];
-  o.input = positional[1];
+  o.platform = c.platform;
+  o.input = c.input;
+  o.output = c.output;
+  o.title = c.title;
+  o.limits = byte_list("--memory", c.memory);
   std::sort(o.limits.begin(), o.limits.end());
   o.limits.erase(std::unique(o.limits.begin(), o.limits.end()), o.limits.end());
+  for (const std::string& list : c.noams)
+    for (const std::string& item : split_list(list)) o.noams.push_back(whole("--noam", item, 1));
+  o.simgrid_config = c.simgrid_config;
+  try {
+    o.ilp_time_limit = parse_seconds(c.ilp_time_limit);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError("--ilp-time-limit: " + std::string(e.what()));
+  }
+  o.ilp_threads = whole("--ilp-threads", c.ilp_threads, 1);
+  o.ilp = !c.no_ilp;
+  o.ilp_log = c.ilp_log;
+  o.ilp_weights = weight_policy("--ilp-weights", c.ilp_weights);
+  o.targets = whole("--targets", c.targets, 0);
+  o.microbatches = whole("--microbatches", c.microbatches, 8);
   return o;
 }
 
@@ -235,18 +184,62 @@ std::vector<StudyPoint> ilp_points(Simulation& simulation, const Workload& workl
 
 }  // namespace
 
-int study_command(const std::vector<std::string>& args) {
-  StudyOptions o;
-  try {
-    o = parse_study_options(args);
-  } catch (const StudyUsageError& e) {
-    std::cerr << "pipesim: " << e.what() << "\n" << kStudyUsage;
-    return 2;
-  }
-  if (o.help) {
-    std::cout << kStudyUsage;
-    return 0;
-  }
+CLI::App* add_study_command(CLI::App& root, StudyCommandOptions& o) {
+  CLI::App* study = add_command(
+      root, "study",
+      "Seed 000 section 7's memory-period study: PipeDream's partitions for many memory targets\n"
+      "and NOAM values, each simulated as the eager 1F1B schedule, against the ILP's pattern for\n"
+      "each memory limit (docs/study.md).",
+      "Exit status: 0 written, 2 bad input.");
+  study->add_option("PLATFORM.xml", o.platform, "a SimGrid platform")->required();
+  study->add_option("PROFILE|WORKLOAD", o.input,
+                    "a PipeDream graph.txt (imported as by pipesim import)\nor a .yaml workload")
+      ->required();
+  study->add_option("-o,--output", o.output,
+                    "writes DIR/points.csv, DIR/table.md, DIR/plot.svg\n(and DIR/workload.yaml); "
+                    "DIR is created if needed")
+      ->type_name("DIR")
+      ->required();
+  study->add_option("--memory", o.memory, "per-device memory limits for the ILP and the table,\ne.g. 2GiB,4GiB")
+      ->type_name("LIMIT[,LIMIT...]");
+  study->add_option("--ilp-time-limit", o.ilp_time_limit,
+                    "seconds per ILP solve (default 300; 0: the heuristic\nwarm start only)")
+      ->type_name("S");
+  study->add_option("--ilp-threads", o.ilp_threads, "CBC threads (default 2)")->type_name("N");
+  study->add_flag("--no-ilp", o.no_ilp, "PipeDream points only");
+  study->add_flag("--ilp-log", o.ilp_log, "the solver's progress lines on standard error");
+  study->add_option("--ilp-weights", o.ilp_weights,
+                    "the ILP's weight versions: stashing (as PipeDream's\nruns, default), 2bw (seed 000), flush")
+      ->type_name("POLICY");
+  study->add_option("--noam", o.noams, "NOAM values (default 1..number of devices); repeatable")
+      ->type_name("N[,N...]")
+      ->allow_extra_args(false);
+  study->add_option("--targets", o.targets,
+                    "PipeDream memory targets on a geometric grid,\nbesides the limits (default 48)")
+      ->type_name("N");
+  study->add_option("--microbatches", o.microbatches, "micro-batches per simulated run (default 500)")
+      ->type_name("N");
+  study->add_option("--title", o.title, "plot title (default: workload and device count)")->type_name("TEXT");
+  study->add_option("--cfg", o.simgrid_config, "a SimGrid setting; repeatable")
+      ->type_name("KEY:VALUE")
+      ->allow_extra_args(false);
+  return study;
+}
+
+int study_command(const StudyCommandOptions& options) {
+  StudyOptions o = study_options(options);
+  // The outputs are checked now, the directory created only when they are written.
+  check_output_directory("-o", o.output);
+  const std::filesystem::path dir(o.output);
+  const std::string points_csv = (dir / "points.csv").string(), table_md = (dir / "table.md").string(),
+                    plot_svg = (dir / "plot.svg").string(), workload_yaml = (dir / "workload.yaml").string();
+  OutputFiles files;
+  files.declare_input("the platform", o.platform);
+  files.declare_input(is_yaml(o.input) ? "the workload" : "the profile", o.input);
+  for (const std::string& path : {points_csv, table_md, plot_svg})
+    files.declare("-o", path, OutputFiles::Parent::Create);
+  if (!is_yaml(o.input)) files.declare("-o", workload_yaml, OutputFiles::Parent::Create);
+
   std::optional<ImportedProfile> imported;
   Workload workload;
   if (is_yaml(o.input)) {
@@ -265,16 +258,13 @@ int study_command(const std::vector<std::string>& args) {
     points.insert(points.end(), ilp.begin(), ilp.end());
   }
 
-  std::filesystem::create_directories(o.output);
-  const std::filesystem::path dir(o.output);
-  OutputFiles files;
   std::ostringstream csv, table;
   write_study_csv(csv, points);
   write_study_table(table, points, o.limits);
-  files.stage((dir / "points.csv").string(), csv.str());
-  files.stage((dir / "table.md").string(), table.str());
-  files.stage((dir / "plot.svg").string(), study_svg(points, {o.title, o.limits}));
-  if (imported) files.stage((dir / "workload.yaml").string(), imported_workload_yaml(*imported));
+  files.set(points_csv, csv.str());
+  files.set(table_md, table.str());
+  files.set(plot_svg, study_svg(points, {o.title, o.limits}));
+  if (imported) files.set(workload_yaml, imported_workload_yaml(*imported));
   files.commit();
 
   const std::vector<StudyPoint> front = pareto_front(points, "pipedream");

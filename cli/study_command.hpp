@@ -6,12 +6,26 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 namespace pipesim {
 
-extern const char* const kStudyUsage;
+// The options as given; study_command checks the values.
+struct StudyCommandOptions {
+  std::string platform, input, output, title, memory;
+  // Defaults. Stashing weights: the accounting of the PipeDream runs the ILP is compared with.
+  std::string ilp_time_limit = "300", ilp_threads = "2", ilp_weights = "stashing", targets = "48",
+              microbatches = "500";
+  std::vector<std::string> noams, simgrid_config;
+  bool no_ilp = false, ilp_log = false;
+};
 
-// args: what follows "study". Returns 0 when the outputs are written, 2 on a
-// usage error (already printed). Bad input throws InputError; main reports it.
-int study_command(const std::vector<std::string>& args);
+// Adds "study" to ROOT, filling OPTIONS when parsed.
+CLI::App* add_study_command(CLI::App& root, StudyCommandOptions& options);
+
+// Returns 0 when the outputs are written. A bad option value throws
+// UsageError; bad input or an unwritable -o throws InputError before
+// anything is written; main reports it.
+int study_command(const StudyCommandOptions& options);
 
 }  // namespace pipesim

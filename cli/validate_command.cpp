@@ -12,6 +12,7 @@
 #include "schedules/pytorch/explicit_orders.hpp"
 #include "patterns/pattern_timing.hpp"
 #include "patterns/pattern_yaml.hpp"
+#include "cli/command_line.hpp"
 #include "cli/output_files.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/input_error.hpp"
@@ -19,52 +20,25 @@
 
 namespace pipesim {
 
-const char* const kValidateUsage =
-    "usage: pipesim validate PLATFORM.xml WORKLOAD.yaml SCHEDULE [--json FILE] [--cfg KEY:VALUE]...\n"
-    "Checks SCHEDULE for WORKLOAD on PLATFORM and prints every violation, then VALID or INVALID.\n"
-    "  SCHEDULE             a periodic pattern (.yaml, .yml; docs/pattern-format.md) or per-device\n"
-    "                       orders as a PyTorch pipelining compute CSV (.csv; docs/validate.md)\n"
-    "  --json FILE          the violations as a JSON array\n"
-    "  --cfg KEY:VALUE      a SimGrid setting for running CSV orders\n"
-    "Exit status: 0 valid, 1 invalid, 2 bad input.\n";
+CLI::App* add_validate_command(CLI::App& root, ValidateOptions& o) {
+  CLI::App* validate =
+      add_command(root, "validate", "Checks SCHEDULE for WORKLOAD on PLATFORM and prints every violation,\n"
+                                    "then VALID or INVALID (docs/validate.md).",
+                  "Exit status: 0 valid, 1 invalid, 2 bad input.");
+  validate->add_option("PLATFORM.xml", o.platform, "a SimGrid platform")->required();
+  validate->add_option("WORKLOAD.yaml", o.workload, "the workload (its schedule is ignored)")->required();
+  validate->add_option("SCHEDULE", o.schedule,
+                       "a periodic pattern (.yaml, .yml; docs/pattern-format.md)\n"
+                       "or per-device orders as a PyTorch pipelining compute CSV (.csv)")
+      ->required();
+  validate->add_option("--json", o.json, "the violations as a JSON array")->type_name("FILE");
+  validate->add_option("--cfg", o.simgrid_config, "a SimGrid setting for running CSV orders; repeatable")
+      ->type_name("KEY:VALUE")
+      ->allow_extra_args(false);
+  return validate;
+}
 
 namespace {
-
-struct ValidateOptions {
-  std::string platform, workload, schedule, json;
-  std::vector<std::string> simgrid_config;
-  bool help = false;
-};
-
-class ValidateUsageError : public std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-ValidateOptions parse_validate_options(const std::vector<std::string>& args) {
-  ValidateOptions options;
-  std::vector<std::string> positional;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&]() -> const std::string& {
-      if (i + 1 >= args.size()) throw ValidateUsageError(a + " needs a value");
-      return args[++i];
-    };
-    if (a == "--help" || a == "-h") options.help = true;
-    else if (a == "--json") options.json = value();
-    else if (a == "--cfg") options.simgrid_config.push_back(value());
-    else if (a.rfind("--cfg=", 0) == 0) options.simgrid_config.push_back(a.substr(6));
-    else if (a.rfind("--", 0) == 0) throw ValidateUsageError("unknown option " + a);
-    else positional.push_back(a);
-  }
-  if (!options.help && positional.size() != 3)
-    throw ValidateUsageError("validate takes a platform file, a workload file and a schedule file");
-  if (positional.size() == 3) {
-    options.platform = positional[0];
-    options.workload = positional[1];
-    options.schedule = positional[2];
-  }
-  return options;
-}
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -136,18 +110,12 @@ std::vector<Violation> check_orders_file(const std::string& path, const Workload
 
 }  // namespace
 
-int validate_command(const std::vector<std::string>& args) {
-  ValidateOptions options;
-  try {
-    options = parse_validate_options(args);
-  } catch (const ValidateUsageError& e) {
-    std::cerr << "pipesim: " << e.what() << "\n" << kValidateUsage;
-    return 2;
-  }
-  if (options.help) {
-    std::cout << kValidateUsage;
-    return 0;
-  }
+int validate_command(const ValidateOptions& options) {
+  OutputFiles outputs;
+  outputs.declare_input("the platform", options.platform);
+  outputs.declare_input("the workload", options.workload);
+  outputs.declare_input("the schedule", options.schedule);
+  if (!options.json.empty()) outputs.declare("--json", options.json);
   const std::string& schedule = options.schedule;
   const bool csv = ends_with(schedule, ".csv");
   if (!csv && !ends_with(schedule, ".yaml") && !ends_with(schedule, ".yml"))
@@ -156,11 +124,10 @@ int validate_command(const std::vector<std::string>& args) {
   Simulation simulation(options.platform, options.simgrid_config);
   const std::vector<Violation> violations = csv ? check_orders_file(schedule, workload, simulation)
                                                 : check_pattern_file(schedule, workload, simulation.platform());
-  OutputFiles outputs;
   if (!options.json.empty()) {
     std::ostringstream text;
     write_violations_json(text, violations, simulation.platform());
-    outputs.stage(options.json, text.str());
+    outputs.set(options.json, text.str());
   }
   outputs.commit();
   write_violations(std::cout, violations);

@@ -6,13 +6,21 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 namespace pipesim {
 
-extern const char* const kValidateUsage;
+struct ValidateOptions {
+  std::string platform, workload, schedule, json;
+  std::vector<std::string> simgrid_config;
+};
 
-// args: what follows "validate". Returns the exit status: 0 valid, 1 invalid,
-// 2 usage error (already printed). Bad input throws (InputError or another
-// std::exception) before anything is printed or written; main reports it.
-int validate_command(const std::vector<std::string>& args);
+// Adds "validate" to ROOT, filling OPTIONS when parsed.
+CLI::App* add_validate_command(CLI::App& root, ValidateOptions& options);
+
+// Returns the exit status: 0 valid, 1 invalid. Bad input or an unwritable
+// output throws (InputError or another std::exception) before anything is
+// printed or written; main reports it.
+int validate_command(const ValidateOptions& options);
 
 }  // namespace pipesim

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""Writes the shipped SimGrid platforms (platforms/*.xml). Run again after editing.
+"""Writes the shipped SimGrid platforms: `make_platform.py --write-shipped platforms`
+rewrites platforms/*.xml; run it again after editing this file.
 
 Numbers: NVIDIA A100-SXM4-80GB, 312 TFLOP/s dense fp16 peak, of which a well
 tuned transformer reaches about half (156 Tf, Megatron-LM reports 44-52 %);
 third-generation NVLink through NVSwitch gives 300 GB/s per direction per GPU;
 HDR InfiniBand 200 Gb/s = 25 GB/s per direction.
 """
+import argparse
 import pathlib
+import sys
 
 HEADER = """<?xml version='1.0'?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
@@ -67,10 +70,32 @@ def complete(p, bandwidth="12.5GBps", latency="0us", speed="100Tf", memory="32Gi
                 what=f"Seed 000's abstract platform: {p} devices, complete graph, every link {bandwidth} each way.")
 
 
+# The shipped platforms: file name -> text.
+SHIPPED = {
+    "nvswitch-4gpu.xml": lambda: box(4),
+    "nvswitch-8gpu.xml": lambda: box(8),
+    "two-nvswitch-8gpu-infiniband.xml": lambda: two_boxes(8),
+    "complete-4.xml": lambda: complete(4),
+    "complete-8.xml": lambda: complete(8),
+}
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(
+        prog="make_platform.py",
+        description="Writes pipesim's shipped SimGrid platforms (docs/platform-format.md).")
+    parser.add_argument("--write-shipped", metavar="DIR",
+                        help="write " + ", ".join(SHIPPED) + " into DIR (the repository's is platforms/)")
+    args = parser.parse_args(argv)
+    if args.write_shipped is None:
+        parser.error("nothing to do: give --write-shipped DIR (e.g. --write-shipped platforms)")
+    out = pathlib.Path(args.write_shipped)
+    if not out.is_dir():
+        parser.error(f"--write-shipped: no such directory: {out}")
+    for name, text in SHIPPED.items():
+        (out / name).write_text(text())
+    return 0
+
+
 if __name__ == "__main__":
-    out = pathlib.Path(__file__).resolve().parent.parent / "platforms"
-    (out / "nvswitch-4gpu.xml").write_text(box(4))
-    (out / "nvswitch-8gpu.xml").write_text(box(8))
-    (out / "two-nvswitch-8gpu-infiniband.xml").write_text(two_boxes(8))
-    (out / "complete-4.xml").write_text(complete(4))
-    (out / "complete-8.xml").write_text(complete(8))
+    sys.exit(main(sys.argv[1:]))

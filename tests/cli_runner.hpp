@@ -24,11 +24,15 @@ inline std::string read_text(const std::string& path) {
   return s.str();
 }
 
-inline CliResult run_pipesim(const std::string& args) {
-  const std::string out = temp_path("cli.out"), err = temp_path("cli.err");
-  const std::string command = std::string(PIPESIM_BINARY) + " " + args + " >" + out + " 2>" + err + " </dev/null";
+// STDOUT: where standard output goes (empty: a file read into the result);
+// DIR: the working directory (empty: this process's).
+inline CliResult run_pipesim(const std::string& args, const std::string& stdout_path = "",
+                             const std::string& dir = "") {
+  const std::string out = stdout_path.empty() ? temp_path("cli.out") : stdout_path, err = temp_path("cli.err");
+  const std::string command = (dir.empty() ? "" : "cd '" + dir + "' && ") + std::string(PIPESIM_BINARY) + " " + args +
+                              " >" + out + " 2>" + err + " </dev/null";
   const int status = std::system(command.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(out), read_text(err)};
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, stdout_path.empty() ? read_text(out) : "", read_text(err)};
 }
 
 }  // namespace pipesim::testing

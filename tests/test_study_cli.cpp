@@ -3,6 +3,7 @@
 // dispatch the commands yet.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 
@@ -48,7 +49,7 @@ TEST(StudyCli, ImportErrors) {
   EXPECT_FALSE(std::filesystem::exists(temp_path("never.yaml")));
   const CliResult usage = run_pipesim("import " + kResNet18 + " --microbatches 0");
   EXPECT_EQ(usage.exit_code, 2);
-  EXPECT_EQ(usage.err.substr(0, usage.err.find('\n')), "pipesim: --microbatches needs a whole number >= 1, got '0'");
+  EXPECT_EQ(usage.err, "pipesim: error: --microbatches needs a whole number >= 1, got '0'; see 'pipesim import --help'\n");
 }
 
 TEST(StudyCli, StudyWritesPointsTableAndPlot) {
@@ -114,16 +115,17 @@ TEST(StudyCli, StudyUsageErrors) {
   SKIP_UNLESS_WIRED("study");
   const CliResult no_dir = run_pipesim("study " + kRoot + "platforms/complete-4.xml " + kResNet18);
   EXPECT_EQ(no_dir.exit_code, 2);
-  EXPECT_EQ(no_dir.err.substr(0, no_dir.err.find('\n')), "pipesim: study needs -o DIR");
+  EXPECT_EQ(no_dir.err, "pipesim: error: --output is required; see 'pipesim study --help'\n");
   const CliResult bad_memory =
       run_pipesim("study " + kRoot + "platforms/complete-4.xml " + kResNet18 + " --memory 8GB,lots -o x");
   EXPECT_EQ(bad_memory.exit_code, 2);
-  EXPECT_EQ(bad_memory.err.rfind("pipesim: --memory: 'lots': ", 0), 0u) << bad_memory.err;
+  EXPECT_EQ(bad_memory.err.rfind("pipesim: error: --memory: 'lots': ", 0), 0u) << bad_memory.err;
+  EXPECT_EQ(std::count(bad_memory.err.begin(), bad_memory.err.end(), '\n'), 1) << bad_memory.err;
   const CliResult bad_weights =
       run_pipesim("study " + kRoot + "platforms/complete-4.xml " + kResNet18 + " --ilp-weights 3bw -o x");
   EXPECT_EQ(bad_weights.exit_code, 2);
-  EXPECT_EQ(bad_weights.err.substr(0, bad_weights.err.find('\n')),
-            "pipesim: --ilp-weights needs flush, 2bw or stashing, got '3bw'");
+  EXPECT_EQ(bad_weights.err,
+            "pipesim: error: --ilp-weights needs flush, 2bw or stashing, got '3bw'; see 'pipesim study --help'\n");
 }
 
 }  // namespace

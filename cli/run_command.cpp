@@ -1,0 +1,132 @@
+#include "cli/run_command.hpp"
+
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include "analysis/memory.hpp"
+#include "analysis/metrics.hpp"
+#include "analysis/pattern_summary.hpp"
+#include "analysis/worker_metrics.hpp"
+#include "cli/command_line.hpp"
+#include "cli/output_files.hpp"
+#include "patterns/pattern_timing.hpp"
+#include "patterns/pattern_yaml.hpp"
+#include "reports/chrome_trace.hpp"
+#include "reports/json_report.hpp"
+#include "reports/memory_csv.hpp"
+#include "reports/pipeline_diagram.hpp"
+#include "reports/summary.hpp"
+#include "schedules/registry.hpp"
+#include "sim/engine/simulation.hpp"
+#include "sim/input_error.hpp"
+#include "workloads/workload_yaml.hpp"
+
+namespace pipesim {
+
+CLI::App* add_run_command(CLI::App& root, RunOptions& o) {
+  CLI::App* run = add_command(root, "run", "Simulates pipelined training of WORKLOAD on PLATFORM and prints a summary.",
+                              "Exit status: 0 valid run, 1 invalid run (memory exceeded or deadlock), 2 bad input.");
+  run->add_option("PLATFORM.xml", o.platform, "a SimGrid platform (docs/platform-format.md)")->required();
+  run->add_option("WORKLOAD.yaml", o.workload, "a workload (docs/workload-format.md)")->required();
+  run->add_option("--json", o.json, "every metric as JSON")->type_name("FILE");
+  run->add_option("--trace", o.trace, "Chrome/Perfetto trace (one track per device and link)")->type_name("FILE");
+  run->add_option("--memory-trace", o.memory_trace, "CSV of time,device,category,bytes")->type_name("FILE");
+  run->add_option("--export-pattern", o.export_pattern,
+                  "the schedule as a periodic pattern (YAML),\nto run or validate")
+      ->type_name("FILE");
+  run->add_option("--diagram", o.diagram, "pipeline diagram: SVG if FILE ends in .svg,\nelse tab-separated text")
+      ->type_name("FILE");
+  run->add_option("--workers", o.workers, "per-worker table: receives, stashes, weight copies,\nrho (seed 003)")
+      ->type_name("FILE");
+  run->add_option("--schedule-param", o.schedule_params,
+                  "set (or with an empty VALUE, remove) a schedule parameter\n"
+                  "of the workload, e.g. scheme=ddp for schedule master; repeatable")
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
+  run->add_option("--cfg", o.simgrid_config, "a SimGrid setting (default network/model:CM02,\nsee docs); repeatable")
+      ->type_name("KEY:VALUE")
+      ->allow_extra_args(false);
+  run->add_flag("--quiet", o.quiet, "no summary on stdout");
+  return run;
+}
+
+int run_command(const RunOptions& options) {
+  std::vector<std::pair<std::string, std::string>> schedule_params;
+  for (const std::string& kv : options.schedule_params) {
+    const std::size_t eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) throw UsageError("--schedule-param needs KEY=VALUE, got '" + kv + "'");
+    schedule_params.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+  }
+  OutputFiles outputs;
+  outputs.declare_input("the platform", options.platform);
+  outputs.declare_input("the workload", options.workload);
+  const std::pair<const char*, const std::string*> files[] = {
+      {"--json", &options.json},       {"--trace", &options.trace},     {"--memory-trace", &options.memory_trace},
+      {"--export-pattern", &options.export_pattern}, {"--diagram", &options.diagram}, {"--workers", &options.workers}};
+  for (const auto& [option, path] : files)
+    if (!path->empty()) outputs.declare(option, *path);
+
+  Workload workload = load_workload(options.workload);
+  for (const auto& [key, value] : schedule_params) {
+    if (value.empty())
+      workload.schedule_params.erase(key);
+    else
+      workload.schedule_params[key] = value;
+  }
+  Simulation simulation(options.platform, options.simgrid_config);
+  const Platform& platform = simulation.platform();
+  const GeneratedSchedule schedule = generate(workload, platform);
+  const TaskGraph& graph = schedule.graph;
+  const Timeline timeline = simulation.run(graph);
+  const Metrics metrics = compute_metrics(graph, timeline, platform, workload.microbatch_size);
+  // What the schedule's pattern promises (exact period, analytic memory), beside what was simulated.
+  std::optional<PatternSummary> pattern;
+  if (schedule.pattern) {
+    pattern = summarize_pattern(*schedule.pattern, pattern_timing(*schedule.pattern, workload, platform), workload,
+                                platform.size());
+    pattern->simulated_period = simulated_period(*pattern, metrics, graph, timeline);
+  }
+  const PatternSummary* promised = pattern ? &*pattern : nullptr;
+
+  if (!options.json.empty()) {
+    std::ostringstream text;
+    write_json_report(text, metrics, platform, workload.schedule, promised);
+    outputs.set(options.json, text.str());
+  }
+  if (!options.trace.empty()) {
+    std::ostringstream text;
+    write_chrome_trace(text, graph, timeline, platform);
+    outputs.set(options.trace, text.str());
+  }
+  if (!options.memory_trace.empty()) {
+    std::ostringstream text;
+    write_memory_csv(text, memory_trace(graph, timeline), platform);
+    outputs.set(options.memory_trace, text.str());
+  }
+  if (!options.export_pattern.empty()) {
+    if (!schedule.pattern)
+      throw InputError(options.workload, "schedule", "schedule '" + workload.schedule + "' has no periodic pattern to export");
+    std::ostringstream text;
+    write_pattern_yaml(text, *schedule.pattern, platform);
+    outputs.set(options.export_pattern, text.str());
+  }
+  if (!options.diagram.empty()) {
+    DiagramOptions diagram;
+    diagram.title = workload.name;
+    const bool svg = options.diagram.size() >= 4 && options.diagram.compare(options.diagram.size() - 4, 4, ".svg") == 0;
+    diagram.batch_ids = !svg;  // text has no colours: cells say "f2b5"
+    outputs.set(options.diagram, svg ? pipeline_diagram_svg(graph, timeline, platform, diagram)
+                                     : pipeline_diagram_text(graph, timeline, diagram));
+  }
+  if (!options.workers.empty()) {
+    std::ostringstream text;
+    write_worker_report(text, compute_worker_metrics(graph, timeline, platform));
+    outputs.set(options.workers, text.str());
+  }
+  outputs.commit();
+  if (!options.quiet) write_summary(std::cout, metrics, platform, workload.schedule, promised);
+  return metrics.valid ? 0 : 1;
+}
+
+}  // namespace pipesim

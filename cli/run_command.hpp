@@ -1,0 +1,31 @@
+// pipesim run PLATFORM WORKLOAD: inputs -> schedule -> task graph -> SimGrid
+// -> timeline -> analysis -> reports.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace pipesim {
+
+struct RunOptions {
+  std::string platform, workload, json, trace, memory_trace, export_pattern;
+  std::vector<std::string> simgrid_config;
+  // Seed 003 (master scheduler) additions.
+  std::vector<std::string> schedule_params;  // KEY=VALUE, checked by run_command
+  std::string diagram, workers;
+  bool quiet = false;
+};
+
+// Adds "run" to ROOT, filling OPTIONS when parsed.
+CLI::App* add_run_command(CLI::App& root, RunOptions& options);
+
+// Returns 0 for a valid run, 1 for an invalid one (memory exceeded,
+// deadlock). A bad --schedule-param throws UsageError; bad input or an
+// unwritable output throws (InputError or another std::exception) before
+// anything is printed or written.
+int run_command(const RunOptions& options);
+
+}  // namespace pipesim
