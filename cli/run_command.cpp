@@ -117,7 +117,7 @@ int run_command(const RunOptions& options) {
     const bool svg = options.diagram.size() >= 4 && options.diagram.compare(options.diagram.size() - 4, 4, ".svg") == 0;
     diagram.batch_ids = !svg;  // text has no colours: cells say "f2b5"
     outputs.set(options.diagram, svg ? pipeline_diagram_svg(graph, timeline, platform, diagram)
-                                     : pipeline_diagram_text(graph, timeline, diagram));
+                                     : pipeline_diagram_text(graph, timeline, platform, diagram));
   }
   if (!options.workers.empty()) {
     std::ostringstream text;

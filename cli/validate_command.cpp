@@ -31,7 +31,7 @@ CLI::App* add_validate_command(CLI::App& root, ValidateOptions& o) {
                        "a periodic pattern (.yaml, .yml; docs/pattern-format.md)\n"
                        "or per-device orders as a PyTorch pipelining compute CSV (.csv)")
       ->required();
-  validate->add_option("--json", o.json, "the violations as a JSON array")->type_name("FILE");
+  validate->add_option("--json", o.json, "the verdict and the violations as a JSON object")->type_name("FILE");
   validate->add_option("--cfg", o.simgrid_config, "a SimGrid setting for running CSV orders; repeatable")
       ->type_name("KEY:VALUE")
       ->allow_extra_args(false);

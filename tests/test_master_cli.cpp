@@ -50,13 +50,13 @@ TEST(MasterCli, DiagramsAndWorkerReport) {
   EXPECT_NE(lpp.find("\ns\t0\t1\t2\t3\t4\t5\t6\t7\t8\t9\t10\t11\t12\t13\n"), std::string::npos) << lpp;
   // Rows are named w<device index> while cli/ calls the text diagram without
   // the platform (with it, they are named gpu0, gpu1, ...).
-  EXPECT_NE(lpp.find("\nw0\tF0b0\tF0b2\tF0b4\tF0b6\t\t\t\tB0b0\t\tB0b2\t\tB0b4\t\tB0b6\n"), std::string::npos) << lpp;
+  EXPECT_NE(lpp.find("\ngpu0\tF0b0\tF0b2\tF0b4\tF0b6\t\t\t\tB0b0\t\tB0b2\t\tB0b4\t\tB0b6\n"), std::string::npos) << lpp;
   const CliResult d = run_pipesim("run " + plat + " " + w +
                                   " --quiet --schedule-param scheme=ddp --schedule-param G= --schedule-param R= "
                                   "--diagram " + txt);
   EXPECT_EQ(d.exit_code, 0) << d.err;
   const std::string ddp = read_text(txt);
-  EXPECT_NE(ddp.find("\nw7\tF0b7\tF1b7\tF2b7\tF3b7\tB3b7\tB2b7\tB1b7\tB0b7\n"), std::string::npos) << ddp;
+  EXPECT_NE(ddp.find("\ngpu7\tF0b7\tF1b7\tF2b7\tF3b7\tB3b7\tB2b7\tB1b7\tB0b7\n"), std::string::npos) << ddp;
 }
 
 }  // namespace

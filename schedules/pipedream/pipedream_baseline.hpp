@@ -2,7 +2,7 @@
 // partitions by dynamic programming under its own memory estimate) for a
 // grid of memory targets, each partition run as the eager 1F1B schedule for
 // a range of NOAM values. Engine-free: this builds the configurations and
-// their task graphs; measuring them is the caller's (sim/cli/study_command.cpp).
+// their task graphs; measuring them is the caller's (cli/study_command.cpp).
 #pragma once
 
 #include <string>
