@@ -8,13 +8,8 @@
 #include <stdexcept>
 
 #include "sim/format.hpp"
-#include "patterns/pattern_analysis.hpp"
-#include "studies/forked_run.hpp"
 #include "studies/study.hpp"
-#include "schedules/ilp/ilp.hpp"
-#include "patterns/pattern_timing.hpp"
-#include "patterns/pattern_unroll.hpp"
-#include "schedules/pipedream/pipedream_baseline.hpp"
+#include "studies/study_runs.hpp"
 #include "cli/command_line.hpp"
 #include "cli/output_files.hpp"
 #include "sim/engine/simulation.hpp"
@@ -32,15 +27,8 @@ namespace {
 struct StudyOptions {
   std::string platform, input, output, title;
   std::vector<double> limits;
-  std::vector<int> noams;
   std::vector<std::string> simgrid_config;
-  double ilp_time_limit = 0;
-  int ilp_threads = 0;
-  bool ilp = true;
-  bool ilp_log = false;
-  WeightPolicy ilp_weights = WeightPolicy::Stashing;
-  int targets = 0;
-  int microbatches = 0;
+  StudySettings runs;
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -87,99 +75,25 @@ StudyOptions study_options(const StudyCommandOptions& c) {
   std::sort(o.limits.begin(), o.limits.end());
   o.limits.erase(std::unique(o.limits.begin(), o.limits.end()), o.limits.end());
   for (const std::string& list : c.noams)
-    for (const std::string& item : split_list(list)) o.noams.push_back(whole("--noam", item, 1));
+    for (const std::string& item : split_list(list)) o.runs.noams.push_back(whole("--noam", item, 1));
   o.simgrid_config = c.simgrid_config;
   try {
-    o.ilp_time_limit = parse_seconds(c.ilp_time_limit);
+    o.runs.ilp_time_limit = parse_seconds(c.ilp_time_limit);
   } catch (const std::invalid_argument& e) {
     throw UsageError("--ilp-time-limit: " + std::string(e.what()));
   }
-  o.ilp_threads = whole("--ilp-threads", c.ilp_threads, 1);
-  o.ilp = !c.no_ilp;
-  o.ilp_log = c.ilp_log;
-  o.ilp_weights = weight_policy("--ilp-weights", c.ilp_weights);
-  o.targets = whole("--targets", c.targets, 0);
-  o.microbatches = whole("--microbatches", c.microbatches, 8);
+  o.runs.ilp_threads = whole("--ilp-threads", c.ilp_threads, 1);
+  o.runs.ilp = !c.no_ilp;
+  o.runs.ilp_log = c.ilp_log;
+  o.runs.ilp_weights = weight_policy("--ilp-weights", c.ilp_weights);
+  o.runs.targets = whole("--targets", c.targets, 0);
+  o.runs.microbatches = whole("--microbatches", c.microbatches, 8);
   return o;
 }
 
 bool is_yaml(const std::string& path) {
   const std::string ext = std::filesystem::path(path).extension().string();
   return ext == ".yaml" || ext == ".yml";
-}
-
-// Runs the graph in a child of this process (the platform is loaded, the
-// engine has not run) and measures it there.
-StudyPoint simulate(Simulation& simulation, const TaskGraph& graph, StudyPoint point) {
-  try {
-    const RunMeasure m =
-        decode(run_forked([&] { return encode(measure_run(graph, simulation.run(graph), simulation.platform())); }));
-    if (!m.completed) point.status = "deadlock";
-    point.peak_memory = m.peak();
-    point.period = m.period;
-  } catch (const std::exception& e) {
-    point.status = std::string("simulation failed: ") + e.what();
-  }
-  return point;
-}
-
-std::vector<StudyPoint> pipedream_points(Simulation& simulation, const Workload& workload, const StudyOptions& o) {
-  const Platform& platform = simulation.platform();
-  BaselineOptions options;
-  options.memory_targets = o.limits;
-  options.grid = o.targets;
-  options.noams = o.noams;
-  const std::vector<BaselineConfig> configs = pipedream_configurations(workload, platform, options);
-  std::cerr << "pipedream: " << configs.size() << " configurations, " << o.microbatches << " micro-batches each\n";
-  std::vector<StudyPoint> points;
-  for (const BaselineConfig& c : configs) {
-    StudyPoint p;
-    p.source = "pipedream";
-    p.memory_limit = c.memory_target;
-    p.predicted_period = c.plan.bottleneck;
-    p.predicted_peak = *std::max_element(c.plan.estimate.begin(), c.plan.estimate.end());
-    p.config = describe(c);
-    points.push_back(simulate(simulation, baseline_graph(c, workload, platform, o.microbatches), p));
-  }
-  return points;
-}
-
-std::vector<StudyPoint> ilp_points(Simulation& simulation, const Workload& workload, const StudyOptions& o) {
-  std::vector<StudyPoint> points;
-  for (double limit : o.limits) {
-    Platform limited = simulation.platform();
-    for (Device& d : limited.devices) d.memory = limit;
-    IlpOptions options;
-    options.time_limit = o.ilp_time_limit;
-    options.threads = o.ilp_threads;
-    options.weights = o.ilp_weights;
-    if (o.ilp_log) options.log = [](const std::string& line) { std::cerr << "  " << line << "\n"; };
-    const IlpResult r = solve_optimal_pattern(workload, limited, options);
-    StudyPoint p;
-    p.source = "ilp";
-    p.memory_limit = limit;
-    // Time limit 0: CBC is not run, the point is the heuristic warm start.
-    p.status = o.ilp_time_limit <= 0 && r.pattern ? "heuristic" : std::string(to_string(r.status));
-    std::cerr << "ilp " << fmt::bytes(limit) << ": " << p.status << " in " << fmt::fixed(r.seconds, 1) << " s"
-              << (r.pattern ? ", period " + fmt::time(r.period) + ", gap " + fmt::percent(r.gap) : "") << "\n";
-    if (!r.pattern) {
-      if (r.heuristic_memory_needed > 0) p.config = "heuristic needs " + fmt::bytes(r.heuristic_memory_needed);
-      points.push_back(p);
-      continue;
-    }
-    const Pattern& pattern = *r.pattern;
-    const PatternTiming timing = pattern_timing(pattern, workload, limited);
-    const PatternMemory memory = pattern_memory(pattern, timing, workload, limited.size());
-    p.predicted_period = r.period / pattern.copies;
-    p.predicted_peak = 0;
-    for (const PatternDeviceMemory& d : memory.devices) p.predicted_peak = std::max(p.predicted_peak, d.peak);
-    Allocation allocation(workload.layers.size(), 0);
-    for (const PatternOp& op : pattern.ops) allocation[op.layer] = op.device;
-    p.config = "allocation=" + to_string(allocation) + " gap=" + fmt::percent(r.gap);
-    p = simulate(simulation, unroll_pattern(pattern, timing, limited.size(), o.microbatches), p);  // keeps the status
-    points.push_back(p);
-  }
-  return points;
 }
 
 }  // namespace
@@ -252,9 +166,9 @@ int study_command(const StudyCommandOptions& options) {
   const Platform& platform = simulation.platform();
   if (o.title.empty()) o.title = workload.name + " on " + std::to_string(platform.size()) + " devices";
 
-  std::vector<StudyPoint> points = pipedream_points(simulation, workload, o);
-  if (o.ilp) {
-    const std::vector<StudyPoint> ilp = ilp_points(simulation, workload, o);
+  std::vector<StudyPoint> points = pipedream_points(simulation, workload, o.limits, o.runs);
+  if (o.runs.ilp) {
+    const std::vector<StudyPoint> ilp = ilp_points(simulation, workload, o.limits, o.runs);
     points.insert(points.end(), ilp.begin(), ilp.end());
   }
 

@@ -1,0 +1,93 @@
+#include "studies/study_runs.hpp"
+
+#include <algorithm>
+#include <iostream>
+
+#include "patterns/pattern_analysis.hpp"
+#include "patterns/pattern_timing.hpp"
+#include "patterns/pattern_unroll.hpp"
+#include "schedules/ilp/ilp.hpp"
+#include "schedules/pipedream/pipedream_baseline.hpp"
+#include "sim/format.hpp"
+#include "studies/forked_run.hpp"
+
+namespace pipesim {
+namespace {
+
+// Runs the graph in a child of this process (the platform is loaded, the
+// engine has not run) and measures it there.
+StudyPoint simulate(Simulation& simulation, const TaskGraph& graph, StudyPoint point) {
+  try {
+    const RunMeasure m =
+        decode(run_forked([&] { return encode(measure_run(graph, simulation.run(graph), simulation.platform())); }));
+    if (!m.completed) point.status = "deadlock";
+    point.peak_memory = m.peak();
+    point.period = m.period;
+  } catch (const std::exception& e) {
+    point.status = std::string("simulation failed: ") + e.what();
+  }
+  return point;
+}
+
+}  // namespace
+
+std::vector<StudyPoint> pipedream_points(Simulation& simulation, const Workload& workload, const std::vector<double>& limits, const StudySettings& o) {
+  const Platform& platform = simulation.platform();
+  BaselineOptions options;
+  options.memory_targets = limits;
+  options.grid = o.targets;
+  options.noams = o.noams;
+  const std::vector<BaselineConfig> configs = pipedream_configurations(workload, platform, options);
+  std::cerr << "pipedream: " << configs.size() << " configurations, " << o.microbatches << " micro-batches each\n";
+  std::vector<StudyPoint> points;
+  for (const BaselineConfig& c : configs) {
+    StudyPoint p;
+    p.source = "pipedream";
+    p.memory_limit = c.memory_target;
+    p.predicted_period = c.plan.bottleneck;
+    p.predicted_peak = *std::max_element(c.plan.estimate.begin(), c.plan.estimate.end());
+    p.config = describe(c);
+    points.push_back(simulate(simulation, baseline_graph(c, workload, platform, o.microbatches), p));
+  }
+  return points;
+}
+
+std::vector<StudyPoint> ilp_points(Simulation& simulation, const Workload& workload, const std::vector<double>& limits, const StudySettings& o) {
+  std::vector<StudyPoint> points;
+  for (double limit : limits) {
+    Platform limited = simulation.platform();
+    for (Device& d : limited.devices) d.memory = limit;
+    IlpOptions options;
+    options.time_limit = o.ilp_time_limit;
+    options.threads = o.ilp_threads;
+    options.weights = o.ilp_weights;
+    if (o.ilp_log) options.log = [](const std::string& line) { std::cerr << "  " << line << "\n"; };
+    const IlpResult r = solve_optimal_pattern(workload, limited, options);
+    StudyPoint p;
+    p.source = "ilp";
+    p.memory_limit = limit;
+    // Time limit 0: CBC is not run, the point is the heuristic warm start.
+    p.status = o.ilp_time_limit <= 0 && r.pattern ? "heuristic" : std::string(to_string(r.status));
+    std::cerr << "ilp " << fmt::bytes(limit) << ": " << p.status << " in " << fmt::fixed(r.seconds, 1) << " s"
+              << (r.pattern ? ", period " + fmt::time(r.period) + ", gap " + fmt::percent(r.gap) : "") << "\n";
+    if (!r.pattern) {
+      if (r.heuristic_memory_needed > 0) p.config = "heuristic needs " + fmt::bytes(r.heuristic_memory_needed);
+      points.push_back(p);
+      continue;
+    }
+    const Pattern& pattern = *r.pattern;
+    const PatternTiming timing = pattern_timing(pattern, workload, limited);
+    const PatternMemory memory = pattern_memory(pattern, timing, workload, limited.size());
+    p.predicted_period = r.period / pattern.copies;
+    p.predicted_peak = 0;
+    for (const PatternDeviceMemory& d : memory.devices) p.predicted_peak = std::max(p.predicted_peak, d.peak);
+    Allocation allocation(workload.layers.size(), 0);
+    for (const PatternOp& op : pattern.ops) allocation[op.layer] = op.device;
+    p.config = "allocation=" + to_string(allocation) + " gap=" + fmt::percent(r.gap);
+    p = simulate(simulation, unroll_pattern(pattern, timing, limited.size(), o.microbatches), p);  // keeps the status
+    points.push_back(p);
+  }
+  return points;
+}
+
+}  // namespace pipesim

@@ -1,0 +1,35 @@
+// The runs of seed 000 §7's study: PipeDream's planner configurations and
+// the ILP's patterns, each simulated in a forked child of a process that
+// has loaded the platform once. Progress goes to stderr.
+#pragma once
+
+#include <vector>
+
+#include "patterns/pattern.hpp"
+#include "sim/engine/simulation.hpp"
+#include "studies/study.hpp"
+#include "workloads/workload.hpp"
+
+namespace pipesim {
+
+struct StudySettings {
+  std::vector<int> noams;  // PipeDream's in-flight counts tried (empty: 1..stages)
+  int targets = 0;         // size of the planner's grid of memory targets, besides the limits
+  int microbatches = 8;    // per simulated run
+  bool ilp = true;
+  double ilp_time_limit = 0;
+  int ilp_threads = 0;
+  bool ilp_log = false;
+  WeightPolicy ilp_weights = WeightPolicy::Stashing;
+};
+
+// One point per PipeDream configuration (planner partitions for the grid
+// and every limit as a memory target, NOAM values), simulated.
+std::vector<StudyPoint> pipedream_points(Simulation& simulation, const Workload& workload,
+                                         const std::vector<double>& limits, const StudySettings& settings);
+// One point per limit: the ILP's pattern with every device limited to it,
+// unrolled and simulated; without a pattern, the solver's status.
+std::vector<StudyPoint> ilp_points(Simulation& simulation, const Workload& workload,
+                                   const std::vector<double>& limits, const StudySettings& settings);
+
+}  // namespace pipesim
