@@ -1,5 +1,6 @@
 #include "sim/engine/platform_check.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cmath>

@@ -1,9 +1,9 @@
 #include "sim/engine/simgrid_settings.hpp"
 
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
-#include <set>
 
 #include "sim/input_error.hpp"
 

@@ -1,6 +1,7 @@
 #include "sim/engine/simulation.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 
 #include <simgrid/Exception.hpp>
