@@ -150,6 +150,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadSetting{"maxmin_precision_nan", "maxmin/precision:nan", kPrecision},
         BadSetting{"maxmin_precision_negative", "maxmin/precision:-1", kPrecision},
         BadSetting{"maxmin_precision_large", "maxmin/precision:10", kPrecision},
+        BadSetting{"maxmin_precision_denormal", "maxmin/precision:1e-320", kPrecision},  // SimGrid: "out of range"
+        BadSetting{"bandwidth_factor_denormal", "network/bandwidth-factor:1e-320", "expected a positive finite number"},
         BadSetting{"surf_precision_zero", "surf/precision:0", kPrecision},  // SimGrid loops forever
         BadSetting{"cpu_optim", "cpu/optim:Bogus", "expected one of TI, Lazy, Full"},
         BadSetting{"network_optim", "network/optim:Bogus", "expected one of Lazy, Full"},

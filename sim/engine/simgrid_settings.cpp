@@ -1,6 +1,7 @@
 #include "sim/engine/simgrid_settings.hpp"
 
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
@@ -39,12 +40,14 @@ Check one_of(const std::vector<std::string>& values) {
   };
 }
 
-// A plain decimal number (no unit), all of the text.
+// A plain number (no unit), all of the text, and one SimGrid's std::stod
+// takes: not out of range (denormals like 1e-320 are).
 bool parse_number(const std::string& text, double& value) {
   if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return false;
   char* end = nullptr;
+  errno = 0;
   value = std::strtod(text.c_str(), &end);
-  return end == text.c_str() + text.size();
+  return end == text.c_str() + text.size() && errno != ERANGE;
 }
 
 Check number(double min, bool min_included, double max, const std::string& expected) {
