@@ -1,6 +1,16 @@
 #include "sim/platform.hpp"
 
+#include <stdexcept>
+
 namespace pipesim {
+
+const Path& Platform::path(int from, int to) const {
+  static const Path kSameDevice{true, 0, 0, 0};
+  if (!paths.empty()) return paths[from * devices.size() + to];
+  if (from == to) return kSameDevice;
+  if (!path_source) throw std::logic_error("Platform::path: the platform has neither a path table nor a source");
+  return path_source->path(from, to);
+}
 
 double Platform::transfer_time(int from, int to, double bytes) const {
   if (from == to || bytes <= 0) return 0;

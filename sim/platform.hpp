@@ -2,6 +2,7 @@
 // end-to-end paths between them. Filled from SimGrid by the engine layer.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,13 +23,26 @@ struct Path {
   int hops = 0;          // links on the route
 };
 
+// Finds paths on demand, for platforms too large to tabulate (every pair of
+// 10,000 hosts took 22 s and 5 GB): the engine installs one that asks SimGrid
+// for a pair's route the first time it is needed. Not thread-safe.
+class PathSource {
+ public:
+  virtual ~PathSource() = default;
+  // from != to; the reference stays valid as long as the source lives.
+  virtual const Path& path(int from, int to) const = 0;
+};
+
 struct Platform {
   std::string file;
   std::vector<Device> devices;
-  std::vector<Path> paths;  // devices.size()^2, row-major by (from, to)
+  // Either a table, devices.size()^2, row-major by (from, to) (tests and
+  // benchmarks fill it), or, when it is empty, a source that finds them.
+  std::vector<Path> paths;
+  std::shared_ptr<const PathSource> path_source;
 
   int size() const { return static_cast<int>(devices.size()); }
-  const Path& path(int from, int to) const { return paths[from * devices.size() + to]; }
+  const Path& path(int from, int to) const;
   // Uncontended time to move bytes between two devices; 0 on the same device.
   double transfer_time(int from, int to, double bytes) const;
   int find(const std::string& name) const;  // -1 when absent

@@ -48,7 +48,8 @@ std::vector<BadInput> bad_inputs() {
        "tpu7"},
       {"more_stages_than_devices", "", kGoodWorkload + "placement: {stages: 4}\n", "placement", false},
       {"no_route", unrouted_platform(), explicit_placement, "no route"},
-      {"zero_bandwidth", complete_platform_xml(3, "0Bps"), explicit_placement, "bandwidth"},
+      {"zero_bandwidth", complete_platform_xml(3, "0Bps"), explicit_placement,
+       "bandwidth: expected a positive finite bandwidth", true},
       {"unknown_schedule", "", "microbatches: 4\nlayers:\n  - {forward: 1ms, backward: 2ms, activation: 1MiB}\n"
                                "schedule: zigzag\n", "zigzag"},
       {"malformed_unit", "", "microbatches: 4\nlayers:\n  - {forward: 1 fortnight, backward: 2ms, activation: 1MiB}\n",

@@ -7,6 +7,7 @@
 
 #include <simgrid/s4u/Link.hpp>
 
+#include "sim/engine/simgrid_guard.hpp"
 #include "sim/input_error.hpp"
 #include "sim/units.hpp"
 
@@ -83,9 +84,18 @@ Platform read_platform(const std::vector<simgrid::s4u::Host*>& hosts, const std:
       throw InputError(file, "host '" + device.name + "' property memory", "expected a positive size like '80GiB'");
     platform.devices.push_back(device);
   }
-  for (auto* from : hosts)
-    for (auto* to : hosts) platform.paths.push_back(from == to ? Path{true, 0, 0, 0} : route_between(from, to));
   return platform;
+}
+
+SimGridPathSource::SimGridPathSource(std::vector<simgrid::s4u::Host*> hosts, std::string file)
+    : hosts_(std::move(hosts)), count_(hosts_.size()), file_(std::move(file)) {}
+
+const Path& SimGridPathSource::path(int from, int to) const {
+  const std::size_t key = static_cast<std::size_t>(from) * count_ + static_cast<std::size_t>(to);
+  if (const auto it = found_.find(key); it != found_.end()) return it->second;
+  if (hosts_.empty()) throw std::logic_error("Platform::path: the Simulation that found the paths is gone");
+  SimGridGuard guard(file_);  // some zones abort on a route query ("There can't be route in an Empty zone")
+  return found_.emplace(key, route_between(hosts_.at(from), hosts_.at(to))).first->second;
 }
 
 }  // namespace pipesim

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <simgrid/s4u/Engine.hpp>
@@ -14,6 +15,23 @@ namespace pipesim {
 // Devices are the hosts with a "memory" property, in natural name order
 // (gpu2 before gpu10). Throws InputError when there are none or a property is bad.
 std::vector<simgrid::s4u::Host*> device_hosts(const simgrid::s4u::Engine& engine, const std::string& file);
+// Devices only; Simulation installs a SimGridPathSource for the paths.
 Platform read_platform(const std::vector<simgrid::s4u::Host*>& hosts, const std::string& file);
+
+// Asks SimGrid for the route of a device pair the first time it is needed and
+// keeps it. A SimGrid abort while routing becomes pipesim's error line.
+class SimGridPathSource : public PathSource {
+ public:
+  SimGridPathSource(std::vector<simgrid::s4u::Host*> hosts, std::string file);
+  const Path& path(int from, int to) const override;
+  // The engine is being destroyed: pairs not yet found can no longer be.
+  void detach() { hosts_.clear(); }
+
+ private:
+  std::vector<simgrid::s4u::Host*> hosts_;
+  std::size_t count_;
+  std::string file_;
+  mutable std::unordered_map<std::size_t, Path> found_;  // by from * count + to
+};
 
 }  // namespace pipesim

@@ -1,28 +1,19 @@
 #include "sim/engine/simulation.hpp"
 
+#include <cmath>
+#include <cstdio>
 #include <fstream>
-#include <map>
-#include <set>
 
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Engine.hpp>
 
 #include "sim/engine/executor.hpp"
+#include "sim/engine/platform_check.hpp"
 #include "sim/engine/platform_reader.hpp"
+#include "sim/engine/simgrid_guard.hpp"
 #include "sim/input_error.hpp"
 
 namespace pipesim {
-
-const std::vector<std::string>& default_simgrid_config() {
-  static const std::vector<std::string> config = {
-      "network/model:CM02",       // no bandwidth/latency correction factors
-      "network/crosstraffic:0",   // opposite flows do not slow each other
-      "network/TCP-gamma:0",      // no window cap on long-latency routes
-      "cpu/optim:TI",             // exact and the fastest CPU update
-  };
-  return config;
-}
-
 namespace {
 
 // SimGrid's messages can span lines (lists of settings or netpoints): keep one.
@@ -36,22 +27,18 @@ std::string one_line(std::string text) {
   return out;
 }
 
-// SimGrid aborts the process on an unknown model name: check those first.
-void check_setting(const std::string& setting) {
-  static const std::map<std::string, std::set<std::string>> models = {
-      {"network/model", {"LV08", "CM02", "SMPI", "IB", "Constant"}},
-      {"cpu/model", {"Cas01", "ptask_L07"}},
-      {"host/model", {"default", "compound", "ptask_L07"}},
-      {"disk/model", {"S19"}},
-  };
-  const auto colon = setting.find(':');
-  if (colon == std::string::npos || colon == 0)
-    throw InputError("--cfg", setting, "expected a SimGrid setting KEY:VALUE such as network/model:LV08");
-  const auto known = models.find(setting.substr(0, colon));
-  if (known != models.end() && known->second.count(setting.substr(colon + 1)) == 0) {
-    std::string names;
-    for (const auto& n : known->second) names += (names.empty() ? "" : ", ") + n;
-    throw InputError("--cfg", setting, "unknown model (expected one of: " + names + ")");
+// SimGrid keeps running past an Exec of inf flops and crashes at exit; a
+// payload is a 64-bit byte count.
+void check_amounts(const TaskGraph& graph) {
+  for (TaskId t = 0; t < graph.size(); ++t) {
+    const Task& task = graph.task(t);
+    const bool transfer = is_transfer(task.kind);
+    if (std::isfinite(task.amount) && task.amount >= 0 && (!transfer || task.amount < 9.2e18)) continue;
+    char amount[32];
+    std::snprintf(amount, sizeof(amount), "%g", task.amount);
+    throw InputError("task graph", graph.describe(t),
+                     std::string(transfer ? "expected a finite byte count below 2^63" : "expected a finite flop count") +
+                         " >= 0, got " + amount + (transfer ? "" : " (a cost too large for the device's speed?)"));
   }
 }
 
@@ -68,7 +55,7 @@ struct Simulation::SimGridState {
 Simulation::Simulation(const std::string& platform_file, const std::vector<std::string>& extra_config)
     : simgrid_(std::make_unique<SimGridState>()) {
   if (!std::ifstream(platform_file)) throw InputError(platform_file, "", "cannot open the platform file");
-  for (const auto& c : extra_config) check_setting(c);
+  for (const auto& c : extra_config) check_simgrid_setting(c);
   auto& s = *simgrid_;
   s.argv_storage = {"pipesim", "--log=root.thresh:critical", "--log=xbt_cfg.thresh:critical"};
   for (const auto& c : default_simgrid_config()) s.argv_storage.push_back("--cfg=" + c);
@@ -76,25 +63,37 @@ Simulation::Simulation(const std::string& platform_file, const std::vector<std::
   for (auto& a : s.argv_storage) s.argv.push_back(a.data());
   s.argv.push_back(nullptr);
   s.argc = static_cast<int>(s.argv_storage.size());
+  SimGridGuard guard(platform_file);
   try {
     s.engine = std::make_unique<simgrid::s4u::Engine>(&s.argc, s.argv.data());
+    guard.rearm();  // the engine installed its own SIGSEGV handler
+    // After the engine: its log threshold silences the unit parsers' warnings.
+    check_platform_file(platform_file, effective_simgrid_config(extra_config));
     s.engine->load_platform(platform_file);
     s.engine->seal_platform();  // routes exist only once sealed
+  } catch (const InputError&) {
+    throw;
   } catch (const simgrid::ParseError& e) {
     throw InputError(platform_file, "", one_line(std::string("invalid platform: ") + e.what()));
   } catch (const std::exception& e) {
-    throw InputError(platform_file, "", one_line(std::string("invalid platform or SimGrid setting: ") + e.what()));
+    throw InputError(platform_file, "", one_line(std::string("SimGrid rejected the platform: ") + e.what()));
   }
   s.devices = device_hosts(*s.engine, platform_file);
   platform_ = read_platform(s.devices, platform_file);
+  paths_ = std::make_shared<SimGridPathSource>(s.devices, platform_file);
+  platform_.path_source = paths_;
 }
 
-Simulation::~Simulation() = default;
+Simulation::~Simulation() {
+  if (paths_) paths_->detach();
+}
 
 Timeline Simulation::run(const TaskGraph& graph) {
   // The executor's completion callback stays connected to SimGrid's global signal.
   if (ran_) throw std::logic_error("Simulation::run: one run per Simulation (and per process)");
   ran_ = true;
+  check_amounts(graph);
+  SimGridGuard guard(platform_.file);
   return execute(*simgrid_->engine, simgrid_->devices, graph);
 }
 

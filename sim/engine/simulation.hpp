@@ -6,21 +6,24 @@
 #include <string>
 #include <vector>
 
+#include "sim/engine/simgrid_settings.hpp"
 #include "sim/platform.hpp"
 #include "sim/task_graph.hpp"
 #include "sim/timeline.hpp"
 
 namespace pipesim {
 
-// SimGrid settings applied before the user's, so that a transfer of s bytes
-// over a route takes exactly latency + s / bandwidth when alone (CM02 with
-// no cross-traffic penalty and no TCP window cap); see docs/platform-format.md.
-const std::vector<std::string>& default_simgrid_config();
+class SimGridPathSource;
 
 class Simulation {
  public:
   // Loads the platform; extra_config holds "key:value" SimGrid settings that
-  // override the defaults. Throws InputError on a bad platform.
+  // override the defaults (default_simgrid_config(): with them a transfer of
+  // s bytes alone on a route takes exactly latency + s / bandwidth). Throws
+  // InputError on a bad platform or setting; a SimGrid abort or crash while
+  // loading or running ends the process with one error line and exit code 2
+  // (SimGridGuard). Paths are found when first asked for, and only while
+  // this Simulation lives.
   explicit Simulation(const std::string& platform_file,
                       const std::vector<std::string>& extra_config = {});
   ~Simulation();
@@ -29,12 +32,14 @@ class Simulation {
 
   const Platform& platform() const { return platform_; }
   // Executes the graph once; a schedule that cannot progress comes back with
-  // Timeline::blocked and Timeline::deadlock filled in.
+  // Timeline::blocked and Timeline::deadlock filled in. Throws InputError on
+  // a task SimGrid cannot run (an amount that is not finite).
   Timeline run(const TaskGraph& graph);
 
  private:
   struct SimGridState;
   std::unique_ptr<SimGridState> simgrid_;
+  std::shared_ptr<SimGridPathSource> paths_;
   Platform platform_;
   bool ran_ = false;
 };
