@@ -173,6 +173,27 @@ TEST(MemorySavingRemat, CoarseGridStaysUnderTheTrueLimit) {
   }
 }
 
+TEST(MemorySavingRemat, SequenceIsTimedAndSizedByHand) {
+  // a^0 = 1, δ = 1, a^i = 1, ā^i = 2, u_f = 1, u_b = 2; δ^2 counted from 0.
+  const Chain chain = homogeneous_chain(2, {1, 2, 1, 2, 1, 0, 0}, 1);
+  const Solution roomy = solve_rematerialization(chain, 100, 100);
+  EXPECT_EQ(describe(roomy.ops),
+            "F_all 1 start=0 duration=1 memory=4\n"
+            "F_all 2 start=1 duration=1 memory=6\n"
+            "B 2 start=2 duration=2 memory=7\n"
+            "B 1 start=4 duration=2 memory=5\n");
+  // At 6, B^2 cannot run beside ā^1: keep a^1 instead and recompute layer 1.
+  const Solution tight = solve_rematerialization(chain, 6, 6);
+  EXPECT_DOUBLE_EQ(tight.makespan, 7);
+  EXPECT_EQ(describe(tight.ops),
+            "F_ck 1 start=0 duration=1 memory=3\n"
+            "F_all 2 start=1 duration=1 memory=5\n"
+            "B 2 start=2 duration=2 memory=6\n"
+            "F_all 1 start=4 duration=1 memory=4\n"
+            "B 1 start=5 duration=2 memory=5\n");
+  EXPECT_DOUBLE_EQ(tight.min_feasible_limit, 6);
+}
+
 TEST(MemorySavingRemat, UnusableInputsThrowWithTheField) {
   Chain chain = homogeneous_chain(3, {1, 1, 2, 1, 0, 0, 0}, 1);
   try {
@@ -184,6 +205,14 @@ TEST(MemorySavingRemat, UnusableInputsThrowWithTheField) {
   chain.layers.assign(3, {1, 1, 1, 1, 0, 0, 0});
   EXPECT_THROW(solve_rematerialization(chain, -1, 10), std::invalid_argument);
   EXPECT_THROW(solve_rematerialization(chain, 10, 0), std::invalid_argument);
+  chain.layers.assign(1000, {1, 1, 1, 1, 0, 0, 0});
+  try {
+    solve_rematerialization(chain, 10, 1000);
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(),
+                 "slots: L(L+1)/2 x (N+1) = 501000500 table cells, at most 100000000 supported; use fewer slots");
+  }
 }
 
 }  // namespace

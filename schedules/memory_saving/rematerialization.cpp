@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
+#include <string>
 
 #include "schedules/memory_saving/memory_grid.hpp"
 #include "schedules/memory_saving/sequence_replay.hpp"
@@ -20,6 +21,7 @@ namespace pipesim::memory_saving {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kMaxCells = 1e8;
 constexpr std::int32_t kNone = -1, kTape = 0;  // choice: none, F_all first, else s'
 
 class Table {
@@ -130,6 +132,12 @@ Solution solve_rematerialization(const Chain& chain, double limit, int slots) {
   if (!error.empty()) throw std::invalid_argument(error);
   if (!std::isfinite(limit) || limit < 0) throw std::invalid_argument("limit: a finite number >= 0 expected");
   if (slots < 1) throw std::invalid_argument("slots: an integer >= 1 expected");
+  // The tables hold L(L+1)/2 x (N+1) cells of 12 bytes: refuse, rather than
+  // fail to allocate, past ~1.2 GB.
+  const double cells = 0.5 * chain.length() * (chain.length() + 1.0) * (slots + 1.0);
+  if (cells > kMaxCells)
+    throw std::invalid_argument("slots: L(L+1)/2 x (N+1) = " + std::to_string(static_cast<long long>(cells)) +
+                                " table cells, at most 100000000 supported; use fewer slots");
   Solution out;
   out.min_feasible_limit = min_feasible_limit(chain);
   const MemoryGrid g = make_grid(chain, limit, slots);
