@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sim/input_error.hpp"
+#include "workloads/costs.hpp"
 
 namespace pipesim {
 namespace {
@@ -57,6 +58,7 @@ GeneratedSchedule generate(const Workload& workload, const Platform& platform) {
                      "unknown schedule '" + workload.schedule + "' (expected one of: " + schedule_names_text() + ")");
   if (workload.microbatches < 1) throw InputError(workload.file, "microbatches", "must be at least 1");
   if (workload.iterations < 1) throw InputError(workload.file, "iterations", "must be at least 1");
+  check_cost_times(workload, platform);
   return entry->build(workload, platform);
 }
 

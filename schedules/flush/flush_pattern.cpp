@@ -1,6 +1,7 @@
 #include "schedules/flush/flush_pattern.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -53,7 +54,7 @@ Pattern flush_pattern(const StagePlan& plan, const std::vector<StageSequence>& s
   std::vector<std::size_t> next(platform.size(), 0);
   std::vector<double> device_free(platform.size(), 0);
   std::map<std::pair<int, int>, double> link_free;
-  double period = 0;
+  double period = 0, last_start = 0;
   for (std::size_t placed = 0; placed < p.ops.size(); ++placed) {
     // The device whose next op can start first.
     int best = -1;
@@ -68,6 +69,7 @@ Pattern flush_pattern(const StagePlan& plan, const std::vector<StageSequence>& s
     if (best < 0) throw std::logic_error("flush pattern: the stage sequences deadlock");
     const int i = l.device_ops[best][next[best]++];
     p.ops[i].start = best_start;
+    last_start = std::max(last_start, best_start);
     const double end = best_start + timing.duration[i];
     device_free[best] = end;
     period = std::max(period, end);
@@ -81,10 +83,14 @@ Pattern flush_pattern(const StagePlan& plan, const std::vector<StageSequence>& s
     double& free = link_free[{std::min(p.ops[i].device, p.ops[j].device), std::max(p.ops[i].device, p.ops[j].device)}];
     const double sent = std::max(free, end);
     p.transfers.push_back({i, sent, 0});
+    last_start = std::max(last_start, sent);
     free = input_ready[j] = sent + timing.transfer_duration[i];
     period = std::max(period, free);
   }
-  p.period = period;
+  // Offsets lie in [0, period): a zero-length op (a free layer, or a cost
+  // too small to move a large end time) may start when the iteration ends,
+  // so the period is then the next double after it.
+  p.period = period > last_start ? period : std::nextafter(last_start, std::numeric_limits<double>::infinity());
   return p;
 }
 
