@@ -15,12 +15,14 @@ struct ScheduleSize {
   std::string pieces;
 };
 
-// Measured with /usr/bin/time -v on runs of 2.8 to 11 million tasks
-// (1f1b, gpipe, 1f1b-pattern, pipedream; docs/workload-format.md#limits):
-// 255-275 bytes per task or pattern item, graph, timeline, pattern, event
-// graph and reports included, plus about 40 MiB for SimGrid and the rest.
-// Rounded up so the estimate stays above what was measured.
-constexpr double kBytesPerTask = 320;
+// Measured with /usr/bin/time -v (maximum resident set) on runs of 0.6 to
+// 16 million tasks or pattern items: 255-345 bytes per task (1f1b, gpipe,
+// pipedream, 1f1b-pattern and kfkb on 4 to 1000 layers), about 400 per
+// pattern item (1f1b on 100,000 and 1,000,000 layers), graph, timeline,
+// pattern, event graph and reports included, plus about 40 MiB for SimGrid
+// and the rest. Rounded up by a sixth or more, so the estimate stays above
+// what was measured.
+constexpr double kBytesPerTask = 400;
 constexpr double kBytesPerPatternItem = 480;
 constexpr double kBaseBytes = 64.0 * (1 << 20);
 

@@ -46,27 +46,27 @@ TEST(MemoryEstimate, LinearInTasksAndPatternItems) {
 
 // 1f1b, 1000 micro-batches, 4 stages: 1000 x (4 F/B + 3 x 2 transfers) =
 // 14,000 tasks, and a pattern of 1000 copies of 8 ops and 6 transfers:
-// 64 MiB + 14,000 x 320 + 14,000 x 480 bytes = 74.7 MiB.
+// 64 MiB + 14,000 x 400 + 14,000 x 480 bytes = 75.7 MiB.
 TEST(MemoryEstimate, RefusesRunsOverTheLimit) {
   EXPECT_EQ(generate_error(four_layers(1000, "1f1b"), 1 << 20),
-            "chain.yaml: microbatches: this run needs about 74.7 MiB of memory to simulate (1000 micro-batches x 4 "
+            "chain.yaml: microbatches: this run needs about 75.7 MiB of memory to simulate (1000 micro-batches x 4 "
             "stages); the limit is 1.00 MiB (raise it with --max-memory)");
   EXPECT_EQ(generate_error(four_layers(1000, "1f1b"), 80 << 20), "(no error)");
   Workload twice = four_layers(1000, "gpipe");
-  twice.iterations = 3;  // the graph triples, the pattern (one iteration) does not: 64 MiB + 42,000 x 320 + 14,000 x 480
+  twice.iterations = 3;  // the graph triples, the pattern (one iteration) does not: 64 MiB + 42,000 x 400 + 14,000 x 480
   EXPECT_EQ(generate_error(twice, 1 << 20),
-            "chain.yaml: microbatches: this run needs about 83.2 MiB of memory to simulate (1000 micro-batches x 3 "
+            "chain.yaml: microbatches: this run needs about 86.4 MiB of memory to simulate (1000 micro-batches x 3 "
             "iterations x 4 stages); the limit is 1.00 MiB (raise it with --max-memory)");
   // Pattern schedules have a task per layer (4 layers, one per device):
-  // 64 MiB + 14 x 1,000,000 x 320 + 14 x 480 bytes.
+  // 64 MiB + 14 x 1,000,000 x 400 + 14 x 480 bytes.
   EXPECT_EQ(generate_error(four_layers(1000000, "1f1b-pattern"), 1 << 30),
-            "chain.yaml: microbatches: this run needs about 4.23 GiB of memory to simulate (1000000 micro-batches x 4 "
+            "chain.yaml: microbatches: this run needs about 5.28 GiB of memory to simulate (1000000 micro-batches x 4 "
             "layers); the limit is 1.00 GiB (raise it with --max-memory)");
 }
 
 // Ten million micro-batches on 8 stages: refused at once with the default
 // limit, not after minutes of building and a std::bad_alloc. 64 MiB +
-// 10^7 x 30 tasks x 320 + 10^7 x (16 ops + 14 transfers) x 480 bytes.
+// 10^7 x 30 tasks x 400 + 10^7 x (16 ops + 14 transfers) x 480 bytes.
 TEST(MemoryEstimate, CommandLineRefusesTenMillionMicrobatches) {
   const std::string workload = write_file(
       "ten-million.yaml",
@@ -75,7 +75,7 @@ TEST(MemoryEstimate, CommandLineRefusesTenMillionMicrobatches) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err, "pipesim: error: " + workload +
-                       ": microbatches: this run needs about 224 GiB of memory to simulate (10000000 micro-batches x 8 "
+                       ": microbatches: this run needs about 246 GiB of memory to simulate (10000000 micro-batches x 8 "
                        "stages); the limit is " +
                        format_bytes(default_memory_limit()) + " (raise it with --max-memory)\n");
 }
