@@ -99,5 +99,19 @@ TEST(InputLimits, CostsThatOverflowAreRefused) {
                       "device; a task may last at most 1e+100 s");
 }
 
+// A pattern file whose shift would overflow an int once a lag is added.
+TEST(InputLimits, PatternShiftsOutOfRangeAreRefused) {
+  const std::string pattern = write_file(
+      "huge-shift.pattern.yaml",
+      "period: 4\ntasks:\n  - {task: F1, device: gpu0, start: 0, shift: 2147483647}\n"
+      "  - {task: B1, device: gpu0, start: 1, shift: 0}\n  - {task: F2, device: gpu1, start: 1.5, shift: 1}\n"
+      "  - {task: B2, device: gpu1, start: 2.5, shift: 1}\n");
+  const CliResult r = run_workload("huge-shift.yaml", "microbatches: 4\nlayers:\n  - {forward: 1s, backward: 2s, "
+                                                      "activation: 0, repeat: 2}\nschedule: {name: pattern, file: " +
+                                                          pattern + "}\n");
+  expect_error(r, pattern + ": line 3: tasks[0].shift: expected an integer in -1000000000..1000000000, got "
+                            "'2147483647'");
+}
+
 }  // namespace
 }  // namespace pipesim
