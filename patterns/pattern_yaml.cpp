@@ -49,7 +49,7 @@ class Reader : public YamlFields {
     p.period = seconds(require(f, root, "", "period", "a period in seconds"), "period");
     if (!(p.period > 0 && p.period <= kMaxPeriod))
       fail(f.at("period").value, "period",
-           "expected a positive period of at most 1e100 s, got " + describe(f.at("period").value));
+           "expected a positive period of at most 1e200 s, got " + describe(f.at("period").value));
     if (auto* e = get(f, "copies")) p.copies = integer(e->value, "copies", 1, kMaxCopies);
     if (auto* e = get(f, "weights")) p.weights = weights(e->value);
     read_tasks(require(f, root, "", "tasks", "a list of tasks"), p, src);

@@ -1,6 +1,8 @@
 // Inputs at the edges of what the formats allow: documented-valid extremes
 // run, everything beyond them is one error line with exit code 2.
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -97,6 +99,26 @@ TEST(InputLimits, CostsThatOverflowAreRefused) {
   expect_error(run_workload("overflow.yaml", chain("1ms", "1e90", "0", "reference_speed: 1e30f\n")),
                file + ": layers: the backward of layer 'layer0' (layer 0) lasts 1e+108 s on gpu0, the slowest "
                       "device; a task may last at most 1e+100 s");
+}
+
+// The exported pattern of such runs runs again at the same exact period:
+// a zero-length op ties with the op after it, which the pattern's period
+// order (task number on equal offsets) must not put first.
+TEST(InputLimits, ExportedPatternsOfExtremeCostsRunAgain) {
+  for (const auto& [forward, backward] : std::vector<std::pair<std::string, std::string>>{
+           {"1ms", "0"}, {"0", "1ms"}, {"0", "0"}, {"1e13", "2ms"}, {"1e100", "2ms"}}) {
+    for (const std::string schedule : {"1f1b", "gpipe"}) {
+      const std::string pattern = temp_path("extreme.pattern.yaml");
+      const std::string yaml = chain(forward, backward, "16MiB");
+      const CliResult first = run_workload("extreme.yaml", yaml + "schedule: " + schedule + "\n",
+                                           "--export-pattern " + pattern);
+      ASSERT_EQ(first.exit_code, 0) << forward << " " << backward << " " << schedule << ": " << first.err;
+      const CliResult again = run_workload("again.yaml", yaml + "schedule: {name: pattern, file: " + pattern + "}\n");
+      EXPECT_EQ(again.exit_code, 0) << forward << " " << backward << " " << schedule << ": " << again.err;
+      EXPECT_EQ(summary_line(again.out, "exact period"), summary_line(first.out, "exact period"))
+          << forward << " " << backward << " " << schedule;
+    }
+  }
 }
 
 // A pattern file whose shift would overflow an int once a lag is added.
