@@ -40,6 +40,15 @@ inline int weight_versions(WeightPolicy policy, int in_flight) {
   return 1;
 }
 
+// What a pattern may hold (docs/pattern-format.md): shifts within
+// +-kMaxShift, so that a difference of two shifts, or a shift plus a lag
+// (minimal_shift_step, at most kMaxShift), stays within int; at most
+// kMaxCopies copies (a 64 MiB file cannot list more); a period of at most
+// kMaxPeriod seconds (a period spans many tasks of at most kMaxCost s).
+constexpr int kMaxShift = 1000000000;
+constexpr int kMaxCopies = 1000000;
+constexpr double kMaxPeriod = 1e200;
+
 struct PatternOp {
   TaskKind kind = TaskKind::Forward;  // Forward or Backward
   int layer = 0;                      // 0-based

@@ -120,7 +120,10 @@ PatternTiming pattern_timing(const Pattern& p, const Workload& w, const Platform
 }
 
 int minimal_shift_step(double end, double start, double period) {
-  return std::max(0, static_cast<int>(std::ceil((end - start) / period - kTolerance)));
+  const double steps = std::ceil((end - start) / period - kTolerance);
+  // A task far longer than the period overlaps itself (find_overlap says so);
+  // until then its lag must not overflow an int.
+  return !(steps > 0) ? 0 : steps >= kMaxShift ? kMaxShift : static_cast<int>(steps);
 }
 
 void assign_minimal_shifts(Pattern& p, const PatternTiming& timing) {
@@ -136,6 +139,13 @@ void assign_minimal_shifts(Pattern& p, const PatternTiming& timing) {
     }
   const std::vector<int> at = task_table(p);
   const double T = p.period;
+  // Shifts only grow along the chain; past kMaxShift they would overflow.
+  auto bounded = [&](long long shift, int op) {
+    if (shift > kMaxShift)
+      fail(op_name(p, op) + ": its smallest valid shift exceeds " + std::to_string(kMaxShift) +
+           " (tasks or transfers far longer than the period)");
+    return static_cast<int>(shift);
+  };
   for (int c = 0; c < p.copies; ++c) {
     p.ops[at[(2 * p.layers - 1) * p.copies + c]].shift = 0;
     for (int j = 2 * p.layers - 1; j >= 1; --j) {  // producer task j, consumer j + 1
@@ -143,13 +153,15 @@ void assign_minimal_shifts(Pattern& p, const PatternTiming& timing) {
       const PatternOp& cons = p.ops[at[j * p.copies + c]];
       const double end = prod.start + timing.duration[at[(j - 1) * p.copies + c]];
       const int t = transfer[at[(j - 1) * p.copies + c]];
+      const int producer = at[(j - 1) * p.copies + c];
       if (t < 0) {
-        prod.shift = cons.shift + minimal_shift_step(end, cons.start, T);
+        prod.shift = bounded(0LL + cons.shift + minimal_shift_step(end, cons.start, T), producer);
         continue;
       }
       PatternTransfer& tr = p.transfers[t];
-      tr.shift = cons.shift + minimal_shift_step(tr.start + timing.transfer_duration[tr.from], cons.start, T);
-      prod.shift = tr.shift + minimal_shift_step(end, tr.start, T);
+      tr.shift = bounded(0LL + cons.shift + minimal_shift_step(tr.start + timing.transfer_duration[tr.from], cons.start, T),
+                         producer);
+      prod.shift = bounded(0LL + tr.shift + minimal_shift_step(end, tr.start, T), producer);
     }
   }
 }

@@ -35,12 +35,14 @@ void check_pattern(const Pattern& pattern, int device_count, bool require_transf
 // ending at `end` (offset + duration, may exceed the period):
 // ceil((end - start) / period), at least 0. An end within 1e-9 period of a
 // start counts as equal, so round-off in offsets never costs a period.
+// At most kMaxShift (a task that long overlaps itself anyway).
 int minimal_shift_step(double end, double start, double period);
 
 // Creates the missing transfers, each at the earliest offset after its
 // producer ends (modulo the period), then sets every shift to its smallest
 // valid value: the last backward of each copy gets 0 and, walking the chain
 // backwards, each producer gets its consumer's shift + minimal_shift_step.
+// Throws std::invalid_argument if a shift would exceed kMaxShift.
 void assign_minimal_shifts(Pattern& pattern, const PatternTiming& timing);
 
 // Seed 000 Definition 1's exclusive access: on each device, ops must not

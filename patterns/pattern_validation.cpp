@@ -28,7 +28,8 @@ std::string transfer_name(const Pattern& p, int k) { return "the transfer after 
 // Periods a consumer starting at `start` must lag a producer ending at `end`
 // (the rule of minimal_shift_step, which this library cannot link).
 int lag(double end, double start, double period) {
-  return std::max(0, static_cast<int>(std::ceil((end - start) / period - kTolerance)));
+  const double steps = std::ceil((end - start) / period - kTolerance);
+  return !(steps > 0) ? 0 : steps >= kMaxShift ? kMaxShift : static_cast<int>(steps);  // no int overflow
 }
 
 class PatternChecker {

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <climits>
 #include <filesystem>
 #include <map>
 #include <stdexcept>
@@ -48,8 +47,10 @@ class Reader : public YamlFields {
     const Fields f = fields(root, "", &kTopKeys);
     Pattern p;
     p.period = seconds(require(f, root, "", "period", "a period in seconds"), "period");
-    if (!(p.period > 0)) fail(f.at("period").value, "period", "expected a positive period, got " + describe(f.at("period").value));
-    if (auto* e = get(f, "copies")) p.copies = integer(e->value, "copies", 1, INT_MAX);
+    if (!(p.period > 0 && p.period <= kMaxPeriod))
+      fail(f.at("period").value, "period",
+           "expected a positive period of at most 1e200 s, got " + describe(f.at("period").value));
+    if (auto* e = get(f, "copies")) p.copies = integer(e->value, "copies", 1, kMaxCopies);
     if (auto* e = get(f, "weights")) p.weights = weights(e->value);
     read_tasks(require(f, root, "", "tasks", "a list of tasks"), p, src);
     if (auto* e = get(f, "transfers")) read_transfers(e->value, p, src);
@@ -62,8 +63,7 @@ class Reader : public YamlFields {
   }
 
   long long integer(const YAML::Node& n, const std::string& path, long long min, long long max) const {
-    const std::string expected = min <= INT_MIN ? std::string("an integer")
-                                                  : "an integer in " + std::to_string(min) + ".." + std::to_string(max);
+    const std::string expected = "an integer in " + std::to_string(min) + ".." + std::to_string(max);
     return YamlFields::integer(n, path, expected, min, max);
   }
 
@@ -129,7 +129,7 @@ class Reader : public YamlFields {
       }
       op.start = start(require(f, n, path, "start", "an offset in seconds"), path + ".start", p.period);
       const Entry* shift = get(f, "shift");
-      if (shift) op.shift = static_cast<int>(integer(shift->value, path + ".shift", INT_MIN, INT_MAX));
+      if (shift) op.shift = static_cast<int>(integer(shift->value, path + ".shift", -kMaxShift, kMaxShift));
       auto [it, fresh] = seen.insert({{op.kind, op.layer, op.copy}, i});
       if (!fresh)
         fail(f.at("task").value, path + ".task",
@@ -187,7 +187,7 @@ class Reader : public YamlFields {
       tr.from = from;
       tr.start = start(require(f, n, path, "start", "an offset in seconds"), path + ".start", p.period);
       const Entry* shift = get(f, "shift");
-      if (shift) tr.shift = static_cast<int>(integer(shift->value, path + ".shift", INT_MIN, INT_MAX));
+      if (shift) tr.shift = static_cast<int>(integer(shift->value, path + ".shift", -kMaxShift, kMaxShift));
       p.transfers.push_back(tr);
       src.transfer_line.push_back(n.Mark().is_null() ? 0 : n.Mark().line + 1);
       src.transfer_item.push_back(static_cast<int>(i));
@@ -227,7 +227,11 @@ Pattern make_ready(Pattern p, const PatternSource& src, const Workload& w, const
 
   if (!complete) {
     Pattern q = p;
-    assign_minimal_shifts(q, t);
+    try {
+      assign_minimal_shifts(q, t);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(file, "", e.what());
+    }
     const std::string why = " (the smallest valid shift: shifts are computed because some shift or transfer is "
                             "missing; give them all to choose larger ones), got ";
     for (std::size_t i = 0; i < p.ops.size(); ++i)

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "sim/input_error.hpp"
+#include "sim/units.hpp"
+#include "workloads/costs.hpp"
 
 namespace pipesim {
 namespace {
@@ -10,6 +12,7 @@ namespace {
 struct Entry {
   std::vector<std::string> names;  // canonical first
   ScheduleBuilder build;
+  ScheduleSizer size;  // may be null
 };
 
 // Constructed on first use: families register from static initializers.
@@ -26,9 +29,9 @@ const Entry* find(const std::string& name) {
 
 }  // namespace
 
-bool register_schedule(std::vector<std::string> names, ScheduleBuilder build) {
+bool register_schedule(std::vector<std::string> names, ScheduleBuilder build, ScheduleSizer size) {
   auto& table = entries();
-  table.push_back({std::move(names), build});
+  table.push_back({std::move(names), build, size});
   // Sorted by canonical name, whatever order the initializers ran in.
   std::sort(table.begin(), table.end(), [](const Entry& a, const Entry& b) { return a.names[0] < b.names[0]; });
   return true;
@@ -50,13 +53,38 @@ std::string schedule_names_text() {
   return text;
 }
 
-GeneratedSchedule generate(const Workload& workload, const Platform& platform) {
+namespace {
+
+// A task per layer and micro-batch, each way, and a transfer between any two
+// layers: the most any family builds per micro-batch.
+ScheduleSize per_layer_size(const Workload& w) {
+  const double L = static_cast<double>(w.layers.size());
+  return {static_cast<double>(w.microbatches) * w.iterations * (4 * L - 2), 4 * L - 2,
+          std::to_string(w.layers.size()) + " layers"};
+}
+
+void check_memory(const Workload& w, const ScheduleSize& size, const RunLimits& limits) {
+  const double need = estimated_memory_bytes(size);
+  const double limit = limits.max_memory_bytes > 0 ? limits.max_memory_bytes : default_memory_limit();
+  if (need <= limit) return;
+  const std::string iterations = w.iterations > 1 ? " x " + std::to_string(w.iterations) + " iterations" : "";
+  throw InputError(w.file, "microbatches",
+                   "this run needs about " + format_bytes(need) + " of memory to simulate (" +
+                       std::to_string(w.microbatches) + " micro-batches" + iterations + " x " + size.pieces +
+                       "); the limit is " + format_bytes(limit) + " (raise it with --max-memory)");
+}
+
+}  // namespace
+
+GeneratedSchedule generate(const Workload& workload, const Platform& platform, const RunLimits& limits) {
   const Entry* entry = find(workload.schedule);
   if (!entry)
     throw InputError(workload.file, "schedule",
                      "unknown schedule '" + workload.schedule + "' (expected one of: " + schedule_names_text() + ")");
   if (workload.microbatches < 1) throw InputError(workload.file, "microbatches", "must be at least 1");
   if (workload.iterations < 1) throw InputError(workload.file, "iterations", "must be at least 1");
+  check_cost_times(workload, platform);
+  check_memory(workload, entry->size ? entry->size(workload, platform) : per_layer_size(workload), limits);
   return entry->build(workload, platform);
 }
 

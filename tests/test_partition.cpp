@@ -1,6 +1,8 @@
 // The balanced contiguous partition and the stage plan built from it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
 #include <random>
 #include <string>
 
@@ -71,6 +73,81 @@ TEST(Partition, DynamicProgramMatchesBruteForce) {
     ++cases;
   }
   EXPECT_GE(cases, 200);
+}
+
+// PipeDream's dynamic program as it was written first, in O(P L^2): the
+// reference for partition_chain's faster evaluation, ties included.
+Partition quadratic_dynamic_program(const PartitionProblem& pb) {
+  const int P = static_cast<int>(pb.layer_seconds.size());
+  const int L = static_cast<int>(pb.layer_seconds[0].size());
+  std::vector<std::vector<double>> prefix(P, std::vector<double>(L + 1, 0));
+  for (int s = 0; s < P; ++s)
+    for (int l = 0; l < L; ++l) prefix[s][l + 1] = prefix[s][l] + pb.layer_seconds[s][l];
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<std::vector<double>> best(P, std::vector<double>(L, inf));
+  std::vector<std::vector<int>> from(P, std::vector<int>(L, -1));
+  for (int l = 0; l < L; ++l) best[0][l] = prefix[0][l + 1];
+  for (int s = 1; s < P; ++s)
+    for (int l = s; l <= L - (P - s); ++l)
+      for (int k = s - 1; k < l; ++k) {
+        const double load =
+            std::max({best[s - 1][k], pb.boundary_seconds[s - 1][k], prefix[s][l + 1] - prefix[s][k + 1]});
+        if (load < best[s][l]) best[s][l] = load, from[s][l] = k;
+      }
+  Partition result;
+  result.last_layer.assign(P, L - 1);
+  for (int s = P - 1; s > 0; --s) result.last_layer[s - 1] = from[s][result.last_layer[s]];
+  result.max_load = best[P - 1][L - 1];
+  return result;
+}
+
+// Same partition, bit for bit, on chains full of ties: small integer costs,
+// free layers, boundaries that are free or forbidding, uniform chains.
+TEST(Partition, SameCutsAsTheQuadraticProgram) {
+  for (unsigned seed = 1; seed <= 400; ++seed) {
+    std::mt19937 rng(seed);
+    const int L = std::uniform_int_distribution<int>(1, 60)(rng);
+    const int P = std::uniform_int_distribution<int>(1, std::min(8, L))(rng);
+    const int kind = seed % 4;  // 0: integers 0..3, 1: uniform, 2: reals, 3: integers and forbidding boundaries
+    std::uniform_int_distribution<int> small(0, 3);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    PartitionProblem pb;
+    std::vector<double> work(L);
+    for (double& x : work) x = kind == 1 ? 1.0 : kind == 2 ? unit(rng) : small(rng);
+    for (int s = 0; s < P; ++s) {
+      const double speed = kind == 1 ? 1.0 : 1 + small(rng);
+      pb.layer_seconds.emplace_back();
+      for (int l = 0; l < L; ++l) pb.layer_seconds[s].push_back(work[l] / speed);
+    }
+    for (int s = 0; s + 1 < P; ++s) {
+      pb.boundary_seconds.emplace_back();
+      for (int l = 0; l < L; ++l)
+        pb.boundary_seconds[s].push_back(kind == 3 ? (small(rng) == 0 ? 1e9 : 0) : kind == 2 ? unit(rng) : small(rng) / 2.0);
+    }
+    const Partition fast = partition_chain(pb), reference = quadratic_dynamic_program(pb);
+    ASSERT_EQ(fast.last_layer, reference.last_layer) << "seed " << seed;
+    ASSERT_EQ(fast.max_load, reference.max_load) << "seed " << seed;
+  }
+}
+
+// 300,000 layers on devices of speeds 1, 2, 2, 1 (a layer costs 1, 0.5,
+// 0.5, 1 s): the balance is 50,000 / 100,000 / 100,000 / 50,000 layers at
+// 50,000 s, but cutting after layer 49,999 costs 1e9 s, so stage 0 takes
+// 49,999 layers and one middle stage 100,001 (50,000.5 s); the program
+// cuts each stage as early as it can from the last one back.
+TEST(Partition, LongChainWithAForbiddenCut) {
+  const int L = 300000;
+  PartitionProblem pb;
+  for (double seconds : {1.0, 0.5, 0.5, 1.0}) pb.layer_seconds.emplace_back(L, seconds);
+  pb.boundary_seconds.assign(3, std::vector<double>(L, 0.0));
+  pb.boundary_seconds[0][49999] = 1e9;
+  const Partition p = partition_chain(pb);
+  EXPECT_EQ(p.last_layer, (std::vector<int>{49998, 149998, 249999, 299999}));
+  EXPECT_EQ(p.max_load, 50000.5);
+  EXPECT_EQ(partition_load(pb, p.last_layer), 50000.5);
+  pb.boundary_seconds[0][49999] = 0;  // without it: the exact balance
+  EXPECT_EQ(partition_chain(pb).last_layer, (std::vector<int>{49999, 149999, 249999, 299999}));
+  EXPECT_EQ(partition_chain(pb).max_load, 50000);
 }
 
 TEST(Partition, BoundaryCostMovesTheCut) {

@@ -4,6 +4,8 @@
 
 #include <sstream>
 
+#include "patterns/pattern_timing.hpp"
+#include "patterns/pattern_validation.hpp"
 #include "patterns/pattern_yaml.hpp"
 #include "schedules/registry.hpp"
 #include "sim/input_error.hpp"
@@ -133,7 +135,7 @@ std::vector<BadCase> bad_cases() {
       {"BadYaml", "copies: 1\n", "copies: [1\n", "p.yaml: line 3: YAML syntax error: "},
       {"UnknownKey", "copies: 1\n", "copy: 1\n", "p.yaml: line 2: copy: unknown key 'copy'; expected one of: "},
       {"MissingPeriod", "period: 4\n", "", "p.yaml: line 1: period: missing required field"},
-      {"ZeroPeriod", "period: 4\n", "period: 0\n", "p.yaml: line 1: period: expected a positive period"},
+      {"ZeroPeriod", "period: 4\n", "period: 0\n", "p.yaml: line 1: period: expected a positive period of at most 1e200 s, got '0'"},
       {"BadWeights", "weights: flush", "weights: pipedream", "p.yaml: line 3: weights: expected flush, 2bw or stashing"},
       {"UnknownTaskName", "task: F2,", "task: X2,", "p.yaml: line 7: tasks[2].task: expected a task F<l> or B<l> with l in 1..2"},
       {"TaskBeyondTheChain", "task: F2,", "task: F3,", "p.yaml: line 7: tasks[2].task: expected a task F<l> or B<l> with l in 1..2"},
@@ -148,7 +150,20 @@ std::vector<BadCase> bad_cases() {
       {"ForwardAndBackwardApart", "task: B2, device: gpu1", "task: B2, device: gpu2",
        "p.yaml: line 8: tasks[3].device: B2 must run on the device of F2 (seed 000 eq. 4), gpu1, got gpu2"},
       {"FractionalShift", "start: 1, shift: 0", "start: 1, shift: 0.5",
-       "p.yaml: line 6: tasks[1].shift: expected an integer, got '0.5'"},
+       "p.yaml: line 6: tasks[1].shift: expected an integer in -1000000000..1000000000, got '0.5'"},
+      // Shifts, copies and periods are bounded: sums of shifts must not overflow.
+      {"ShiftAbove2To31", "start: 1, shift: 0", "start: 1, shift: 2147483648",
+       "p.yaml: line 6: tasks[1].shift: expected an integer in -1000000000..1000000000, got '2147483648'"},
+      {"ShiftBelowMinus2To31", "start: 1, shift: 0", "start: 1, shift: -2147483648",
+       "p.yaml: line 6: tasks[1].shift: expected an integer in -1000000000..1000000000, got '-2147483648'"},
+      {"ShiftJustOutOfRange", "start: 1, shift: 0", "start: 1, shift: 1000000001",
+       "p.yaml: line 6: tasks[1].shift: expected an integer in -1000000000..1000000000, got '1000000001'"},
+      {"TransferShiftAbove2To31", "after: F1, start: 1, shift: 1", "after: F1, start: 1, shift: 2147483647",
+       "p.yaml: line 10: transfers[0].shift: expected an integer in -1000000000..1000000000, got '2147483647'"},
+      {"TooManyCopies", "copies: 1\n", "copies: 1000001\n",
+       "p.yaml: line 2: copies: expected an integer in 1..1000000, got '1000001'"},
+      {"HugePeriod", "period: 4\n", "period: 1e201\n",
+       "p.yaml: line 1: period: expected a positive period of at most 1e200 s, got '1e201'"},
       {"CopyOutOfRange", "copy: 0, device: gpu0", "copy: 1, device: gpu0",
        "p.yaml: line 5: tasks[0].copy: expected an integer in 0..0, got '1'"},
       {"TransferAfterLastTask", "after: B2, copy: 0", "after: B1, copy: 0",
@@ -189,6 +204,28 @@ TEST(PatternYaml, ComputesShiftsAndTransfersWhenAbsent) {
   text = text.substr(0, text.find("transfers:"));
   const Pattern p = load_pattern_text(text, "p.yaml", two_layers(), pattern_platform(3));
   expect_same(p, load_pattern_text(kValid, "p.yaml", two_layers(), pattern_platform(3)));
+}
+
+// A period far shorter than the tasks: computed shifts would pass any int
+// (each step lags ~1e12 periods); the file is refused, not overflowed.
+TEST(PatternYaml, ShiftsBeyondTheRangeAreRefused) {
+  const std::string text =
+      "period: 1e-12\ntasks:\n  - {task: F1, device: gpu0, start: 0}\n  - {task: B1, device: gpu0, start: 0}\n"
+      "  - {task: F2, device: gpu1, start: 0}\n  - {task: B2, device: gpu1, start: 0}\n";
+  EXPECT_EQ(load_error(text),
+            "p.yaml: pattern: B2: its smallest valid shift exceeds 1000000000 (tasks or transfers far longer than the "
+            "period)");
+  // Given shifts at the ends of the range are read as they are, and their
+  // differences (event graph tokens, stash counts) stay within int.
+  std::string extreme = kValid;
+  extreme.replace(extreme.find("start: 0, shift: 1}"), 19, "start: 0, shift: 1000000000}");
+  extreme.replace(extreme.find("start: 1, shift: 0}"), 19, "start: 1, shift: -1000000000}");
+  const Pattern p = load_pattern_text(extreme, "p.yaml", two_layers(), pattern_platform(3));
+  EXPECT_EQ(p.ops[0].shift, 1000000000);
+  EXPECT_EQ(p.ops[1].shift, -1000000000);
+  EXPECT_TRUE(validate_pattern(p, pattern_timing(p, two_layers(), pattern_platform(3)), pattern_platform(3),
+                               two_layers())
+                  .empty());
 }
 
 TEST(PatternYaml, StructureErrors) {

@@ -226,7 +226,7 @@ TEST(PipeDreamProfile, MalformedProfilesAreLineNumberedErrors) {
     import_pipedream("/nonexistent/graph.txt");
     ADD_FAILURE();
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()), "/nonexistent/graph.txt: cannot open");
+    EXPECT_EQ(std::string(e.what()), "/nonexistent/graph.txt: cannot open: no such file");
   }
   const std::string only_input = testing::write_file("inputs.txt", node(1, "Input0"));
   try {

@@ -1,6 +1,9 @@
 #include "workloads/costs.hpp"
 
 #include <algorithm>
+#include <sstream>
+
+#include "sim/input_error.hpp"
 
 namespace pipesim {
 
@@ -13,6 +16,26 @@ double reference_speed(const Workload& workload, const Platform& platform) {
 
 double cost_flops(const Cost& cost, double reference_speed) {
   return cost.flops ? cost.value : cost.value * reference_speed;
+}
+
+void check_cost_times(const Workload& workload, const Platform& platform) {
+  const Device* slowest = nullptr;
+  for (const Device& d : platform.devices)
+    if (d.speed > 0 && (!slowest || d.speed < slowest->speed)) slowest = &d;
+  if (!slowest) return;  // no speed at all: pattern_timing and the engine say so
+  const double ref = reference_speed(workload, platform);
+  for (std::size_t l = 0; l < workload.layers.size(); ++l) {
+    const Layer& layer = workload.layers[l];
+    for (const bool forward : {true, false}) {
+      const double seconds = cost_flops(forward ? layer.forward : layer.backward, ref) / slowest->speed;
+      if (seconds <= kMaxCost) continue;  // also false for NaN, which no parsed cost gives
+      std::ostringstream what;
+      what << "the " << (forward ? "forward" : "backward") << " of layer '" << layer.name << "' (layer " << l
+           << ") lasts " << seconds << " s on " << slowest->name << ", the slowest device; a task may last at most "
+           << kMaxCost << " s";
+      throw InputError(workload.file, "layers", what.str());
+    }
+  }
 }
 
 }  // namespace pipesim

@@ -12,4 +12,10 @@ double reference_speed(const Workload& workload, const Platform& platform);
 // Flops of a cost: value if it is in flops, else value x reference speed.
 double cost_flops(const Cost& cost, double reference_speed);
 
+// Throws InputError (the workload's file, field "layers") if a layer's
+// forward or backward would last more than kMaxCost seconds on the slowest
+// device: a cost in seconds measured on a fast reference device, or a flop
+// count, can overflow the simulated times on a slow one.
+void check_cost_times(const Workload& workload, const Platform& platform);
+
 }  // namespace pipesim

@@ -5,13 +5,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <queue>
 #include <set>
 #include <sstream>
 
 #include "sim/input_error.hpp"
+#include "workloads/input_file.hpp"
 
 namespace pipesim {
 namespace {
@@ -206,12 +206,7 @@ ProfileGraph parse_pipedream_graph(const std::string& text, const std::string& f
 }
 
 ProfileGraph read_pipedream_graph(const std::string& path) {
-  if (std::filesystem::is_directory(path)) throw InputError(path, "", "is a directory, not a graph.txt file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot open");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_pipedream_graph(text.str(), path);
+  return parse_pipedream_graph(read_input_file(path, "a graph.txt file"), path);
 }
 
 std::vector<std::vector<int>> linearize_profile(const ProfileGraph& g, const std::vector<bool>& skip_in) {

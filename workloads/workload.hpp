@@ -8,6 +8,11 @@
 
 namespace pipesim {
 
+// The largest cost value the loader accepts (seconds or flops): sums of
+// millions of such times stay finite. generate() also bounds the time of a
+// cost on the platform's slowest device (kMaxCost seconds).
+constexpr double kMaxCost = 1e100;
+
 // A compute cost: seconds on the reference device, or flops.
 struct Cost {
   double value = 0;

@@ -74,6 +74,9 @@ class Loader : public YamlFields {
 
   Cost cost(const YAML::Node& n, const std::string& path) const {
     ParsedCost c = quantity(n, path, kCostExpected, parse_cost);
+    if (c.value > kMaxCost)
+      fail(n, path, std::string("expected a cost of at most 1e100 s or 1e100 flops (larger ones overflow the ") +
+                        "simulated times), got '" + n.Scalar() + "'");
     return Cost{c.value, c.flops};
   }
 

@@ -3,11 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "sim/input_error.hpp"
+#include "workloads/input_file.hpp"
 
 namespace pipesim {
 namespace {
@@ -51,17 +49,7 @@ std::string suggestion(const std::string& name, const std::vector<std::string>& 
 
 }  // namespace
 
-std::string read_yaml_file(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw InputError(path, "", "cannot open: no such file");
-  if (std::filesystem::is_directory(path, ec)) throw InputError(path, "", "expected a YAML file, got a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot open for reading (permission denied?)");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw InputError(path, "", "read error");
-  return ss.str();
-}
+std::string read_yaml_file(const std::string& path) { return read_input_file(path, "a YAML file"); }
 
 void YamlFields::fail_at(const YAML::Mark& mark, const std::string& path, const std::string& what) const {
   std::string where = path;

@@ -19,7 +19,7 @@ struct YamlStyle {
   bool name_keys = true;        // a non-scalar key: "expected a key name" (else: an unknown key)
 };
 
-// A file's text; InputError when missing, a directory or unreadable.
+// A YAML file's text (read_input_file: a regular file of at most 64 MiB).
 std::string read_yaml_file(const std::string& path);
 
 // A base for one file's reader: derive from it and call its helpers.

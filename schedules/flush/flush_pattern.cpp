@@ -1,6 +1,7 @@
 #include "schedules/flush/flush_pattern.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -52,8 +53,14 @@ Pattern flush_pattern(const StagePlan& plan, const std::vector<StageSequence>& s
     if (p.task_number(p.ops[i]) == 1) input_ready[i] = 0;  // F of the first layer needs nothing
   std::vector<std::size_t> next(platform.size(), 0);
   std::vector<double> device_free(platform.size(), 0);
-  std::map<std::pair<int, int>, double> link_free;
-  double period = 0;
+  std::vector<int> last_op(platform.size(), -1);
+  struct Link {
+    double free = 0;
+    int last = -1;  // its latest transfer
+  };
+  std::map<std::pair<int, int>, Link> links;
+  const double inf = std::numeric_limits<double>::infinity();
+  double period = 0, last_start = 0;
   for (std::size_t placed = 0; placed < p.ops.size(); ++placed) {
     // The device whose next op can start first.
     int best = -1;
@@ -68,6 +75,14 @@ Pattern flush_pattern(const StagePlan& plan, const std::vector<StageSequence>& s
     if (best < 0) throw std::logic_error("flush pattern: the stage sequences deadlock");
     const int i = l.device_ops[best][next[best]++];
     p.ops[i].start = best_start;
+    // Equal offsets run in task-number order (Pattern::runs_before): an op
+    // that starts where a zero-length one (a free layer, or a cost lost in
+    // the round-off of a large time) starts, but comes first in that order,
+    // moves to the next double, so that the period keeps the sequence.
+    if (const int prev = last_op[best]; prev >= 0 && p.ops[prev].start == best_start && !p.runs_before(prev, i))
+      p.ops[i].start = best_start = std::nextafter(best_start, inf);
+    last_op[best] = i;
+    last_start = std::max(last_start, best_start);
     const double end = best_start + timing.duration[i];
     device_free[best] = end;
     period = std::max(period, end);
@@ -78,13 +93,21 @@ Pattern flush_pattern(const StagePlan& plan, const std::vector<StageSequence>& s
       continue;
     }
     // The link is one resource for both directions, as in seed 000.
-    double& free = link_free[{std::min(p.ops[i].device, p.ops[j].device), std::max(p.ops[i].device, p.ops[j].device)}];
-    const double sent = std::max(free, end);
+    Link& link = links[{std::min(p.ops[i].device, p.ops[j].device), std::max(p.ops[i].device, p.ops[j].device)}];
+    double sent = std::max(link.free, end);
     p.transfers.push_back({i, sent, 0});
-    free = input_ready[j] = sent + timing.transfer_duration[i];
-    period = std::max(period, free);
+    const int t = static_cast<int>(p.transfers.size()) - 1;
+    if (link.last >= 0 && p.transfers[link.last].start == sent && !p.transfer_before(link.last, t))
+      p.transfers[t].start = sent = std::nextafter(sent, inf);  // as for ops
+    link.last = t;
+    last_start = std::max(last_start, sent);
+    link.free = input_ready[j] = sent + timing.transfer_duration[i];
+    period = std::max(period, link.free);
   }
-  p.period = period;
+  // Offsets lie in [0, period): a zero-length op (a free layer, or a cost
+  // too small to move a large end time) may start when the iteration ends,
+  // so the period is then the next double after it.
+  p.period = period > last_start ? period : std::nextafter(last_start, inf);
   return p;
 }
 

@@ -19,9 +19,18 @@ GeneratedSchedule flush_schedule(const Workload& workload, const Platform& platf
           flush_pattern(plan, orders, workload, platform)};
 }
 
+// Per micro-batch and iteration: a forward and a backward per stage, two
+// transfers per boundary. The pattern holds one iteration: M copies of
+// every layer's forward and backward, and of the boundaries' transfers.
+ScheduleSize flush_size(const Workload& w, const Platform& platform) {
+  const int S = planned_stage_count(w, platform);
+  const double M = w.microbatches, L = static_cast<double>(w.layers.size());
+  return {M * w.iterations * (4.0 * S - 2), M * (2 * L + 2.0 * (S - 1)), std::to_string(S) + " stages"};
+}
+
 const bool registered =
-    register_schedule({"1f1b", "1f1b-flush", "pipedream-flush"}, flush_schedule<one_f_one_b_sequences>) &&
-    register_schedule({"gpipe"}, flush_schedule<gpipe_sequences>);
+    register_schedule({"1f1b", "1f1b-flush", "pipedream-flush"}, flush_schedule<one_f_one_b_sequences>, flush_size) &&
+    register_schedule({"gpipe"}, flush_schedule<gpipe_sequences>, flush_size);
 
 }  // namespace
 }  // namespace pipesim

@@ -1,10 +1,12 @@
 // The periodic-pattern schedules: 1f1b-pattern, kfkb (seed 000 §4.2, §4.3)
 // and pattern (a pattern file), unrolled without flush.
+#include <cstdlib>
 #include <stdexcept>
 
 #include "schedules/periodic/pattern_generators.hpp"
 #include "schedules/registry.hpp"
 #include "schedules/schedule_params.hpp"
+#include "schedules/stages/stage_plan.hpp"
 #include "patterns/pattern_yaml.hpp"
 #include "patterns/pattern_timing.hpp"
 #include "patterns/pattern_unroll.hpp"
@@ -43,9 +45,29 @@ GeneratedSchedule pattern_file_schedule(const Workload& w, const Platform& platf
   return {std::move(g), std::move(pattern)};
 }
 
-const bool registered = register_schedule({"1f1b-pattern"}, one_f_one_b_pattern_schedule) &&
-                        register_schedule({"kfkb"}, kfkb_schedule) &&
-                        register_schedule({"pattern"}, pattern_file_schedule);
+// A task per layer and micro-batch each way; transfers between the stages
+// of the default allocation, or between any two layers for a given one (or
+// a pattern file). The pattern: k copies of every task and transfer.
+ScheduleSize unrolled_size(const Workload& w, const Platform& platform, int copies) {
+  const double L = static_cast<double>(w.layers.size());
+  const bool own_allocation = w.schedule == "pattern" || w.schedule_params.count("allocation");
+  const double boundaries = own_allocation ? L - 1 : planned_stage_count(w, platform) - 1;
+  const double per_microbatch = 2 * L + 2 * boundaries;
+  return {static_cast<double>(w.microbatches) * w.iterations * per_microbatch, copies * per_microbatch,
+          std::to_string(w.layers.size()) + " layers"};
+}
+
+ScheduleSize one_copy_size(const Workload& w, const Platform& platform) { return unrolled_size(w, platform, 1); }
+
+ScheduleSize kfkb_size(const Workload& w, const Platform& platform) {
+  const auto k = w.schedule_params.find("k");  // checked by the builder; only a size here
+  const long copies = k == w.schedule_params.end() ? 2 : std::strtol(k->second.c_str(), nullptr, 10);
+  return unrolled_size(w, platform, copies >= 1 && copies <= kMaxCopies ? static_cast<int>(copies) : 1);
+}
+
+const bool registered = register_schedule({"1f1b-pattern"}, one_f_one_b_pattern_schedule, one_copy_size) &&
+                        register_schedule({"kfkb"}, kfkb_schedule, kfkb_size) &&
+                        register_schedule({"pattern"}, pattern_file_schedule, one_copy_size);
 
 }  // namespace
 

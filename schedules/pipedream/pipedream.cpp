@@ -214,14 +214,24 @@ GeneratedSchedule pipedream_workload_schedule(const Workload& w, const Platform&
   GeneratedSchedule out{pipedream_schedule(plan, total_microbatches(w), noam, platform.size()), std::nullopt};
   try {
     out.pattern = pipedream_pattern(a, noam, w, platform);
-  } catch (const std::exception&) {
+  } catch (const std::invalid_argument&) {
     // Its steady state is not 1-periodic, or two of its transfers share a link
     // at once: no seed 000 pattern says that. The run itself is unaffected.
   }
   return out;
 }
 
-const bool registered = register_schedule({"pipedream"}, pipedream_workload_schedule);
+// Per micro-batch: a forward and a backward per stage, two transfers per
+// boundary (a given allocation has at most min(devices, layers) stages);
+// the pattern is one copy of every layer's tasks.
+ScheduleSize pipedream_size(const Workload& w, const Platform& platform) {
+  const int S = planned_stage_count(w, platform);
+  const double L = static_cast<double>(w.layers.size());
+  return {static_cast<double>(w.microbatches) * w.iterations * (4.0 * S - 2), 2 * L + 2.0 * (S - 1),
+          std::to_string(S) + " stages"};
+}
+
+const bool registered = register_schedule({"pipedream"}, pipedream_workload_schedule, pipedream_size);
 
 }  // namespace
 }  // namespace pipesim

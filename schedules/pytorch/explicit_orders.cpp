@@ -2,15 +2,13 @@
 
 #include <algorithm>
 #include <charconv>
-#include <filesystem>
-#include <fstream>
 #include <limits>
-#include <sstream>
 #include <stdexcept>
 #include <string_view>
 
 #include "schedules/stages/stage_plan.hpp"
 #include "sim/input_error.hpp"
+#include "workloads/input_file.hpp"
 
 namespace pipesim {
 namespace {
@@ -114,14 +112,7 @@ ExplicitOrders parse_orders_csv(const std::string& text, const std::string& file
 }
 
 ExplicitOrders read_orders_csv(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) throw InputError(path, "", "cannot open: no such file");
-  if (std::filesystem::is_directory(path, ec)) throw InputError(path, "", "expected a CSV file, got a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "cannot open for reading (permission denied?)");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_orders_csv(text.str(), path);
+  return parse_orders_csv(read_input_file(path, "a CSV file"), path);
 }
 
 std::vector<std::pair<int, int>> orders_stage_layers(const ExplicitOrders& orders, const Workload& w,

@@ -62,33 +62,58 @@ Partition partition_chain(const PartitionProblem& pb) {
   check(pb);
   const int P = static_cast<int>(pb.layer_seconds.size());
   const int L = static_cast<int>(pb.layer_seconds[0].size());
-  // prefix[s][i]: seconds of layers [0, i) on stage s's device.
-  std::vector<std::vector<double>> prefix(P, std::vector<double>(L + 1, 0));
-  for (int s = 0; s < P; ++s)
-    for (int l = 0; l < L; ++l) prefix[s][l + 1] = prefix[s][l] + pb.layer_seconds[s][l];
+  // prefix[i]: seconds of layers [0, i) on the current stage's device.
+  std::vector<double> prefix(L + 1, 0);
+  auto fill_prefix = [&](int s) {
+    for (int l = 0; l < L; ++l) prefix[l + 1] = prefix[l] + pb.layer_seconds[s][l];
+  };
 
-  // best[s][l]: min max-load of layers [0, l] on stages [0, s] with s ending at l;
-  // from[s][l]: where stage s-1 ends in that optimum.
+  // best[s][l]: min max-load of layers [0, l] on stages [0, s] with s ending
+  // at l, the recurrence of PipeDream's dynamic program:
+  //   best[s][l] = min over k < l of max(g(k), own(k, l)),
+  //   g(k) = max(best[s-1][k], boundary[s-1][k]), own(k, l) = prefix[l+1] - prefix[k+1].
+  // own falls as k grows and rises with l (costs are >= 0, and rounding a
+  // difference is monotone too), so a k with a later k' whose g is no larger
+  // never does better than k': the candidates left form a stack of rising g
+  // and falling own, whose max is smallest where g overtakes own (a binary
+  // search). O(P L log L) instead of O(P L^2), and the same values, since
+  // every max is computed as the plain dynamic program computes it.
   const double inf = std::numeric_limits<double>::infinity();
   std::vector<std::vector<double>> best(P, std::vector<double>(L, inf));
-  std::vector<std::vector<int>> from(P, std::vector<int>(L, -1));
-  for (int l = 0; l < L; ++l) best[0][l] = prefix[0][l + 1];
+  fill_prefix(0);
+  for (int l = 0; l < L; ++l) best[0][l] = prefix[l + 1];
+  std::vector<int> stack;
   for (int s = 1; s < P; ++s) {
+    fill_prefix(s);
+    const std::vector<double>& before = best[s - 1];
+    const std::vector<double>& boundary = pb.boundary_seconds[s - 1];
+    auto g = [&](int k) { return std::max(before[k], boundary[k]); };
+    auto own = [&](int k, int l) { return prefix[l + 1] - prefix[k + 1]; };
+    stack.clear();
     for (int l = s; l <= L - (P - s); ++l) {
-      for (int k = s - 1; k < l; ++k) {
-        const double own = prefix[s][l + 1] - prefix[s][k + 1];
-        const double load = std::max({best[s - 1][k], pb.boundary_seconds[s - 1][k], own});
-        if (load < best[s][l]) {
-          best[s][l] = load;
-          from[s][l] = k;
-        }
-      }
+      const int k = l - 1;  // the new candidate: stage s - 1 ends right before l
+      while (!stack.empty() && g(stack.back()) >= g(k)) stack.pop_back();
+      stack.push_back(k);
+      // First candidate whose g is at least its own load.
+      const auto at = std::partition_point(stack.begin(), stack.end(), [&](int c) { return g(c) < own(c, l); });
+      double load = inf;
+      if (at != stack.end()) load = g(*at);
+      if (at != stack.begin()) load = std::min(load, own(*(at - 1), l));
+      best[s][l] = load;
     }
   }
 
+  // The cuts, chosen as the dynamic program chose them: for stage s ending
+  // at l, the first k that reaches best[s][l].
   Partition result;
   result.last_layer.assign(P, L - 1);
-  for (int s = P - 1; s > 0; --s) result.last_layer[s - 1] = from[s][result.last_layer[s]];
+  for (int s = P - 1; s > 0; --s) {
+    fill_prefix(s);
+    const int l = result.last_layer[s];
+    int k = s - 1;
+    while (std::max({best[s - 1][k], pb.boundary_seconds[s - 1][k], prefix[l + 1] - prefix[k + 1]}) > best[s][l]) ++k;
+    result.last_layer[s - 1] = k;
+  }
   result.max_load = best[P - 1][L - 1];
   return result;
 }

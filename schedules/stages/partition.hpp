@@ -21,7 +21,10 @@ struct Partition {
 };
 
 // Optimal among contiguous partitions into exactly P non-empty stages, by
-// dynamic programming in O(P L^2). Throws std::invalid_argument if P > L.
+// PipeDream's dynamic program, evaluated in O(P L log L) (a stack of the
+// candidate cuts that can still win); among optimal partitions the one the
+// plain O(P L^2) program picks (each stage's cut as early as possible, from
+// the last stage back). Throws std::invalid_argument if P > L.
 Partition partition_chain(const PartitionProblem& problem);
 
 // The load of a given partition (max over stages and boundaries).

@@ -134,4 +134,10 @@ StagePlan make_stage_plan(const Workload& workload, const Platform& platform) {
                                       : explicit_plan(workload, platform, ref);
 }
 
+int planned_stage_count(const Workload& w, const Platform& p) {
+  const int L = static_cast<int>(w.layers.size());
+  if (!w.placement.automatic) return static_cast<int>(w.placement.stage_layers.size());
+  return w.placement.stages > 0 ? w.placement.stages : std::min(p.size(), L);
+}
+
 }  // namespace pipesim

@@ -33,4 +33,9 @@ struct StagePlan {
 // partition_chain. Throws InputError on bad input.
 StagePlan make_stage_plan(const Workload& workload, const Platform& platform);
 
+// How many stages make_stage_plan would make, without checking anything: the
+// explicit list's length, placement.stages, or min(devices, layers). For the
+// memory estimate, before any plan is built.
+int planned_stage_count(const Workload& workload, const Platform& platform);
+
 }  // namespace pipesim
