@@ -20,6 +20,7 @@
 #include "schedules/registry.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/input_error.hpp"
+#include "sim/units.hpp"
 #include "workloads/workload_yaml.hpp"
 
 namespace pipesim {
@@ -47,6 +48,9 @@ CLI::App* add_run_command(CLI::App& root, RunOptions& o) {
   run->add_option("--cfg", o.simgrid_config, "a SimGrid setting (default network/model:CM02,\nsee docs); repeatable")
       ->type_name("KEY:VALUE")
       ->allow_extra_args(false);
+  run->add_option("--max-memory", o.max_memory,
+                  "memory the simulation itself may use, e.g. 32GiB (default:\n3/4 of this machine's, at most 16 GiB)")
+      ->type_name("SIZE");
   run->add_flag("--quiet", o.quiet, "no summary on stdout");
   return run;
 }
@@ -57,6 +61,15 @@ int run_command(const RunOptions& options) {
     const std::size_t eq = kv.find('=');
     if (eq == std::string::npos || eq == 0) throw UsageError("--schedule-param needs KEY=VALUE, got '" + kv + "'");
     schedule_params.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+  }
+  RunLimits limits;
+  if (!options.max_memory.empty()) {
+    try {
+      limits.max_memory_bytes = parse_bytes(options.max_memory);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError("--max-memory: '" + options.max_memory + "': " + e.what());
+    }
+    if (!(limits.max_memory_bytes > 0)) throw UsageError("--max-memory: '" + options.max_memory + "': must be positive");
   }
   OutputFiles outputs;
   outputs.declare_input("the platform", options.platform);
@@ -76,7 +89,7 @@ int run_command(const RunOptions& options) {
   }
   Simulation simulation(options.platform, options.simgrid_config);
   const Platform& platform = simulation.platform();
-  const GeneratedSchedule schedule = generate(workload, platform);
+  const GeneratedSchedule schedule = generate(workload, platform, limits);
   const TaskGraph& graph = schedule.graph;
   const Timeline timeline = simulation.run(graph);
   const Metrics metrics = compute_metrics(graph, timeline, platform, workload.microbatch_size);

@@ -16,6 +16,7 @@ struct RunOptions {
   // Seed 003 (master scheduler) additions.
   std::vector<std::string> schedule_params;  // KEY=VALUE, checked by run_command
   std::string diagram, workers;
+  std::string max_memory;  // SIZE for RunLimits, empty: the default
   bool quiet = false;
 };
 

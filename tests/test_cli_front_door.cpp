@@ -158,6 +158,28 @@ TEST_P(CliUsageMistake, OneLineExitTwoNothingWritten) {
 INSTANTIATE_TEST_SUITE_P(Cli, CliUsageMistake, ::testing::ValuesIn(mistakes()),
                          [](const auto& info) { return std::string(info.param.name); });
 
+// A run too large to simulate is refused before anything is built, with
+// the estimate and the limit; --max-memory raises (or lowers) the limit.
+TEST(CliFrontDoor, MaxMemoryRefusesOrAllowsARun) {
+  const std::string dir = fresh_dir("maxmem");
+  write_inputs(dir);
+  std::ofstream(dir + "/huge.yaml") << "microbatches: 10000000\n"
+                                       "layers:\n"
+                                       "  - {forward: 1ms, backward: 2ms, activation: 1MiB, weights: 1MiB, repeat: 4}\n";
+  const CliResult huge = run_pipesim("run p.xml huge.yaml --json r.json", "", dir);
+  EXPECT_EQ(huge.exit_code, 2);
+  EXPECT_EQ(huge.err.rfind("pipesim: error: huge.yaml: microbatches: this run needs about ", 0), 0u) << huge.err;
+  EXPECT_NE(huge.err.find("(raise it with --max-memory)\n"), std::string::npos) << huge.err;
+  expect_one_error_line(run_pipesim("run p.xml w.yaml --max-memory 1MiB --json r.json", "", dir),
+                        "pipesim: error: w.yaml: microbatches: this run needs about 64.0 MiB of memory to simulate "
+                        "(4 micro-batches x 2 stages); the limit is 1.00 MiB (raise it with --max-memory)");
+  expect_one_error_line(run_pipesim("run p.xml w.yaml --max-memory=lots", "", dir),
+                        "pipesim: error: --max-memory: 'lots': expected a byte size like '16MiB' or '1.5GB', got "
+                        "'lots'; see 'pipesim run --help'");
+  EXPECT_EQ(entries(dir), (std::vector<std::string>{"huge.yaml", "p.xml", "w.yaml"}));
+  EXPECT_EQ(run_pipesim("run p.xml w.yaml --max-memory 1GiB --quiet", "", dir).exit_code, 0);
+}
+
 TEST(CliOutputs, ExistingDirectoryAsOutputLeavesNothing) {
   const std::string dir = fresh_dir("outdir");
   write_inputs(dir);
