@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "sim/format.hpp"
+
 namespace pipesim::split {
 namespace {
 
@@ -22,7 +24,7 @@ void check_rates(const StageRates& r) {
     for (const double v : {r.forward[j], r.backward[j]})
       if (!(v >= 0) || !std::isfinite(v))
         throw std::invalid_argument("allocation: resource " + std::to_string(j) +
-                                    ": rates must be finite and >= 0, got " + std::to_string(v));
+                                    ": rates must be finite and >= 0, got " + fmt::number(v));
     forward += r.forward[j];
     backward += r.backward[j];
   }
@@ -59,7 +61,7 @@ Allocation evaluate_allocation(const StageRates& rates, const std::vector<double
   for (std::size_t j = 0; j < beta.size(); ++j) {
     if (!(beta[j] >= 0 && beta[j] <= 1))
       throw std::invalid_argument("allocation: beta of resource " + std::to_string(j) + " must be in [0, 1], got " +
-                                  std::to_string(beta[j]));
+                                  fmt::number(beta[j]));
     forward += beta[j] * rates.forward[j];
     backward += (1 - beta[j]) * rates.backward[j];
   }

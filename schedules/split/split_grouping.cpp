@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "schedules/split/split_allocation.hpp"
+#include "sim/format.hpp"
 
 namespace pipesim::split {
 namespace {
@@ -30,7 +31,7 @@ RateTable rate_table(const GroupingProblem& pb) {
                                 std::to_string(pb.devices.size()) + " devices (each worker needs at least one)");
   for (const double f : {pb.forward_flops, pb.backward_flops})
     if (!(f > 0) || std::isinf(f))
-      throw std::invalid_argument("grouping: forward_flops and backward_flops must be > 0, got " + std::to_string(f));
+      throw std::invalid_argument("grouping: forward_flops and backward_flops must be > 0, got " + fmt::number(f));
   std::set<std::string> types;
   for (const Device& d : pb.devices)
     for (const Resource& r : d.resources) types.insert(r.type);
@@ -48,7 +49,7 @@ RateTable rate_table(const GroupingProblem& pb) {
       if (!seen.insert(r.type).second) throw std::invalid_argument(at + ": listed twice");
       for (const double s : {r.forward_speed, r.backward_speed})
         if (!(s >= 0) || std::isinf(s))
-          throw std::invalid_argument(at + ": speeds must be finite and >= 0, got " + std::to_string(s));
+          throw std::invalid_argument(at + ": speeds must be finite and >= 0, got " + fmt::number(s));
       const int j = static_cast<int>(std::lower_bound(names.begin(), names.end(), r.type) - names.begin());
       double* row = t.rows.data() + static_cast<std::size_t>(v) * 2 * t.m;
       row[j] = r.forward_speed / pb.forward_flops;

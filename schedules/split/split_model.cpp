@@ -5,6 +5,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "sim/format.hpp"
+
 namespace pipesim::split {
 namespace {
 
@@ -13,11 +15,11 @@ std::string where(const Device& d, const std::string& type) {
 }
 
 void check_number(double v, const std::string& what) {
-  if (!(v >= 0) || std::isnan(v)) throw std::invalid_argument(what + " must be >= 0, got " + std::to_string(v));
+  if (!(v >= 0) || std::isinf(v)) throw std::invalid_argument(what + " must be finite and >= 0, got " + fmt::number(v));
 }
 
 void check_bandwidth(double b) {
-  if (!(b > 0)) throw std::invalid_argument("bandwidth must be > 0 (infinity: free), got " + std::to_string(b));
+  if (!(b > 0)) throw std::invalid_argument("bandwidth must be > 0 (infinity: free), got " + fmt::number(b));
 }
 
 void check_worker(const Device& d) {

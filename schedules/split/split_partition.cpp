@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "sim/format.hpp"
+
 namespace pipesim::split {
 namespace {
 
@@ -136,7 +138,7 @@ std::vector<int> greedy_partition(const StageCosts& costs, int workers, double l
 Algorithm1Result algorithm1_partition(const WorkerProfile& worker, int workers, double epsilon) {
   check_workers(workers);
   if (!(epsilon > 0) || std::isinf(epsilon))
-    throw std::invalid_argument("partition: epsilon must be > 0, got " + std::to_string(epsilon));
+    throw std::invalid_argument("partition: epsilon must be > 0, got " + fmt::number(epsilon));
   const StageCosts costs(worker);
   const int L = costs.layers();
   // Bounds: every layer lies in some stage and compute grows with the
