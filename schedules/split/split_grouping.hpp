@@ -30,8 +30,9 @@ struct Grouping {
 };
 
 // Throws std::invalid_argument on bad input: fewer devices than workers,
-// workers < 1, non-positive flops, negative or NaN speeds, a device listing a
-// type twice, a device that can run neither pass, or (BruteForce) n > 16.
+// workers < 1, non-positive flops, negative, infinite or NaN speeds, a
+// device listing a type twice, a device whose speeds are all zero, or
+// (BruteForce) n > 16. A device that runs one pass only is allowed.
 Grouping group_devices(const GroupingProblem& problem, GroupingMethod method);
 
 // The period of given groups (an empty group has an infinite period).
