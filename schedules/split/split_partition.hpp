@@ -1,0 +1,84 @@
+// Seed 004 §IV-B: cutting a chain of layers into stages for identical
+// workers whose resources are split between forward and backward (eq. 1).
+// A stage's cost is max{f, g, h}: its forward and backward times under its
+// optimal allocation (equal, Lemma 1) and its communication time.
+#pragma once
+
+#include <vector>
+
+#include "schedules/split/split_allocation.hpp"
+#include "schedules/split/split_model.hpp"
+
+namespace pipesim::split {
+
+// Eq. 1's cost of any stage [first, last] (inclusive) of one worker, from
+// prefix sums of its layer times: O(m log m) per stage.
+class StageCosts {
+ public:
+  explicit StageCosts(const WorkerProfile& worker);
+  int layers() const { return layers_; }
+  StageRates rates(int first, int last) const;
+  // f = g under the stage's optimal allocation.
+  double compute(int first, int last) const;
+  // h(p_i, b): bytes the worker sends per micro-batch (its last layer's
+  // activation forward, unless it is the last stage; the gradient of its
+  // input backward, unless it is the first) over its bandwidth.
+  double communication(int first, int last) const;
+  double cost(int first, int last) const;
+
+ private:
+  int layers_ = 0, resources_ = 0;
+  // Per resource: prefix sums of finite layer times and prefix counts of
+  // layers it cannot run (infinite time).
+  std::vector<std::vector<double>> forward_, backward_;
+  std::vector<std::vector<int>> forward_inf_, backward_inf_;
+  std::vector<double> output_bytes_;
+  double bandwidth_ = 0;
+  mutable std::vector<double> a_, b_;
+  mutable std::vector<int> order_;
+};
+
+struct SplitPartition {
+  std::vector<int> last_layer;  // inclusive last layer of each stage, one stage per worker used
+  double period = 0;            // eq. 1: the largest stage cost
+};
+
+// The period of a given partition.
+double partition_period(const StageCosts& costs, const std::vector<int>& last_layer);
+
+// Exact optimum of eq. 1 over contiguous partitions into at most `workers`
+// stages (Algorithm 1's feasibility also allows fewer), by dynamic
+// programming over the O(L^2) stage costs: O(L^2 m log m + workers L^2).
+// Throws std::invalid_argument if workers < 1.
+SplitPartition exact_partition(const WorkerProfile& worker, int workers);
+
+// Algorithm 1's feasibility check: stage after stage, the longest run of
+// layers whose cost is <= limit. Empty when more than `workers` stages
+// would be needed (or a single layer exceeds the limit).
+std::vector<int> greedy_partition(const StageCosts& costs, int workers, double limit);
+
+struct Algorithm1Result {
+  SplitPartition partition;  // the last feasible greedy partition
+  double limit = 0;          // smallest feasible limit found, within epsilon
+  int probes = 0;            // feasibility checks made
+};
+
+// Algorithm 1: binary search on the limit with granularity epsilon
+// (docs/mobile.md: the bounds used, and why it is exact only when stage
+// costs grow with the stage). Throws std::invalid_argument if workers < 1
+// or epsilon is not > 0.
+Algorithm1Result algorithm1_partition(const WorkerProfile& worker, int workers, double epsilon);
+
+struct EpsilonGap {
+  double epsilon = 0;
+  double limit = 0;    // Algorithm 1's limit
+  double period = 0;   // its partition's period
+  double optimum = 0;  // exact_partition's period
+  int probes = 0;
+  double gap() const { return period - optimum; }
+};
+
+// How far Algorithm 1 lands from the optimum for each epsilon.
+std::vector<EpsilonGap> algorithm1_gap(const WorkerProfile& worker, int workers, const std::vector<double>& epsilons);
+
+}  // namespace pipesim::split
