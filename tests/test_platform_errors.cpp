@@ -246,18 +246,22 @@ TEST(SimGridContainment, GuardRestoresStderrAndHandlers) {
 
 // A layer of 1e300 s is inf flops on a 156 Tf device: SimGrid ran past the
 // Exec and crashed at exit (exit 139).
+// A cost whose flops overflow (1e300 s on a 156 Tf device) used to crash
+// SimGrid at exit; the workload loader now refuses it, naming the field
+// (the engine also refuses non-finite amounts: EngineAmounts tests).
 TEST(PlatformErrors, InfiniteComputeIsAnErrorNotACrash) {
   std::string workload = read_text(kTiny);
   workload.replace(workload.find("forward: 1ms"), 12, "forward: 1e300s");
   workload.replace(workload.find("schedule: 1f1b"), 14, "schedule: pipedream");
-  expect_one_error_line("run " + kRoot + "platforms/nvswitch-4gpu.xml " + write_file("huge.yaml", workload),
-                        "pipesim: error: task graph: forward stage 0 mb 0 (dev 3): expected a finite flop count >= 0, "
-                        "got inf (a cost too large for the device's speed?)");
+  const std::string file = write_file("huge.yaml", workload);
+  expect_one_error_line("run " + kRoot + "platforms/nvswitch-4gpu.xml " + file,
+                        "pipesim: error: " + file + ": line 8: layers[0].forward: expected a cost of at most 1e100 s "
+                        "or 1e100 flops (larger ones overflow the simulated times), got '1e300s'");
 }
 
 TEST(PlatformErrors, HugeButFiniteComputeRuns) {
   std::string workload = read_text(kTiny);
-  workload.replace(workload.find("forward: 1ms"), 12, "forward: 1e200s");
+  workload.replace(workload.find("forward: 1ms"), 12, "forward: 1e90s");
   workload.replace(workload.find("schedule: 1f1b"), 14, "schedule: pipedream");
   const CliResult r = run_pipesim("run " + kRoot + "platforms/nvswitch-4gpu.xml " + write_file("big.yaml", workload));
   EXPECT_EQ(r.exit_code, 0) << r.err;
