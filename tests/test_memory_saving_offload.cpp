@@ -141,6 +141,31 @@ TEST(MemorySavingOffload, InfeasibleLimitReportsTheSmallestThatWorks) {
   }
 }
 
+// The class is a real restriction: in it an offload overlaps the forwards
+// of one segment only. Here the free of a^2 one segment later (after F_ck 4
+// rather than before it) lets the offload finish beside F_ck 4: 39 against
+// the program's (and the class's) 41, within the same limit.
+TEST(MemorySavingOffload, LaterFreeOutsideTheClassCanBeFaster) {
+  Chain chain;
+  chain.input_size = 2;
+  chain.layers = {{4, 4, 2, 2, 0, 1, 0}, {1, 3, 3, 6, 2, 0, 1}, {4, 5, 0, 0, 1, 0, 1},
+                  {2, 4, 0, 3, 1, 1, 0}, {1, 8, 2, 5, 1, 0, 0}};
+  const double limit = 13, bandwidth = 0.5;
+  const Solution s = solve_exact(chain, limit, bandwidth);
+  ASSERT_TRUE(s.feasible);
+  EXPECT_DOUBLE_EQ(s.makespan, 41);
+  EXPECT_DOUBLE_EQ(class_optimum(chain, limit, bandwidth), 41);
+  const std::vector<Operation> later = replay_with_transfers(
+      chain,
+      {{OpKind::ForwardAll, 1}, {OpKind::ForwardCheckpoint, 2}, {OpKind::Offload, 2}, {OpKind::ForwardAll, 3},
+       {OpKind::ForwardCheckpoint, 4}, {OpKind::Free, 2}, {OpKind::ForwardAll, 5}, {OpKind::Backward, 5},
+       {OpKind::Prefetch, 2}, {OpKind::ForwardAll, 4}, {OpKind::Backward, 4}, {OpKind::Backward, 3},
+       {OpKind::ForwardAll, 2}, {OpKind::Backward, 2}, {OpKind::Backward, 1}},
+      bandwidth);
+  EXPECT_DOUBLE_EQ(finish_time(later), 39);
+  EXPECT_DOUBLE_EQ(peak_memory(later), 13);
+}
+
 TEST(MemorySavingOffload, ReplayTimesComputeAndLinkByHand) {
   // a^0 = 1, a^i = 2, ā^i = 3, δ = 0, u_f = 1, u_b = 2, bandwidth 1: a^1
   // takes 2 to move. F_ck 1 [0,1]; the offload of a^1 [1,3] runs beside
@@ -197,6 +222,14 @@ TEST(MemorySavingOffload, UnusableBandwidthThrows) {
     EXPECT_STREQ(e.what(), "bandwidth: a finite number >= 0 expected");
   }
   EXPECT_THROW(solve_offloading(chain, 10, 10, std::nan("")), std::invalid_argument);
+  const Chain long_chain = homogeneous_chain(1000, {1, 2, 2, 3, 0, 0, 0}, 1);
+  try {
+    solve_offloading(long_chain, 10, 150, 1);  // remat alone would take N = 150
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(),
+                 "slots: L(L+1) x (N+1) = 151151000 table cells, at most 100000000 supported; use fewer slots");
+  }
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
+#include <string>
 
 #include "schedules/memory_saving/memory_grid.hpp"
 #include "schedules/memory_saving/remat_table.hpp"
@@ -193,6 +194,11 @@ Solution solve_offloading(const Chain& chain, double limit, int slots, double ba
   check_remat_inputs(chain, limit, slots);
   if (!std::isfinite(bandwidth) || bandwidth < 0)
     throw std::invalid_argument("bandwidth: a finite number >= 0 expected");
+  // V holds L(L+1) x (N+1) cells of 12 bytes (twice C's): the same ceiling.
+  const double cells = chain.length() * (chain.length() + 1.0) * (slots + 1.0);
+  if (cells > 1e8)
+    throw std::invalid_argument("slots: L(L+1) x (N+1) = " + std::to_string(static_cast<long long>(cells)) +
+                                " table cells, at most 100000000 supported; use fewer slots");
   Solution out;
   out.min_feasible_limit = min_feasible_limit_offloading(chain, bandwidth);
   const MemoryGrid g = make_grid(chain, limit, slots);
