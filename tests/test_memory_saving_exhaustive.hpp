@@ -6,6 +6,7 @@
 // stays until B^i; F_∅ may only consume an a^{i-1} nobody kept.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -16,13 +17,16 @@
 #include <vector>
 
 #include "schedules/memory_saving/chain.hpp"
+#include "schedules/memory_saving/sequence_replay.hpp"
 
 namespace pipesim::memory_saving::testing {
 
 inline constexpr double kNever = std::numeric_limits<double>::infinity();
 
-// Least time over all sequences whose every operation fits `limit`.
-inline double exhaustive_optimum(const Chain& c, double limit, bool persistent = true) {
+// Least time over all sequences whose every operation fits `limit`; the
+// sequence itself in *path when given.
+inline double exhaustive_optimum(const Chain& c, double limit, bool persistent = true,
+                                 std::vector<Step>* path = nullptr) {
   const int L = c.length();
   struct State {
     std::uint32_t plain = 0, tape = 0;  // bit i: a^i / ā^i on the GPU (i = 1..L)
@@ -39,6 +43,7 @@ inline double exhaustive_optimum(const Chain& c, double limit, bool persistent =
     return m;
   };
   std::map<State, double> best;
+  std::map<State, std::pair<State, Step>> came_from;
   using Item = std::pair<double, State>;
   auto later = [](const Item& x, const Item& y) { return y.first < x.first || (!(x.first < y.first) && y.second < x.second); };
   std::priority_queue<Item, std::vector<Item>, decltype(later)> queue(later);
@@ -49,13 +54,21 @@ inline double exhaustive_optimum(const Chain& c, double limit, bool persistent =
     const auto [time, s] = queue.top();
     queue.pop();
     if (time > best[s]) continue;
-    if (s.gradient == 0) return time;
+    if (s.gradient == 0) {
+      if (path) {
+        path->clear();
+        for (State at = s; came_from.count(at); at = came_from.at(at).first) path->push_back(came_from.at(at).second);
+        std::reverse(path->begin(), path->end());
+      }
+      return time;
+    }
     const double now = used(s);
-    auto relax = [&](const State& next, double peak, double duration) {
+    auto relax = [&](const State& next, double peak, double duration, Step step) {
       if (peak > limit) return;
       auto it = best.find(next);
       if (it != best.end() && it->second <= time + duration) return;
       best[next] = time + duration;
+      came_from[next] = {s, step};
       queue.push({time + duration, next});
     };
     for (int i = 1; i <= L; ++i) {
@@ -67,12 +80,12 @@ inline double exhaustive_optimum(const Chain& c, double limit, bool persistent =
         State ck = s;  // F_ck^i
         ck.plain |= bit;
         if (persistent && i > 1 && has(s.plain, i - 1)) ck.kept |= 1u << (i - 1);
-        relax(ck, now + l.output_size + l.forward_overhead, l.forward_time);
+        relax(ck, now + l.output_size + l.forward_overhead, l.forward_time, {OpKind::ForwardCheckpoint, i});
         if (i > 1 && has(s.plain, i - 1) && !(persistent && has(s.kept, i - 1))) {
           State none = s;  // F_∅^i frees its input
           none.plain |= bit;
           none.plain &= ~(1u << (i - 1));
-          relax(none, now + l.output_size + l.forward_overhead, l.forward_time);
+          relax(none, now + l.output_size + l.forward_overhead, l.forward_time, {OpKind::ForwardNone, i});
         }
       }
       if (!has(s.tape, i)) {
@@ -80,14 +93,14 @@ inline double exhaustive_optimum(const Chain& c, double limit, bool persistent =
         all.tape |= bit;
         all.plain &= ~bit;
         all.kept &= ~bit;  // still kept, inside the tape, until B^i
-        relax(all, now + l.tape_size + l.forward_overhead, l.forward_time);
+        relax(all, now + l.tape_size + l.forward_overhead, l.forward_time, {OpKind::ForwardAll, i});
       }
       if (s.gradient == i && has(s.tape, i)) {
         State back = s;  // B^i: δ^i, ā^i, a^{i-1} -> δ^{i-1}
         back.tape &= ~bit;
         if (i > 1) back.plain &= ~(1u << (i - 1)), back.kept &= ~(1u << (i - 1));
         back.gradient = i - 1;
-        relax(back, now + c.delta(i - 1) + l.backward_overhead, l.backward_time);
+        relax(back, now + c.delta(i - 1) + l.backward_overhead, l.backward_time, {OpKind::Backward, i});
       }
     }
   }
