@@ -143,7 +143,7 @@ class Mutator {
     static const std::vector<std::pair<int, const char*>> kinds = {
         {24, "number"}, {8, "unit"},    {8, "delete-line"}, {8, "duplicate-line"}, {6, "swap-lines"},
         {5, "truncate"}, {6, "garbage"}, {3, "nul"},        {10, "delete-field"},  {12, "duplicate-field"},
-        {12, "unknown-name"}};
+        {12, "unknown-name"}, {8, "numbers-of-unit"}};
     int total = 0;
     for (const auto& k : kinds) total += k.first;
     for (int attempt = 0; attempt < 20; ++attempt) {
@@ -188,16 +188,26 @@ class Mutator {
 
   std::string apply(const std::string& kind, std::string& text) {
     const std::vector<Span> ls = lines(text);
-    if (kind == "number" || kind == "unit") {
+    if (kind == "number" || kind == "unit" || kind == "numbers-of-unit") {
       std::vector<Span> units;
       const std::vector<Span> ns = numbers(text, &units);
       if (ns.empty()) return "";
-      if (kind == "number") {
-        static const std::vector<std::string> values = {
+      static const std::vector<std::string> values = {
             "0", "-1", "nan", "inf", "-inf", "1e308", "1e-308", "2147483648", "9223372036854775808",
             "18446744073709551616", "99999999999999999999999", "4294967295", "-0", "1e400", "0.5", "3",
             "1000000000"};
-        return replace_by_other(text, rng_.pick(ns), values, kind);
+      if (kind == "number") return replace_by_other(text, rng_.pick(ns), values, kind);
+      if (kind == "numbers-of-unit") {  // every `ms` time, every `GBps` bandwidth...: zero-cost layers, dead links
+        const std::size_t which = rng_.below(ns.size());
+        const std::string unit = text.substr(units[which].pos, units[which].len), value = rng_.pick(values);
+        if (unit.empty()) return "";
+        int count = 0;
+        for (std::size_t i = ns.size(); i-- > 0;)  // from the end: the spans before stay valid
+          if (text.compare(units[i].pos, units[i].len, unit) == 0) {
+            text.replace(ns[i].pos, ns[i].len, value);
+            ++count;
+          }
+        return kind + ": " + std::to_string(count) + " numbers in '" + unit + "' -> " + shown(value);
       }
       std::vector<Span> with_unit;
       for (const Span& u : units)
