@@ -17,6 +17,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -267,6 +268,52 @@ Invocation run_call(const std::string& platform, const std::string& workload,
   call.outputs = {{"out.json", "{"}, {"trace.json", "{"}};
   call.blame = blame.empty() ? std::vector<std::string>{platform, workload, "out.json", "trace.json"} : blame;
   return call;
+}
+
+// --- the harness itself ---------------------------------------------------
+
+TEST(FuzzHarness, RngIsTheStandardEngine) {
+  // The C++ standard fixes mt19937_64's 10000th output for the default seed.
+  std::mt19937_64 reference;
+  reference.discard(9999);
+  EXPECT_EQ(reference(), 9981545732273789042ull);
+  Rng a(7), b(7);
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(a.below(1000), b.below(1000));
+}
+
+TEST(FuzzHarness, NumbersSkipNamesAndKeepTheirUnits) {
+  const std::string text = "gpu0 link0-1 x=-3 12.5GBps 1e-3 v4.1";
+  std::vector<Span> units;
+  std::vector<std::string> found;
+  for (const Span& n : numbers(text, &units)) found.push_back(text.substr(n.pos, n.len));
+  EXPECT_EQ(found, (std::vector<std::string>{"-3", "12.5", "1e-3"}));
+  EXPECT_EQ(text.substr(units[1].pos, units[1].len), "GBps");
+}
+
+TEST(FuzzHarness, MutationsAreReproducible) {
+  const FormatRules rules = {{std::regex("[a-z]+: [0-9]+")}, std::regex("name: ([a-z]+)"), {"other"}, ""};
+  const std::string base = "name: a\nsize: 10MiB\ncount: 3\n";
+  for (std::uint64_t seed = 0; seed < 50; ++seed) {
+    Rng r1(seed), r2(seed);
+    std::string t1 = base, t2 = base;
+    EXPECT_EQ(Mutator(r1, rules).mutate(t1), Mutator(r2, rules).mutate(t2));
+    EXPECT_EQ(t1, t2);
+  }
+}
+
+TEST(FuzzHarness, ChildOutcomes) {
+  const std::string dir = fs::temp_directory_path().string(), out = dir + "/fuzz-harness-" +
+                          std::to_string(::getpid()) + ".out", err = out + ".err";
+  const ChildResult exited = run_child({"/bin/sh", "-c", "echo hi; echo oops >&2; exit 2"}, dir, out, err, 20);
+  EXPECT_EQ(exited.exit_code, 2);
+  EXPECT_EQ(read_file(out), "hi\n");
+  EXPECT_EQ(read_file(err), "oops\n");
+  const ChildResult killed = run_child({"/bin/sh", "-c", "kill -ABRT $$"}, dir, out, err, 20);
+  EXPECT_EQ(killed.signal, SIGABRT);
+  const ChildResult hung = run_child({"/bin/sh", "-c", "sleep 30"}, dir, out, err, 1);
+  EXPECT_TRUE(hung.timed_out);
+  fs::remove(out);
+  fs::remove(err);
 }
 
 // --- platform XML --------------------------------------------------------
