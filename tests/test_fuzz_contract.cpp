@@ -254,7 +254,8 @@ class FuzzCase : public ::testing::TestWithParam<int> {
                << ") but keeps the contract now: remove it from the list";
       return;
     }
-    if (known != kKnownFailures.end()) GTEST_SKIP() << "known failure: " << known->second << "\n" << what << "\n" << failure;
+    if (known != kKnownFailures.end())
+      GTEST_SKIP() << "known failure: " << known->second << "\n" << what << "\n" << failure;
     keep_ = true;
     FAIL() << what << "\n" << failure << "\n  (inputs kept in " << work() << ")";
   }
