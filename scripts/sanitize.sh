@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Builds pipesim and its tests with AddressSanitizer and UndefinedBehaviorSanitizer
+# in build-asan/ and runs the whole test suite there. Any finding stops the
+# process that made it (the test fails) with the sanitizer's report.
+# SimGrid, Boost, yaml-cpp and CBC come from Debian and are not instrumented.
+# Usage: scripts/sanitize.sh [extra ctest arguments, e.g. -R Fuzz]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+flags="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPIPESIM_BENCHMARKS=OFF "${launcher[@]}" \
+  -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" >/dev/null
+cmake --build build-asan -j"$(nproc)"
+
+# Leaks are checked, SimGrid's included (it has none in this suite);
+# scripts/lsan.supp is where a library's own leak would be suppressed.
+# A finding exits with status 86, which no pipesim run uses (0, 1, 2), so
+# the fuzz test (tests/test_fuzz_contract.cpp) reports it as a broken contract.
+export ASAN_OPTIONS="halt_on_error=1:exitcode=86:detect_leaks=1:strict_string_checks=1:check_initialization_order=1:detect_stack_use_after_return=1"
+export UBSAN_OPTIONS="halt_on_error=1:exitcode=86:print_stacktrace=1"
+export LSAN_OPTIONS="suppressions=$root/scripts/lsan.supp:print_suppressions=0"
+# Two ILP tests give CBC a time limit (60 s, 30 s) that the instrumented
+# model code cannot meet: they end on a feasible, not optimal, solution. The
+# normal build runs them; here they would only report the slowdown.
+slow='IlpPaper.SecondExampleExactModel2F2B|IlpSimulation.SimulatedPeriodAndMemoryAreTheSolvers/transfers'
+ctest --test-dir build-asan --output-on-failure -j"$(nproc)" --timeout 1500 -E "$slow" "$@"
