@@ -27,10 +27,25 @@ class HelpFormatter : public CLI::Formatter {
 
 const std::string kVersion = std::string("pipesim ") + PIPESIM_VERSION;
 
-std::string one_line(std::string text) {
-  std::replace(text.begin(), text.end(), '\n', ' ');
-  return text;
+}  // namespace
+
+std::string one_line(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n') {
+      out += ' ';
+    } else if (u < 0x20 || u == 0x7f) {  // a control byte from an input file: shown, never obeyed
+      static const char hex[] = "0123456789abcdef";
+      out += std::string("\\x") + hex[u >> 4] + hex[u & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out;
 }
+
+namespace {
 
 std::string command_names(const CLI::App& root) {
   std::string names;

@@ -34,6 +34,9 @@ CLI::App* add_command(CLI::App& root, const std::string& name, const std::string
 void check_no_empty_values(const CLI::App& command);
 
 // "pipesim: error: WHAT; see 'pipesim[ COMMAND] --help'" (no newline).
+// TEXT on one line: newlines become spaces, other control bytes \xNN, so an
+// error message quoting an input file stays one terminal line.
+std::string one_line(const std::string& text);
 std::string usage_error_line(const std::string& command, const std::string& what);
 
 // The usage error line for a CLI11 parse error of ROOT (not help or version).

@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
   } catch (const UsageError& e) {
     std::cerr << usage_error_line(command, e.what()) << "\n";
   } catch (const std::exception& e) {
-    std::cerr << "pipesim: error: " << e.what() << "\n";
+    std::cerr << "pipesim: error: " << one_line(e.what()) << "\n";
   }
   return 2;
 }
