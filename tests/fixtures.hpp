@@ -8,6 +8,17 @@
 
 namespace pipesim::testing {
 
+// The message of the E that f() throws, or "no error".
+template <typename E, typename F>
+std::string error_message(F f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 // A fresh file path under the system temp directory, unique per process.
 inline std::string temp_path(const std::string& name) {
   auto dir = std::filesystem::temp_directory_path() / ("pipesim-test-" + std::to_string(::getpid()));

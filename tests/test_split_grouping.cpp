@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/fixtures.hpp"
 #include "schedules/split/split_grouping.hpp"
 #include "tests/test_split_random.hpp"
 
@@ -206,12 +207,7 @@ TEST(SplitGrouping, RatioToOptimumTable) {
 
 template <typename F>
 std::string error_of(F f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "no error";
+  return pipesim::testing::error_message<std::invalid_argument>(f);
 }
 
 TEST(SplitGrouping, BadInputsThrowWithClearMessages) {

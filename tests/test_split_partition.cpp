@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/fixtures.hpp"
 #include "schedules/split/split_partition.hpp"
 #include "tests/test_split_random.hpp"
 
@@ -157,12 +158,7 @@ TEST(SplitPartition, GapShrinksWithEpsilon) {
 
 template <typename F>
 std::string error_of(F f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "no error";
+  return pipesim::testing::error_message<std::invalid_argument>(f);
 }
 
 TEST(SplitPartition, BadInputsThrowWithClearMessages) {
