@@ -26,6 +26,8 @@ class SimGridPathSource : public PathSource {
   const Path& path(int from, int to) const override;
   // The engine is being destroyed: pairs not yet found can no longer be.
   void detach() { hosts_.clear(); }
+  // How many pairs were asked of SimGrid so far.
+  std::size_t found() const { return found_.size(); }
 
  private:
   std::vector<simgrid::s4u::Host*> hosts_;
