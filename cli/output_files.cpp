@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sim/write_all.hpp"
 #include "sim/input_error.hpp"
 
 namespace pipesim {
@@ -49,20 +50,6 @@ std::string directory_problem(const std::string& dir, bool create) {
     ancestor = ancestor.parent_path();
   if (!fs::is_directory(ancestor, ec)) return "'" + ancestor.string() + "' is not a directory";
   return writable_directory(ancestor.string()) ? "" : "cannot create a directory in '" + ancestor.string() + "'";
-}
-
-// 0 or the errno of the failed write.
-int write_all(int fd, const std::string& text) {
-  const char* data = text.data();
-  std::size_t left = text.size();
-  while (left > 0) {
-    const ssize_t n = ::write(fd, data, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return n < 0 ? errno : EIO;
-    data += n;
-    left -= static_cast<std::size_t>(n);
-  }
-  return 0;
 }
 
 // What a commit did so far, undone unless it finished: temporaries and

@@ -9,22 +9,9 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "sim/write_all.hpp"
+
 namespace pipesim {
-namespace {
-
-bool write_all(int fd, const std::string& s) {
-  const char* p = s.data();
-  std::size_t left = s.size();
-  while (left > 0) {
-    const ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    p += n, left -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-}  // namespace
 
 std::string run_forked(const std::function<std::string()>& work) {
   int fds[2];
@@ -47,7 +34,7 @@ std::string run_forked(const std::function<std::string()>& work) {
     } catch (...) {
       reply = "1unknown exception";
     }
-    const bool sent = write_all(fds[1], reply);
+    const bool sent = write_all(fds[1], reply) == 0;
     ::close(fds[1]);
     ::_exit(sent ? 0 : 1);  // no atexit handlers, no SimGrid teardown
   }

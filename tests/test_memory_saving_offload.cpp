@@ -7,6 +7,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "tests/fixtures.hpp"
 #include "schedules/memory_saving/offloading.hpp"
 #include "schedules/memory_saving/rematerialization.hpp"
 #include "schedules/memory_saving/transfer_replay.hpp"
@@ -15,6 +16,8 @@
 
 namespace pipesim::memory_saving {
 namespace {
+
+using pipesim::testing::error_message;
 
 using testing::class_optimum;
 using testing::kNever;
@@ -225,44 +228,30 @@ TEST(MemorySavingOffload, ReplayTimesComputeAndLinkByHand) {
 
 TEST(MemorySavingOffload, ReplayRefusesWhatCannotRun) {
   const Chain chain = homogeneous_chain(3, {1, 2, 2, 3, 0, 0, 0}, 1);
-  try {
-    replay_with_transfers(chain, {{OpKind::ForwardCheckpoint, 1}, {OpKind::Prefetch, 1}}, 1);
-    FAIL() << "no exception";
-  } catch (const std::logic_error& e) {
-    EXPECT_STREQ(e.what(), "step 1 (prefetch 1): nothing to prefetch (a^i never offloaded)");
-  }
-  try {
-    replay_with_transfers(chain, {{OpKind::ForwardCheckpoint, 1}, {OpKind::Offload, 1}}, 0);
-    FAIL() << "no exception";
-  } catch (const std::logic_error& e) {
-    EXPECT_STREQ(e.what(), "step 1 (offload 1): transfer over a link of bandwidth 0");
-  }
-  try {
-    replay_with_transfers(chain, {{OpKind::ForwardCheckpoint, 1}, {OpKind::Offload, 1}, {OpKind::Free, 1},
-                                  {OpKind::ForwardNone, 2}}, 1);
-    FAIL() << "no exception";
-  } catch (const std::logic_error& e) {
-    EXPECT_STREQ(e.what(), "step 3 (F_none 2): input activation missing");
-  }
+  EXPECT_EQ(error_message<std::logic_error>(
+                [&] { replay_with_transfers(chain, {{OpKind::ForwardCheckpoint, 1}, {OpKind::Prefetch, 1}}, 1); }),
+            "step 1 (prefetch 1): nothing to prefetch (a^i never offloaded)");
+  EXPECT_EQ(error_message<std::logic_error>(
+                [&] { replay_with_transfers(chain, {{OpKind::ForwardCheckpoint, 1}, {OpKind::Offload, 1}}, 0); }),
+            "step 1 (offload 1): transfer over a link of bandwidth 0");
+  EXPECT_EQ(error_message<std::logic_error>([&] {
+              replay_with_transfers(chain,
+                                    {{OpKind::ForwardCheckpoint, 1}, {OpKind::Offload, 1}, {OpKind::Free, 1},
+                                     {OpKind::ForwardNone, 2}},
+                                    1);
+            }),
+            "step 3 (F_none 2): input activation missing");
 }
 
 TEST(MemorySavingOffload, UnusableBandwidthThrows) {
   const Chain chain = homogeneous_chain(3, {1, 2, 2, 3, 0, 0, 0}, 1);
-  try {
-    solve_offloading(chain, 10, 10, -1);
-    FAIL() << "no exception";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "bandwidth: a finite number >= 0 expected");
-  }
+  EXPECT_EQ(error_message<std::invalid_argument>([&] { solve_offloading(chain, 10, 10, -1); }),
+            "bandwidth: a finite number >= 0 expected");
   EXPECT_THROW(solve_offloading(chain, 10, 10, std::nan("")), std::invalid_argument);
   const Chain long_chain = homogeneous_chain(1000, {1, 2, 2, 3, 0, 0, 0}, 1);
-  try {
-    solve_offloading(long_chain, 10, 150, 1);  // remat alone would take N = 150
-    FAIL() << "no exception";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(),
-                 "slots: L(L+1) x (N+1) = 151151000 table cells, at most 100000000 supported; use fewer slots");
-  }
+  // Remat alone would take N = 150.
+  EXPECT_EQ(error_message<std::invalid_argument>([&] { solve_offloading(long_chain, 10, 150, 1); }),
+            "slots: L(L+1) x (N+1) = 151151000 table cells, at most 100000000 supported; use fewer slots");
 }
 
 }  // namespace

@@ -7,12 +7,15 @@
 #include <random>
 #include <stdexcept>
 
+#include "tests/fixtures.hpp"
 #include "schedules/memory_saving/rematerialization.hpp"
 #include "schedules/memory_saving/sequence_replay.hpp"
 #include "test_memory_saving_exhaustive.hpp"
 
 namespace pipesim::memory_saving {
 namespace {
+
+using pipesim::testing::error_message;
 
 using testing::exhaustive_optimum;
 using testing::kNever;
@@ -196,23 +199,14 @@ TEST(MemorySavingRemat, SequenceIsTimedAndSizedByHand) {
 
 TEST(MemorySavingRemat, UnusableInputsThrowWithTheField) {
   Chain chain = homogeneous_chain(3, {1, 1, 2, 1, 0, 0, 0}, 1);
-  try {
-    solve_rematerialization(chain, 10, 10);
-    FAIL() << "no exception";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "layers[0].tape_size: must be >= output_size (2)");
-  }
+  EXPECT_EQ(error_message<std::invalid_argument>([&] { solve_rematerialization(chain, 10, 10); }),
+            "layers[0].tape_size: must be >= output_size (2)");
   chain.layers.assign(3, {1, 1, 1, 1, 0, 0, 0});
   EXPECT_THROW(solve_rematerialization(chain, -1, 10), std::invalid_argument);
   EXPECT_THROW(solve_rematerialization(chain, 10, 0), std::invalid_argument);
   chain.layers.assign(1000, {1, 1, 1, 1, 0, 0, 0});
-  try {
-    solve_rematerialization(chain, 10, 1000);
-    FAIL() << "no exception";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(),
-                 "slots: L(L+1)/2 x (N+1) = 501000500 table cells, at most 100000000 supported; use fewer slots");
-  }
+  EXPECT_EQ(error_message<std::invalid_argument>([&] { solve_rematerialization(chain, 10, 1000); }),
+            "slots: L(L+1)/2 x (N+1) = 501000500 table cells, at most 100000000 supported; use fewer slots");
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "sim/write_all.hpp"
+
 namespace pipesim {
 namespace {
 
@@ -28,16 +30,6 @@ struct GuardState {
 GuardState state;
 char capture_text[16384];
 alignas(16) char alternate_stack[64 * 1024];  // a stack overflow must still reach the handler
-
-void write_all(int fd, const char* data, size_t size) {
-  while (size > 0) {
-    const ssize_t n = ::write(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
-}
 
 const char* find(const char* text, const char* word) {
   for (; *text != '\0'; ++text) {
