@@ -87,7 +87,10 @@ int run_command(const RunOptions& options) {
     else
       workload.schedule_params[key] = value;
   }
-  Simulation simulation(options.platform, options.simgrid_config);
+  // Settings the schedule needs (cpu/optim:Lazy for shared resources), then the user's.
+  std::vector<std::string> simgrid_config = schedule_simgrid_config(workload.schedule);
+  simgrid_config.insert(simgrid_config.end(), options.simgrid_config.begin(), options.simgrid_config.end());
+  Simulation simulation(options.platform, simgrid_config);
   const Platform& platform = simulation.platform();
   const GeneratedSchedule schedule = generate(workload, platform, limits);
   const TaskGraph& graph = schedule.graph;

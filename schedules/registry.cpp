@@ -37,6 +37,26 @@ bool register_schedule(std::vector<std::string> names, ScheduleBuilder build, Sc
   return true;
 }
 
+namespace {
+std::vector<std::string>& sharing_names() {
+  static std::vector<std::string> names;
+  return names;
+}
+}  // namespace
+
+bool mark_shares_resources(const std::string& name) {
+  sharing_names().push_back(name);
+  return true;
+}
+
+std::vector<std::string> schedule_simgrid_config(const std::string& name) {
+  const Entry* e = find(name);
+  if (e == nullptr) return {};
+  const auto& marked = sharing_names();
+  if (std::find(marked.begin(), marked.end(), e->names.front()) == marked.end()) return {};
+  return {"cpu/optim:Lazy"};
+}
+
 std::vector<std::string> schedule_names() {
   std::vector<std::string> names;
   for (const Entry& e : entries()) names.push_back(e.names.front());

@@ -39,6 +39,15 @@ using ScheduleSizer = ScheduleSize (*)(const Workload& workload, const Platform&
 // Returns true.
 bool register_schedule(std::vector<std::string> names, ScheduleBuilder build, ScheduleSizer size = nullptr);
 
+// A schedule whose tasks take shares of a resource's speed (Task::share < 1,
+// seed 004's split): SimGrid's TI CPU model, pipesim's default, cannot bound
+// an execution, so the run needs cpu/optim:Lazy. Called by the family next to
+// register_schedule; returns true.
+bool mark_shares_resources(const std::string& name);
+// The settings the named schedule needs before the user's --cfg ones
+// ({"cpu/optim:Lazy"} for a marked schedule, else none).
+std::vector<std::string> schedule_simgrid_config(const std::string& name);
+
 // Limits on what a run may use. The command line's --max-memory SIZE.
 struct RunLimits {
   double max_memory_bytes = 0;  // 0: the default (default_memory_limit())

@@ -10,10 +10,7 @@ std::string explain_deadlock(const TaskGraph& graph, const Timeline& timeline) {
   constexpr TaskId kNone = std::numeric_limits<TaskId>::max();
   auto unfinished = [&](TaskId t) { return std::isnan(timeline.finish[t]); };
   std::vector<TaskId> order_prev(graph.size(), kNone);
-  for (int d = 0; d < graph.device_count(); ++d) {
-    const auto& order = graph.device_order(d);
-    for (size_t i = 1; i < order.size(); ++i) order_prev[order[i]] = order[i - 1];
-  }
+  graph.for_each_order_link([&](TaskId previous, TaskId next) { order_prev[next] = previous; });
   // The task a blocked task waits for, and why.
   auto waits_for = [&](TaskId t, bool& by_order) {
     by_order = false;

@@ -8,11 +8,26 @@
 
 namespace pipesim {
 
+// One compute resource of a device (seed 004: a phone's CPU, GPU, NPU...).
+// Resource 0 is the device's own host; the others are hosts with the
+// property resource_of (docs/platform-format.md, "Devices with several
+// compute resources"). A task on resource r runs on its host, whose SimGrid
+// speed is `speed`; a pass whose own speed differs is converted by the
+// generator (flops x speed / pass speed).
+struct ComputeResource {
+  std::string type;           // property "resource"; default: the device's kind
+  std::string host;           // its SimGrid host
+  double speed = 0;           // flop/s of the host
+  double forward_speed = 0;   // property "forward_speed", default speed; 0: cannot run forward
+  double backward_speed = 0;  // property "backward_speed", default speed; 0: cannot run backward
+};
+
 struct Device {
   std::string name;
   double speed = 0;   // flop/s
   double memory = 0;  // bytes; the host property "memory"
   std::string kind;   // host property "kind": gpu (default), cpu, mobile, ...
+  std::vector<ComputeResource> resources{};  // at least one when read from a file: [0] is the device's own host
 };
 
 // End-to-end route between two devices: sum of latencies, bottleneck bandwidth.

@@ -68,6 +68,12 @@ struct Task {
   int microbatch = -1;
   int iteration = 0;
   double priority = 0;  // among ready tasks of one device, lowest runs first
+  // Compute tasks only (docs/architecture.md, "The engine"). Tasks of one
+  // device, resource and lane run one at a time; different lanes (and
+  // resources) run at the same time and share the resource's speed.
+  int resource = 0;  // which compute resource of the device: 0 = the device's own host
+  int lane = 0;      // e.g. seed 004's forward (0) and backward (1) running side by side
+  double share = 1;  // in (0, 1]: the task runs at most at share x the resource's speed
 };
 
 // Tasks, their dependencies (compressed rows) and per-device orders.
@@ -81,8 +87,13 @@ class TaskGraph {
   void add_memory(TaskId task, int device, MemoryCategory category, MemoryWhen when, double bytes);
   void add_static_memory(int device, MemoryCategory category, double bytes);
   // Appends a compute task to its device's order: the device runs its ordered
-  // tasks in exactly this sequence. Devices with no order run ready tasks by priority.
+  // tasks in exactly this sequence, each lane (resource, lane) on its own: an
+  // ordered task waits for the previous ordered task of its resource and
+  // lane. Lanes with no ordered task run ready tasks by priority.
   void append_to_order(TaskId task);
+  // Calls f(previous, next) for every such consecutive pair of every device's order.
+  template <class F>
+  void for_each_order_link(F f) const;
 
   std::size_t size() const { return tasks_.size(); }
   int device_count() const { return static_cast<int>(device_order_.size()); }
@@ -107,5 +118,28 @@ class TaskGraph {
   std::vector<MemoryEffect> memory_;
   std::vector<StaticMemory> static_memory_;
 };
+
+template <class F>
+void TaskGraph::for_each_order_link(F f) const {
+  struct Last {
+    int resource, lane;
+    TaskId task;
+  };
+  std::vector<Last> last;
+  for (const auto& order : device_order_) {
+    last.clear();
+    for (const TaskId t : order) {
+      const Task& task = tasks_[t];
+      auto it = last.begin();
+      while (it != last.end() && (it->resource != task.resource || it->lane != task.lane)) ++it;
+      if (it == last.end()) {
+        last.push_back({task.resource, task.lane, t});
+      } else {
+        f(it->task, t);
+        it->task = t;
+      }
+    }
+  }
+}
 
 }  // namespace pipesim

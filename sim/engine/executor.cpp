@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <queue>
+#include <tuple>
 #include <unordered_map>
 
 #include <simgrid/s4u/Activity.hpp>
@@ -24,8 +25,9 @@ constexpr std::uintptr_t kTickTag = std::uintptr_t{1} << (sizeof(std::uintptr_t)
 
 class Executor {
  public:
-  Executor(s4u::Engine& engine, const std::vector<s4u::Host*>& devices, const TaskGraph& graph)
-      : engine_(engine), devices_(devices), graph_(graph) {
+  Executor(s4u::Engine& engine, const std::vector<std::vector<s4u::Host*>>& hosts, const TaskGraph& graph)
+      : engine_(engine), graph_(graph) {
+    for (const auto& resources : hosts) devices_.push_back(resources.at(0));
     const size_t n = graph.size();
     const double nan = std::numeric_limits<double>::quiet_NaN();
     timeline_.start.assign(n, nan);
@@ -33,10 +35,13 @@ class Executor {
     waiting_.assign(n, 0);
     order_next_.assign(n, kNone);
     live_.resize(n);
-    ready_.resize(graph.device_count());
-    busy_.assign(graph.device_count(), false);
-    tick_.resize(graph.device_count());
-    for (int d = 0; d < graph.device_count(); ++d) greedy_.push_back(graph.device_order(d).empty());
+    index_slots(hosts);
+    ready_.resize(slot_host_.size());
+    busy_.assign(slot_host_.size(), false);
+    tick_.resize(slot_host_.size());
+    greedy_.assign(slot_host_.size(), true);
+    for (int d = 0; d < graph.device_count(); ++d)
+      for (const TaskId t : graph.device_order(d)) greedy_[slot(t)] = false;
     index_successors();
     index_links();
   }
@@ -60,6 +65,31 @@ class Executor {
   }
 
  private:
+  // A slot runs one compute task at a time: a device's resource and lane.
+  // With every task on resource 0, lane 0 (all schedules but seed 004's),
+  // the slot is the device and slot_of_ stays empty.
+  void index_slots(const std::vector<std::vector<s4u::Host*>>& hosts) {
+    slot_host_ = devices_;
+    bool lanes = false;
+    for (const Task& task : graph_.tasks())
+      if (!is_transfer(task.kind) && (task.resource != 0 || task.lane != 0)) lanes = true;
+    if (!lanes) return;
+    std::map<std::tuple<int, int, int>, std::uint32_t> index;
+    for (int d = 0; d < graph_.device_count(); ++d) index[{d, 0, 0}] = d;
+    slot_of_.resize(graph_.size());
+    for (TaskId t = 0; t < graph_.size(); ++t) {
+      const Task& task = graph_.task(t);
+      if (is_transfer(task.kind)) continue;
+      auto [it, inserted] = index.try_emplace({task.device, task.resource, task.lane},
+                                              static_cast<std::uint32_t>(slot_host_.size()));
+      if (inserted) slot_host_.push_back(hosts[task.device].at(task.resource));
+      slot_of_[t] = it->second;
+    }
+  }
+  std::uint32_t slot(TaskId t) const {
+    return slot_of_.empty() ? static_cast<std::uint32_t>(graph_.task(t).device) : slot_of_[t];
+  }
+
   // Successors in compressed rows: data dependants, plus the next task in the device order.
   void index_successors() {
     const size_t n = graph_.size();
@@ -73,13 +103,10 @@ class Executor {
       waiting_[t] = static_cast<std::uint32_t>(graph_.deps_end(t) - graph_.deps_begin(t));
       for (const TaskId* d = graph_.deps_begin(t); d != graph_.deps_end(t); ++d) succ_ids_[fill[*d]++] = t;
     }
-    for (int dev = 0; dev < graph_.device_count(); ++dev) {
-      const auto& order = graph_.device_order(dev);
-      for (size_t i = 1; i < order.size(); ++i) {
-        order_next_[order[i - 1]] = order[i];
-        ++waiting_[order[i]];
-      }
-    }
+    graph_.for_each_order_link([this](TaskId previous, TaskId next) {
+      order_next_[previous] = next;
+      ++waiting_[next];
+    });
   }
 
   // Every link gets a stable index (by name); routes are cached per device pair.
@@ -115,8 +142,9 @@ class Executor {
   void make_ready(TaskId t) {
     const Task& task = graph_.task(t);
     if (!is_transfer(task.kind)) {
-      ready_[task.device].push({task.priority, t});
-      touched_.push_back(task.device);  // dispatched in settle(), once all ready tasks compete
+      const std::uint32_t s = slot(t);
+      ready_[s].push({task.priority, t});
+      touched_.push_back(s);  // dispatched in settle(), once all ready tasks compete
       return;
     }
     timeline_.start[t] = s4u::Engine::get_clock();
@@ -133,21 +161,21 @@ class Executor {
   // see every task that becomes ready at this instant, including those whose
   // completions SimGrid reports later in the same round: a zero-flop tick
   // completes in the next round at the same clock, and dispatches then.
-  void defer_dispatch(int device) {
-    if (tick_[device] || busy_[device] || ready_[device].empty()) return;
+  void defer_dispatch(std::uint32_t s) {
+    if (tick_[s] || busy_[s] || ready_[s].empty()) return;
     auto tick = s4u::Exec::init();
     tick->set_flops_amount(0);
-    tick->set_host(devices_[device]);
-    tick->set_data(reinterpret_cast<void*>(kTickTag | static_cast<std::uintptr_t>(device)));
+    tick->set_host(slot_host_[s]);
+    tick->set_data(reinterpret_cast<void*>(kTickTag | static_cast<std::uintptr_t>(s)));
     tick->start();
-    tick_[device] = std::move(tick);
+    tick_[s] = std::move(tick);
   }
 
-  void dispatch(int device) {
-    if (busy_[device] || ready_[device].empty()) return;
-    const TaskId t = ready_[device].top().second;
-    ready_[device].pop();
-    busy_[device] = true;
+  void dispatch(std::uint32_t s) {
+    if (busy_[s] || ready_[s].empty()) return;
+    const TaskId t = ready_[s].top().second;
+    ready_[s].pop();
+    busy_[s] = true;
     timeline_.start[t] = s4u::Engine::get_clock();
     const Task& task = graph_.task(t);
     if (task.amount <= 0) {
@@ -156,7 +184,10 @@ class Executor {
     }
     auto exec = s4u::Exec::init();
     exec->set_flops_amount(task.amount);
-    exec->set_host(devices_[device]);
+    exec->set_host(slot_host_[s]);
+    // Lanes sharing a resource: each gets at most its share of the speed
+    // (seed 004's beta); shares summing to 1 give each exactly its share.
+    if (task.share < 1) exec->set_bound(task.share * slot_host_[s]->get_speed());
     launch(t, std::move(exec));
   }
 
@@ -183,9 +214,9 @@ class Executor {
     const auto tag = reinterpret_cast<std::uintptr_t>(activity.get_data<void>());
     if (tag == 0) return;  // not ours
     if (tag & kTickTag) {
-      const int device = static_cast<int>(tag & ~kTickTag);
-      graveyard_.push_back(std::move(tick_[device]));
-      dispatch(device);
+      const auto s = static_cast<std::uint32_t>(tag & ~kTickTag);
+      graveyard_.push_back(std::move(tick_[s]));
+      dispatch(s);
       settle();
       return;
     }
@@ -202,8 +233,9 @@ class Executor {
       if (--waiting_[succ_ids_[i]] == 0) make_ready(succ_ids_[i]);
     if (order_next_[t] != kNone && --waiting_[order_next_[t]] == 0) make_ready(order_next_[t]);
     if (!is_transfer(task.kind)) {
-      busy_[task.device] = false;
-      touched_.push_back(task.device);
+      const std::uint32_t s = slot(t);
+      busy_[s] = false;
+      touched_.push_back(s);
     }
   }
 
@@ -217,7 +249,7 @@ class Executor {
         complete(t);
       }
       scratch_.swap(touched_);
-      for (int d : scratch_) (greedy_[d] ? defer_dispatch(d) : dispatch(d));
+      for (const std::uint32_t s : scratch_) (greedy_[s] ? defer_dispatch(s) : dispatch(s));
       scratch_.clear();
     }
   }
@@ -225,8 +257,10 @@ class Executor {
   using ReadyQueue = std::priority_queue<std::pair<double, TaskId>, std::vector<std::pair<double, TaskId>>,
                                          std::greater<>>;
   s4u::Engine& engine_;
-  const std::vector<s4u::Host*>& devices_;
+  std::vector<s4u::Host*> devices_;    // each device's own host (resource 0)
   const TaskGraph& graph_;
+  std::vector<s4u::Host*> slot_host_;  // per slot; slots 0..devices-1 are the devices
+  std::vector<std::uint32_t> slot_of_; // per task, empty when slot == device
   Timeline timeline_;
   std::vector<std::uint32_t> waiting_;
   std::vector<std::uint32_t> succ_offsets_;
@@ -234,21 +268,21 @@ class Executor {
   std::vector<TaskId> order_next_;
   std::vector<s4u::ActivityPtr> live_;
   std::vector<s4u::ActivityPtr> graveyard_;
-  std::vector<ReadyQueue> ready_;
+  std::vector<ReadyQueue> ready_;        // per slot, as busy_, greedy_ and tick_
   std::vector<bool> busy_;
-  std::vector<bool> greedy_;        // no device order: dispatch by priority, after a tick
-  std::vector<s4u::ActivityPtr> tick_;  // per device: its pending tick, if any
+  std::vector<bool> greedy_;             // no ordered task: dispatch by priority, after a tick
+  std::vector<s4u::ActivityPtr> tick_;  // its pending tick, if any
   std::vector<TaskId> instant_;
-  std::vector<int> touched_;  // devices that may be able to start a task
-  std::vector<int> scratch_;
+  std::vector<std::uint32_t> touched_;  // slots that may be able to start a task
+  std::vector<std::uint32_t> scratch_;
   std::unordered_map<const s4u::Link*, std::uint32_t> link_index_;
   std::map<std::pair<int, int>, std::vector<std::uint32_t>> routes_;
 };
 
 }  // namespace
 
-Timeline execute(s4u::Engine& engine, const std::vector<s4u::Host*>& devices, const TaskGraph& graph) {
-  return Executor(engine, devices, graph).run();
+Timeline execute(s4u::Engine& engine, const std::vector<std::vector<s4u::Host*>>& hosts, const TaskGraph& graph) {
+  return Executor(engine, hosts, graph).run();
 }
 
 }  // namespace pipesim

@@ -12,7 +12,9 @@
 
 namespace pipesim {
 
-Timeline execute(simgrid::s4u::Engine& engine, const std::vector<simgrid::s4u::Host*>& devices,
+// hosts[d][r]: the SimGrid host of compute resource r of device d; hosts[d][0]
+// is the device's own host (the end of its transfers).
+Timeline execute(simgrid::s4u::Engine& engine, const std::vector<std::vector<simgrid::s4u::Host*>>& hosts,
                  const TaskGraph& graph);
 
 }  // namespace pipesim

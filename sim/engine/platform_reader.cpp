@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <limits>
+#include <map>
 #include <stdexcept>
 
 #include <simgrid/s4u/Link.hpp>
@@ -66,10 +67,70 @@ std::vector<simgrid::s4u::Host*> device_hosts(const simgrid::s4u::Engine& engine
   return hosts;
 }
 
-Platform read_platform(const std::vector<simgrid::s4u::Host*>& hosts, const std::string& file) {
+std::vector<std::vector<simgrid::s4u::Host*>> resource_hosts(const simgrid::s4u::Engine& engine,
+                                                             const std::vector<simgrid::s4u::Host*>& devices,
+                                                             const std::string& file) {
+  std::vector<std::vector<simgrid::s4u::Host*>> hosts;
+  std::map<std::string, std::size_t> index;
+  for (auto* device : devices) {
+    index[device->get_name()] = hosts.size();
+    hosts.push_back({device});
+  }
+  std::vector<simgrid::s4u::Host*> resources;
+  for (auto* host : engine.get_all_hosts())
+    if (host->get_property("resource_of") != nullptr) resources.push_back(host);
+  std::sort(resources.begin(), resources.end(),
+            [](auto* a, auto* b) { return natural_less(a->get_name(), b->get_name()); });
+  for (auto* host : resources) {
+    const std::string field = "host '" + host->get_name() + "' property resource_of";
+    const std::string owner = host->get_property("resource_of");
+    if (host->get_property("memory") != nullptr)
+      throw InputError(file, field, "a resource host has no memory of its own: remove its memory property");
+    const auto it = index.find(owner);
+    if (it == index.end())
+      throw InputError(file, field, "expected the name of a device (a host with a memory property), got '" + owner + "'");
+    hosts[it->second].push_back(host);
+  }
+  return hosts;
+}
+
+namespace {
+
+// A pass speed property: flop/s >= 0 (0: the resource cannot run that pass).
+double pass_speed(simgrid::s4u::Host* host, const char* property, const std::string& file) {
+  const char* text = host->get_property(property);
+  if (text == nullptr) return host->get_speed();
+  const std::string field = "host '" + host->get_name() + "' property " + property;
+  double value = 0;
+  try {
+    value = parse_flops(text);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(file, field, e.what());
+  }
+  if (!(value >= 0) || value > 1e100)
+    throw InputError(file, field, std::string("expected a speed >= 0 and at most 1e100f like '100Gf', got '") + text + "'");
+  return value;
+}
+
+ComputeResource read_resource(simgrid::s4u::Host* host, const std::string& default_type, const std::string& file) {
+  ComputeResource r;
+  const char* type = host->get_property("resource");
+  r.type = type != nullptr ? type : default_type;
+  if (r.type.empty()) throw InputError(file, "host '" + host->get_name() + "' property resource", "expected a resource type like 'cpu' or 'gpu'");
+  r.host = host->get_name();
+  r.speed = host->get_speed();
+  r.forward_speed = pass_speed(host, "forward_speed", file);
+  r.backward_speed = pass_speed(host, "backward_speed", file);
+  return r;
+}
+
+}  // namespace
+
+Platform read_platform(const std::vector<std::vector<simgrid::s4u::Host*>>& hosts, const std::string& file) {
   Platform platform;
   platform.file = file;
-  for (auto* host : hosts) {
+  for (const auto& resources : hosts) {
+    auto* host = resources.at(0);
     Device device;
     device.name = host->get_name();
     device.speed = host->get_speed();
@@ -82,6 +143,14 @@ Platform read_platform(const std::vector<simgrid::s4u::Host*>& hosts, const std:
     }
     if (device.memory <= 0)
       throw InputError(file, "host '" + device.name + "' property memory", "expected a positive size like '80GiB'");
+    for (auto* r : resources) {
+      device.resources.push_back(read_resource(r, device.kind, file));
+      for (std::size_t j = 0; j + 1 < device.resources.size(); ++j)
+        if (device.resources[j].type == device.resources.back().type)
+          throw InputError(file, "host '" + r->get_name() + "' property resource",
+                           "device '" + device.name + "' already has a resource of type '" +
+                               device.resources.back().type + "' (one per type)");
+    }
     platform.devices.push_back(device);
   }
   return platform;

@@ -15,8 +15,14 @@ namespace pipesim {
 // Devices are the hosts with a "memory" property, in natural name order
 // (gpu2 before gpu10). Throws InputError when there are none or a property is bad.
 std::vector<simgrid::s4u::Host*> device_hosts(const simgrid::s4u::Engine& engine, const std::string& file);
-// Devices only; Simulation installs a SimGridPathSource for the paths.
-Platform read_platform(const std::vector<simgrid::s4u::Host*>& hosts, const std::string& file);
+// Each device's compute resources: [d][0] is devices[d] itself, then the
+// hosts whose property resource_of names it, in natural name order. Throws
+// InputError when resource_of names no device or a resource host has memory.
+std::vector<std::vector<simgrid::s4u::Host*>> resource_hosts(const simgrid::s4u::Engine& engine,
+                                                             const std::vector<simgrid::s4u::Host*>& devices,
+                                                             const std::string& file);
+// Devices and their resources; Simulation installs a SimGridPathSource for the paths.
+Platform read_platform(const std::vector<std::vector<simgrid::s4u::Host*>>& hosts, const std::string& file);
 
 // Asks SimGrid for the route of a device pair the first time it is needed and
 // keeps it. A SimGrid abort while routing becomes pipesim's error line.

@@ -11,6 +11,7 @@
 #include "sim/engine/platform_check.hpp"
 #include "sim/engine/platform_reader.hpp"
 #include "sim/engine/simgrid_guard.hpp"
+#include "sim/engine/simgrid_settings.hpp"
 #include "sim/input_error.hpp"
 
 namespace pipesim {
@@ -27,12 +28,24 @@ std::string one_line(std::string text) {
   return out;
 }
 
+// Resources, lanes and shares in range (a generator's bug, not the user's).
 // SimGrid keeps running past an Exec of inf flops and crashes at exit; a
 // payload is a 64-bit byte count.
-void check_amounts(const TaskGraph& graph) {
+void check_amounts(const TaskGraph& graph, const std::vector<std::vector<simgrid::s4u::Host*>>& hosts,
+                   bool bounds) {
   for (TaskId t = 0; t < graph.size(); ++t) {
     const Task& task = graph.task(t);
     const bool transfer = is_transfer(task.kind);
+    if (!transfer && (task.resource < 0 || static_cast<std::size_t>(task.resource) >= hosts.at(task.device).size()))
+      throw InputError("task graph", graph.describe(t),
+                       "resource " + std::to_string(task.resource) + " out of range: the device has " +
+                           std::to_string(hosts.at(task.device).size()) + " compute resources");
+    if (!transfer && (task.lane < 0 || !(task.share > 0 && task.share <= 1)))
+      throw InputError("task graph", graph.describe(t), "expected lane >= 0 and share in (0, 1]");
+    if (!transfer && task.share < 1 && !bounds)
+      throw InputError("--cfg", "cpu/optim:TI",
+                       "shares of a resource's speed (" + graph.describe(t) +
+                           ") need cpu/optim:Lazy or Full: the TI model cannot bound an execution");
     if (std::isfinite(task.amount) && task.amount >= 0 && (!transfer || task.amount < 9.2e18)) continue;
     char amount[32];
     std::snprintf(amount, sizeof(amount), "%g", task.amount);
@@ -50,6 +63,8 @@ struct Simulation::SimGridState {
   int argc = 0;
   std::unique_ptr<simgrid::s4u::Engine> engine;
   std::vector<simgrid::s4u::Host*> devices;
+  std::vector<std::vector<simgrid::s4u::Host*>> hosts;  // [device][resource]
+  bool bounds = true;  // the CPU model can bound an execution (not TI)
 };
 
 Simulation::Simulation(const std::string& platform_file, const std::vector<std::string>& extra_config)
@@ -63,6 +78,7 @@ Simulation::Simulation(const std::string& platform_file, const std::vector<std::
   for (auto& a : s.argv_storage) s.argv.push_back(a.data());
   s.argv.push_back(nullptr);
   s.argc = static_cast<int>(s.argv_storage.size());
+  s.bounds = effective_simgrid_config(extra_config)["cpu/optim"] != "TI";
   SimGridGuard guard(platform_file);
   try {
     s.engine = std::make_unique<simgrid::s4u::Engine>(&s.argc, s.argv.data());
@@ -79,7 +95,8 @@ Simulation::Simulation(const std::string& platform_file, const std::vector<std::
     throw InputError(platform_file, "", one_line(std::string("SimGrid rejected the platform: ") + e.what()));
   }
   s.devices = device_hosts(*s.engine, platform_file);
-  platform_ = read_platform(s.devices, platform_file);
+  s.hosts = resource_hosts(*s.engine, s.devices, platform_file);
+  platform_ = read_platform(s.hosts, platform_file);
   paths_ = std::make_shared<SimGridPathSource>(s.devices, platform_file);
   platform_.path_source = paths_;
 }
@@ -92,9 +109,9 @@ Timeline Simulation::run(const TaskGraph& graph) {
   // The executor's completion callback stays connected to SimGrid's global signal.
   if (ran_) throw std::logic_error("Simulation::run: one run per Simulation (and per process)");
   ran_ = true;
-  check_amounts(graph);
+  check_amounts(graph, simgrid_->hosts, simgrid_->bounds);
   SimGridGuard guard(platform_.file);
-  return execute(*simgrid_->engine, simgrid_->devices, graph);
+  return execute(*simgrid_->engine, simgrid_->hosts, graph);
 }
 
 }  // namespace pipesim
