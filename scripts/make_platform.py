@@ -5,7 +5,9 @@ rewrites platforms/*.xml; run it again after editing this file.
 Numbers: NVIDIA A100-SXM4-80GB, 312 TFLOP/s dense fp16 peak, of which a well
 tuned transformer reaches about half (156 Tf, Megatron-LM reports 44-52 %);
 third-generation NVLink through NVSwitch gives 300 GB/s per direction per GPU;
-HDR InfiniBand 200 Gb/s = 25 GB/s per direction.
+HDR InfiniBand 200 Gb/s = 25 GB/s per direction; PCIe 4.0 x16 is 16 GT/s x 16
+lanes with 128b/130b coding = 31.5 GB/s per direction raw, of which pinned
+host-device copies reach about 25 GB/s (taken as the effective figure).
 """
 import argparse
 import pathlib
@@ -61,6 +63,30 @@ def two_boxes(gpus):
                 what=f"Two {gpus}-GPU NVSwitch boxes joined by one HDR InfiniBand link (25 GB/s, 2 us).")
 
 
+def pcie_host_box(gpus, host_memory="1TiB"):
+    """One NVSwitch box plus host memory (kind host) behind one PCIe 4.0 x16 link per GPU.
+
+    A Full zone states every route, so GPU-to-GPU traffic crosses only the
+    NVLinks and offloads only the GPU's own PCIe link (a Floyd zone could
+    route a GPU pair through host memory: two hops either way)."""
+    names = [f"gpu{i}" for i in range(gpus)]
+    host = ('    <host id="host-memory" speed="1Gf">\n'
+            f'      <prop id="memory" value="{host_memory}"/>\n'
+            '      <prop id="kind" value="host"/>\n'
+            '    </host>\n')
+    nodes = "".join(gpu(n) for n in names) + host
+    links = ("".join(link(f"{n}-nvlink", "300GBps", "1us") for n in names)
+             + "".join(link(f"{n}-pcie", "25GBps", "1us") for n in names))
+    pairs = "".join(
+        f'    <route src="{a}" dst="{b}"><link_ctn id="{a}-nvlink" direction="UP"/>'
+        f'<link_ctn id="{b}-nvlink" direction="DOWN"/></route>\n'
+        for i, a in enumerate(names) for b in names[i + 1:])
+    routes = pairs + "".join(route(n, "host-memory", f"{n}-pcie") for n in names)
+    return zone("box", "Full", nodes, links, routes,
+                what=f"{gpus} A100-80GB GPUs, 300 GB/s NVLink through NVSwitch, each with a PCIe 4.0 x16 "
+                     f"link (25 GB/s) to {host_memory} of host memory.")
+
+
 def complete(p, bandwidth="12.5GBps", latency="0us", speed="100Tf", memory="32GiB"):
     """Seed 000's abstract platform: P devices, a dedicated link of bandwidth beta per pair."""
     pairs = [(i, j) for i in range(p) for j in range(i + 1, p)]
@@ -77,6 +103,7 @@ SHIPPED = {
     "two-nvswitch-8gpu-infiniband.xml": lambda: two_boxes(8),
     "complete-4.xml": lambda: complete(4),
     "complete-8.xml": lambda: complete(8),
+    "a100-8gpu-pcie-host.xml": lambda: pcie_host_box(8),
 }
 
 

@@ -24,4 +24,13 @@ int Platform::find(const std::string& name) const {
   return -1;
 }
 
+bool is_host_memory(const Device& device) { return device.kind == kHostMemoryKind; }
+
+std::vector<int> compute_devices(const Platform& platform) {
+  std::vector<int> found;
+  for (int i = 0; i < platform.size(); ++i)
+    if (!is_host_memory(platform.devices[i])) found.push_back(i);
+  return found;
+}
+
 }  // namespace pipesim

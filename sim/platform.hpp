@@ -26,9 +26,14 @@ struct Device {
   std::string name;
   double speed = 0;   // flop/s
   double memory = 0;  // bytes; the host property "memory"
-  std::string kind;   // host property "kind": gpu (default), cpu, mobile, ...
+  std::string kind;   // host property "kind": gpu (default), cpu, mobile, host, ...
   std::vector<ComputeResource> resources{};  // at least one when read from a file: [0] is the device's own host
 };
+
+// Host memory (kind "host"): CPU memory that devices offload activations to
+// over their link to it. It stores bytes and never runs a stage.
+inline constexpr const char* kHostMemoryKind = "host";
+bool is_host_memory(const Device& device);
 
 // End-to-end route between two devices: sum of latencies, bottleneck bandwidth.
 struct Path {
@@ -62,5 +67,8 @@ struct Platform {
   double transfer_time(int from, int to, double bytes) const;
   int find(const std::string& name) const;  // -1 when absent
 };
+
+// Indices of the devices that can run stages (all but host memory), in order.
+std::vector<int> compute_devices(const Platform& platform);
 
 }  // namespace pipesim

@@ -273,3 +273,35 @@ TEST(StagePlan, RoutesBetweenConsecutiveStages) {
 
 }  // namespace
 }  // namespace pipesim
+
+namespace pipesim {
+namespace {
+
+// Host memory (kind "host") sorted first and much "faster" than the GPUs:
+// automatic placement skips it, the stage count and the reference speed
+// ignore it, and an explicit placement on it is refused.
+TEST(StagePlan, HostMemoryNeverRunsAStage) {
+  Platform p = make_platform({1e20, 2e12, 2e12});
+  p.devices[0].name = "dram";
+  p.devices[0].kind = kHostMemoryKind;
+  EXPECT_EQ(compute_devices(p), (std::vector<int>{1, 2}));
+  Workload w = make_workload(4);
+  EXPECT_EQ(planned_stage_count(w, p), 2);
+  const StagePlan plan = make_stage_plan(w, p);
+  ASSERT_EQ(plan.stages.size(), 2u);
+  EXPECT_EQ(plan.stages[0].device, 1);
+  EXPECT_EQ(plan.stages[1].device, 2);
+  EXPECT_DOUBLE_EQ(plan.stages[0].forward_seconds + plan.stages[1].forward_seconds, 4.0);  // reference 2e12
+  w.placement.stages = 3;
+  EXPECT_EQ(error_of(w, p), "work.yaml: placement.stages: 3 stages but only 2 devices");
+  w.placement = {false, 0, {{0, 1}, {2, 3}}, {"gpu1", "dram"}};
+  EXPECT_EQ(error_of(w, p),
+            "work.yaml: placement[1].host: host 'dram' is host memory (kind host): it stores offloaded bytes and "
+            "runs no stage");
+  p.devices[1].kind = p.devices[2].kind = kHostMemoryKind;
+  w.placement = Placement{};
+  EXPECT_EQ(error_of(w, p), "plat.xml: host properties: no compute device: every device is host memory (kind host)");
+}
+
+}  // namespace
+}  // namespace pipesim

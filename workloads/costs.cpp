@@ -10,7 +10,8 @@ namespace pipesim {
 double reference_speed(const Workload& workload, const Platform& platform) {
   if (workload.reference_speed > 0) return workload.reference_speed;
   double fastest = 0;
-  for (const Device& d : platform.devices) fastest = std::max(fastest, d.speed);
+  for (const Device& d : platform.devices)
+    if (!is_host_memory(d)) fastest = std::max(fastest, d.speed);
   return fastest;
 }
 
@@ -21,7 +22,7 @@ double cost_flops(const Cost& cost, double reference_speed) {
 void check_cost_times(const Workload& workload, const Platform& platform) {
   const Device* slowest = nullptr;
   for (const Device& d : platform.devices)
-    if (d.speed > 0 && (!slowest || d.speed < slowest->speed)) slowest = &d;
+    if (!is_host_memory(d) && d.speed > 0 && (!slowest || d.speed < slowest->speed)) slowest = &d;
   if (!slowest) return;  // no speed at all: pattern_timing and the engine say so
   const double ref = reference_speed(workload, platform);
   for (std::size_t l = 0; l < workload.layers.size(); ++l) {

@@ -79,6 +79,9 @@ StagePlan explicit_plan(const Workload& w, const Platform& p, double ref) {
     if (device < 0)
       throw InputError(w.file, at + ".host",
                        "unknown host '" + host + "' (devices: " + device_names(p) + ")");
+    if (is_host_memory(p.devices[device]))
+      throw InputError(w.file, at + ".host",
+                       "host '" + host + "' is host memory (kind host): it stores offloaded bytes and runs no stage");
     if (!used.insert(device).second)
       throw InputError(w.file, at + ".host", "host '" + host + "' already runs another stage");
     if (i > 0) check_route(w, p, plan.stages.back().device, device, at + ".host");
@@ -89,7 +92,9 @@ StagePlan explicit_plan(const Workload& w, const Platform& p, double ref) {
 
 StagePlan automatic_plan(const Workload& w, const Platform& p, double ref) {
   const int L = static_cast<int>(w.layers.size());
-  const int D = p.size();
+  const std::vector<int> devices = compute_devices(p);  // stage s on devices[s]: never host memory
+  const int D = static_cast<int>(devices.size());
+  if (D == 0) throw InputError(p.file, "host properties", "no compute device: every device is host memory (kind host)");
   const int requested = w.placement.stages;
   if (requested < 0) throw InputError(w.file, "placement.stages", "must be positive");
   // 0 = one stage per device, but never more stages than layers.
@@ -100,25 +105,25 @@ StagePlan automatic_plan(const Workload& w, const Platform& p, double ref) {
   if (S > L)
     throw InputError(w.file, "placement.stages",
                      std::to_string(S) + " stages but only " + std::to_string(L) + " layers");
-  for (int s = 1; s < S; ++s) check_route(w, p, s - 1, s, "placement");
+  for (int s = 1; s < S; ++s) check_route(w, p, devices[s - 1], devices[s], "placement");
 
   PartitionProblem pb;
   pb.layer_seconds.assign(S, std::vector<double>(L));
   pb.boundary_seconds.assign(S - 1, std::vector<double>(L));
   for (int s = 0; s < S; ++s) {
-    const double speed = p.devices[s].speed;
-    if (!(speed > 0)) throw InputError(p.file, "host " + p.devices[s].name, "speed must be positive");
+    const double speed = p.devices[devices[s]].speed;
+    if (!(speed > 0)) throw InputError(p.file, "host " + p.devices[devices[s]].name, "speed must be positive");
     for (int l = 0; l < L; ++l) {
       pb.layer_seconds[s][l] = layer_flops(w.layers[l], ref) / speed;
       // Activation forward and its gradient backward, as PipeDream counts it.
-      if (s + 1 < S) pb.boundary_seconds[s][l] = 2 * p.transfer_time(s, s + 1, w.layers[l].activation);
+      if (s + 1 < S) pb.boundary_seconds[s][l] = 2 * p.transfer_time(devices[s], devices[s + 1], w.layers[l].activation);
     }
   }
   const Partition part = partition_chain(pb);
   StagePlan plan;
   int first = 0;
   for (int s = 0; s < S; ++s) {
-    plan.stages.push_back(make_stage(w, p, ref, first, part.last_layer[s], s));
+    plan.stages.push_back(make_stage(w, p, ref, first, part.last_layer[s], devices[s]));
     first = part.last_layer[s] + 1;
   }
   return plan;
@@ -137,7 +142,8 @@ StagePlan make_stage_plan(const Workload& workload, const Platform& platform) {
 int planned_stage_count(const Workload& w, const Platform& p) {
   const int L = static_cast<int>(w.layers.size());
   if (!w.placement.automatic) return static_cast<int>(w.placement.stage_layers.size());
-  return w.placement.stages > 0 ? w.placement.stages : std::min(p.size(), L);
+  return w.placement.stages > 0 ? w.placement.stages
+                                : std::min(static_cast<int>(compute_devices(p).size()), L);
 }
 
 }  // namespace pipesim

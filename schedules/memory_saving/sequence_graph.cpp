@@ -1,0 +1,203 @@
+#include "schedules/memory_saving/sequence_graph.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace pipesim::memory_saving {
+
+namespace {
+
+constexpr TaskId kNoTask = static_cast<TaskId>(-1);
+constexpr auto kActivations = MemoryCategory::Activations;
+
+}  // namespace
+
+SequenceEmitter::SequenceEmitter(TaskGraph& graph, const Chain& chain, const ChainPlacement& where)
+    : graph_(graph),
+      chain_(chain),
+      where_(where),
+      plain_(chain.length() + 1, false),
+      tape_(chain.length() + 1, false),
+      forwarded_(chain.length() + 1, false),
+      on_host_(chain.length() + 1, false),
+      prefetch_(chain.length() + 1, kNoTask),
+      offload_(chain.length() + 1, kNoTask),
+      last_gpu_(kNoTask),
+      last_link_(kNoTask),
+      gradient_(chain.length()) {}
+
+Task SequenceEmitter::make(TaskKind kind, int layer) const {
+  Task t;
+  t.kind = kind;
+  t.device = where_.gpu;
+  t.stage = where_.stage;
+  t.layer_first = t.layer_last = where_.first_layer + layer - 1;
+  t.microbatch = where_.microbatch;
+  t.iteration = where_.iteration;
+  t.priority = where_.priority;
+  return t;
+}
+
+TaskId SequenceEmitter::add(Task task, std::vector<TaskId> deps, bool gpu_order) {
+  deps.insert(deps.end(), after_.begin(), after_.end());  // set by emit() for its first GPU task and transfer
+  deps.erase(std::remove(deps.begin(), deps.end(), kNoTask), deps.end());
+  std::sort(deps.begin(), deps.end());
+  deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+  const TaskId id = graph_.add(task, deps);
+  if (gpu_order) {
+    graph_.append_to_order(id);
+    last_gpu_ = id;
+  } else {
+    last_link_ = id;
+  }
+  return id;
+}
+
+std::vector<TaskId> SequenceEmitter::emit(const std::vector<Step>& steps, const std::vector<TaskId>& after) {
+  const int L = chain_.length();
+  const int gpu = where_.gpu, host = where_.host_memory;
+  std::vector<TaskId> ids;
+  ids.reserve(steps.size());
+  // after_ applies to the first GPU task and the first transfer of this call.
+  bool gpu_waited = after.empty(), link_waited = after.empty();
+  for (std::size_t n = 0; n < steps.size(); ++n) {
+    const auto [kind, i] = steps[n];
+    auto fail = [&](const std::string& why) {
+      throw std::logic_error("sequence graph: step " + std::to_string(n) + " (" + op_kind_name(kind) + " " +
+                             std::to_string(i) + "): " + why);
+    };
+    if (i < 1 || i > L) fail("no such layer");
+    const bool transfer = kind == OpKind::Offload || kind == OpKind::Prefetch;
+    if (transfer && host < 0) fail("no host memory to transfer to");
+    after_ = (transfer ? link_waited : gpu_waited) ? std::vector<TaskId>{} : after;
+    (transfer ? link_waited : gpu_waited) = true;
+    const ChainLayer& layer = chain_.layers[i - 1];
+    const bool input_there = i == 1 || plain_[i - 1] || tape_[i - 1];
+    TaskId id = kNoTask;
+    auto free_input = [&](TaskId task) {
+      if (i == 1 || !plain_[i - 1]) return;
+      plain_[i - 1] = false;
+      graph_.add_memory(task, gpu, kActivations, MemoryWhen::AtFinish, -chain_.a(i - 1));
+    };
+    switch (kind) {
+      case OpKind::ForwardAll:
+      case OpKind::ForwardCheckpoint:
+      case OpKind::ForwardNone: {
+        if (!input_there) fail("input activation missing");
+        const bool all = kind == OpKind::ForwardAll;
+        if (all ? tape_[i] : (plain_[i] || tape_[i])) fail("output already there");
+        Task t = make(forwarded_[i] ? TaskKind::Recompute : TaskKind::Forward, i);
+        t.amount = layer.forward_time * where_.gpu_speed;
+        id = add(t, {prefetch_[i - 1]}, true);
+        forwarded_[i] = true;
+        graph_.add_memory(id, gpu, kActivations, MemoryWhen::AtStart,
+                          (all ? layer.tape_size : layer.output_size) + layer.forward_overhead);
+        graph_.add_memory(id, gpu, kActivations, MemoryWhen::AtFinish, -layer.forward_overhead);
+        if (all && plain_[i]) graph_.add_memory(id, gpu, kActivations, MemoryWhen::AtFinish, -layer.output_size);
+        if (all) plain_[i] = false;
+        (all ? tape_ : plain_)[i] = true;
+        if (on_host_[i]) {  // recomputed: the host copy is stale (replay_with_transfers forgets it too)
+          graph_.add_memory(id, host, kActivations, MemoryWhen::AtFinish, -chain_.a(i));
+          on_host_[i] = false;
+        }
+        prefetch_[i] = kNoTask;  // recomputed: a later use waits for this forward, in the GPU order
+        if (kind == OpKind::ForwardNone) free_input(id);
+        break;
+      }
+      case OpKind::Backward: {
+        if (gradient_ != i) fail("gradient missing");
+        if (!tape_[i]) fail("tape missing");
+        if (!input_there) fail("input activation missing");
+        Task t = make(TaskKind::Backward, i);
+        t.amount = layer.backward_time * where_.gpu_speed;
+        id = add(t, {prefetch_[i - 1], prefetch_[i]}, true);
+        graph_.add_memory(id, gpu, kActivations, MemoryWhen::AtStart, chain_.delta(i - 1) + layer.backward_overhead);
+        graph_.add_memory(id, gpu, kActivations, MemoryWhen::AtFinish,
+                          -(layer.backward_overhead + chain_.delta(i) + layer.tape_size));
+        tape_[i] = false;
+        gradient_ = i - 1;
+        free_input(id);
+        break;
+      }
+      case OpKind::Offload: {
+        if (!plain_[i]) fail("nothing to offload (a^i not on the GPU)");
+        Task t = make(TaskKind::Offload, i);
+        t.peer = host;
+        t.amount = chain_.a(i);
+        id = add(t, {last_link_, last_gpu_, prefetch_[i]}, false);
+        graph_.add_memory(id, host, kActivations, MemoryWhen::AtStart, chain_.a(i));
+        if (on_host_[i]) graph_.add_memory(id, host, kActivations, MemoryWhen::AtStart, -chain_.a(i));  // replaced
+        on_host_[i] = true;
+        offload_[i] = id;
+        break;
+      }
+      case OpKind::Prefetch: {
+        if (!on_host_[i]) fail("nothing to prefetch (a^i never offloaded)");
+        if (plain_[i] || tape_[i]) fail("a^i already on the GPU");
+        Task t = make(TaskKind::Prefetch, i);
+        t.device = host;
+        t.peer = gpu;
+        t.amount = chain_.a(i);
+        id = add(t, {last_link_, last_gpu_}, false);
+        graph_.add_memory(id, gpu, kActivations, MemoryWhen::AtStart, chain_.a(i));
+        graph_.add_memory(id, host, kActivations, MemoryWhen::AtFinish, -chain_.a(i));
+        on_host_[i] = false;
+        plain_[i] = true;
+        prefetch_[i] = id;
+        break;
+      }
+      case OpKind::Free: {
+        if (!plain_[i]) fail("nothing to free (a^i not on the GPU)");
+        Task t = make(TaskKind::Offload, i);  // zero bytes: completes at once, in the GPU order
+        t.peer = host >= 0 ? host : gpu;
+        id = add(t, {offload_[i], prefetch_[i]}, true);
+        graph_.add_memory(id, gpu, kActivations, MemoryWhen::AtStart, -chain_.a(i));
+        plain_[i] = false;
+        offload_[i] = kNoTask;
+        break;
+      }
+    }
+    ids.push_back(id);
+  }
+  after_.clear();
+  return ids;
+}
+
+void SequenceEmitter::release_host_copies(TaskId task) {
+  for (int i = 1; i <= chain_.length(); ++i)
+    if (on_host_[i]) {
+      graph_.add_memory(task, where_.host_memory, kActivations, MemoryWhen::AtFinish, -chain_.a(i));
+      on_host_[i] = false;
+    }
+}
+
+std::vector<Step> steps_of(const std::vector<Operation>& ops) {
+  std::vector<Step> steps;
+  steps.reserve(ops.size());
+  for (const Operation& op : ops) steps.push_back({op.kind, op.layer});
+  return steps;
+}
+
+std::vector<TaskId> append_chain_sequence(TaskGraph& graph, const Chain& chain, const std::vector<Operation>& ops,
+                                          const ChainPlacement& where) {
+  if (ops.empty()) return {};
+  SequenceEmitter emitter(graph, chain, where);
+  const std::vector<TaskId> ids = emitter.emit(steps_of(ops));
+  graph.add_memory(ids.front(), where.gpu, kActivations, MemoryWhen::AtStart,
+                   chain.input_size + chain.delta(chain.length()));
+  const TaskId last = emitter.last_gpu_task();
+  graph.add_memory(last, where.gpu, kActivations, MemoryWhen::AtFinish,
+                   -(chain.input_size + chain.input_gradient_size));
+  emitter.release_host_copies(last);
+  return ids;
+}
+
+TaskGraph chain_task_graph(const Chain& chain, const std::vector<Operation>& ops, const ChainPlacement& where,
+                           int device_count) {
+  TaskGraph graph(device_count);
+  append_chain_sequence(graph, chain, ops, where);
+  return graph;
+}
+
+}  // namespace pipesim::memory_saving
