@@ -100,9 +100,10 @@ std::vector<Violation> check_orders_file(const std::string& path, const Workload
   const Platform& platform = simulation.platform();
   const ExplicitOrders orders = read_orders_csv(path);
   const auto layers = orders_stage_layers(orders, w, platform);
-  std::vector<Violation> out = validate_orders(orders, w.microbatches, platform);
+  const int M = w.microbatches > 0 ? w.microbatches : orders.microbatches();  // 0: left out (schedule csv)
+  std::vector<Violation> out = validate_orders(orders, M, platform);
   if (std::any_of(out.begin(), out.end(), [](const Violation& v) { return v.kind == "structure"; })) return out;
-  const OrdersGraph g = build_orders_graph(orders, layers, w, platform, w.microbatches);
+  const OrdersGraph g = build_orders_graph(orders, layers, w, platform, M);
   const Timeline timeline = simulation.run(g.graph);
   for (Violation& v : run_violations(g.graph, timeline, platform, g.names)) out.push_back(std::move(v));
   return out;

@@ -101,7 +101,9 @@ GeneratedSchedule generate(const Workload& workload, const Platform& platform, c
   if (!entry)
     throw InputError(workload.file, "schedule",
                      "unknown schedule '" + workload.schedule + "' (expected one of: " + schedule_names_text() + ")");
-  if (workload.microbatches < 1) throw InputError(workload.file, "microbatches", "must be at least 1");
+  // 0: left out of a workload whose schedule reads it from a file (csv).
+  if (workload.microbatches < 1 && !(workload.microbatches == 0 && workload.schedule_params.count("file")))
+    throw InputError(workload.file, "microbatches", "must be at least 1");
   if (workload.iterations < 1) throw InputError(workload.file, "iterations", "must be at least 1");
   check_cost_times(workload, platform);
   check_memory(workload, entry->size ? entry->size(workload, platform) : per_layer_size(workload), limits);

@@ -19,6 +19,13 @@ double cost_flops(const Cost& cost, double reference_speed) {
   return cost.flops ? cost.value : cost.value * reference_speed;
 }
 
+std::pair<double, double> split_backward_flops(const Layer& layer, double reference_speed) {
+  if (layer.split_given)
+    return {cost_flops(layer.backward_input, reference_speed), cost_flops(layer.backward_weight, reference_speed)};
+  const double half = cost_flops(layer.backward, reference_speed) / 2;
+  return {half, half};
+}
+
 void check_cost_times(const Workload& workload, const Platform& platform) {
   const Device* slowest = nullptr;
   for (const Device& d : platform.devices)

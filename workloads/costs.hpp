@@ -1,6 +1,8 @@
 // Layer costs in flops: costs given in seconds refer to a reference speed.
 #pragma once
 
+#include <utility>
+
 #include "sim/platform.hpp"
 #include "workloads/workload.hpp"
 
@@ -11,6 +13,10 @@ namespace pipesim {
 double reference_speed(const Workload& workload, const Platform& platform);
 // Flops of a cost: value if it is in flops, else value x reference speed.
 double cost_flops(const Cost& cost, double reference_speed);
+// Flops of the input-gradient (I) and weight-gradient (W) halves of a layer's
+// backward: backward_input and backward_weight when the workload gives them,
+// else half of backward each.
+std::pair<double, double> split_backward_flops(const Layer& layer, double reference_speed);
 
 // Throws InputError (the workload's file, field "layers") if a layer's
 // forward or backward would last more than kMaxCost seconds on the slowest

@@ -25,6 +25,12 @@ struct Layer {
   Cost backward;
   double activation = 0;  // bytes of the output activation a_l (and of its gradient)
   double weights = 0;     // bytes of the layer's parameters
+  // The two halves of a split backward (schedules with I and W ops: zb-h1,
+  // zbv, PyTorch CSVs): input gradient and weight gradient. Given together
+  // or not at all; without them each half costs backward / 2.
+  bool split_given = false;
+  Cost backward_input{};
+  Cost backward_weight{};
 };
 
 struct Placement {
@@ -40,7 +46,7 @@ struct Workload {
   std::string name;
   std::vector<Layer> layers;
   double input = 0;  // bytes of the network input a_0 (one micro-batch)
-  int microbatches = 1;
+  int microbatches = 1;  // 0: left out, for a schedule that reads it from its file (csv)
   int microbatch_size = 1;  // samples per micro-batch, for throughput
   int iterations = 1;
   // flop/s of the device on which second-valued costs were measured;

@@ -17,7 +17,7 @@ constexpr int kMaxLayers = 1000000;
 const std::vector<std::string> kTopKeys = {"name",  "microbatches",    "microbatch_size",
                                            "iterations", "input", "reference_speed",
                                            "layers", "schedule", "placement"};
-const std::vector<std::string> kLayerKeys = {"name",       "forward", "backward",
+const std::vector<std::string> kLayerKeys = {"name",       "forward", "backward", "backward_input", "backward_weight",
                                              "activation", "weights", "repeat"};
 const std::vector<std::string> kStageKeys = {"layers", "host"};
 const std::vector<std::string> kAutoPlacementKeys = {"stages"};
@@ -47,7 +47,7 @@ class Loader : public YamlFields {
     w.file = file();
     w.name = std::filesystem::path(file()).stem().string();
     if (auto* e = get(f, "name")) w.name = text(e->value, "name", "a workload name");
-    w.microbatches = integer(require(f, top, "", "microbatches", "an integer >= 1"), "microbatches", 1);
+    if (auto* e = get(f, "microbatches")) w.microbatches = integer(e->value, "microbatches", 1);
     if (auto* e = get(f, "microbatch_size")) w.microbatch_size = integer(e->value, "microbatch_size", 1);
     if (auto* e = get(f, "iterations")) w.iterations = integer(e->value, "iterations", 1);
     if (auto* e = get(f, "input")) w.input = bytes(e->value, "input");
@@ -59,6 +59,11 @@ class Loader : public YamlFields {
     load_layers(require(f, top, "", "layers", "a non-empty list of layers"), w);
     w.schedule = "1f1b";
     if (auto* e = get(f, "schedule")) load_schedule(e->value, w);
+    // A PyTorch CSV (schedule csv) brings its own micro-batch count: 0 until read.
+    if (!get(f, "microbatches")) {
+      if (w.schedule != "csv") require(f, top, "", "microbatches", "an integer >= 1");
+      w.microbatches = 0;
+    }
     if (auto* e = get(f, "placement")) load_placement(e->value, w);
     return w;
   }
@@ -95,6 +100,7 @@ class Loader : public YamlFields {
       layer.backward = cost(require(f, n, path, "backward", kCostExpected), sub(path, "backward"));
       layer.activation = bytes(require(f, n, path, "activation", kBytesExpected), sub(path, "activation"));
       if (auto* e = get(f, "weights")) layer.weights = bytes(e->value, sub(path, "weights"));
+      load_split(f, n, path, layer);
       std::string name;
       if (auto* e = get(f, "name")) name = text(e->value, sub(path, "name"), "a layer name");
       int repeat = 1;
@@ -112,6 +118,22 @@ class Loader : public YamlFields {
         w.layers.push_back(layer);
       }
     }
+  }
+
+  // backward_input and backward_weight: both or neither.
+  void load_split(const Fields& f, const YAML::Node& n, const std::string& path, Layer& layer) const {
+    const auto* in = get(f, "backward_input");
+    const auto* wt = get(f, "backward_weight");
+    if (!in && !wt) return;
+    if (!in || !wt) {
+      const std::string missing = in ? "backward_weight" : "backward_input";
+      fail(n, sub(path, missing),
+           "expected " + std::string(kCostExpected) + " beside " + (in ? "backward_input" : "backward_weight") +
+               " (give both halves of the split backward or neither)");
+    }
+    layer.split_given = true;
+    layer.backward_input = cost(in->value, sub(path, "backward_input"));
+    layer.backward_weight = cost(wt->value, sub(path, "backward_weight"));
   }
 
   void load_schedule(const YAML::Node& n, Workload& w) const {

@@ -172,7 +172,7 @@ int slot(TaskKind kind) {
 
 struct StageInfo {
   int device = 0, first = 0, last = 0;
-  double forward = 0, backward = 0;  // flops
+  double forward = 0, backward = 0, input_grad = 0, weight_grad = 0;  // flops of F, B, I, W
   double input = 0, output = 0, stash = 0, weights = 0;  // bytes
 };
 
@@ -180,22 +180,25 @@ class OrdersBuilder {
  public:
   OrdersBuilder(const ExplicitOrders& o, const std::vector<StageInfo>& stages, int M, const Platform& platform)
       : orders_(o), st_(stages), S_(static_cast<int>(stages.size())), M_(M), platform_(platform),
-        out_{TaskGraph(platform.size()), {}} {
-    for (auto& table : ids_) table.assign(static_cast<std::size_t>(S_) * M_, kNone);
-    tf_ = tb_ = ids_[0];
-  }
+        out_{TaskGraph(platform.size()), {}} {}
 
-  OrdersGraph build(const std::vector<std::vector<int>>& split) {
+  // Iteration i+1 repeats the orders after iteration i on every device; its
+  // data depend only on itself (no global flush).
+  OrdersGraph build(const std::vector<std::vector<int>>& split, int iterations) {
     for (const StageInfo& s : st_) {
       out_.graph.add_static_memory(s.device, MemoryCategory::Weights, s.weights);
       out_.graph.add_static_memory(s.device, MemoryCategory::Gradients, s.weights);
     }
-    for (int m = 0; m < M_; ++m) {  // data dependencies point back: ids stay topological
-      for (int s = 0; s < S_; ++s) forward(s, m);
-      for (int s = S_ - 1; s >= 0; --s) backward(s, m, split[s][m]);
+    for (it_ = 0; it_ < iterations; ++it_) {
+      for (auto& table : ids_) table.assign(static_cast<std::size_t>(S_) * M_, kNone);
+      tf_ = tb_ = ids_[0];
+      for (int m = 0; m < M_; ++m) {  // data dependencies point back: ids stay topological
+        for (int s = 0; s < S_; ++s) forward(s, m);
+        for (int s = S_ - 1; s >= 0; --s) backward(s, m, split[s][m]);
+      }
+      for (const auto& rank : orders_.ranks)
+        for (const OrderedOp& op : rank) out_.graph.append_to_order(at(slot(op.kind), op.stage, op.microbatch));
     }
-    for (const auto& rank : orders_.ranks)
-      for (const OrderedOp& op : rank) out_.graph.append_to_order(at(slot(op.kind), op.stage, op.microbatch));
     return std::move(out_);
   }
 
@@ -215,7 +218,8 @@ class OrdersBuilder {
     t.layer_first = st_[s].first;
     t.layer_last = st_[s].last;
     t.microbatch = m;
-    t.priority = m;
+    t.iteration = it_;
+    t.priority = static_cast<double>(it_) * M_ + m;
     const TaskId id = out_.graph.add(t, deps);
     out_.names.push_back(cell_name({kind, s, m, 0}));
     return id;
@@ -230,7 +234,8 @@ class OrdersBuilder {
     t.stage = from;
     t.layer_first = t.layer_last = st_[std::min(from, to)].last;  // the tensor crossing the boundary
     t.microbatch = m;
-    t.priority = m;
+    t.iteration = it_;
+    t.priority = static_cast<double>(it_) * M_ + m;
     const TaskId id = out_.graph.add(t, {producer});
     out_.graph.add_memory(id, t.device, MemoryCategory::CommBuffers, MemoryWhen::AtFinish, -bytes);
     out_.graph.add_memory(id, t.peer, MemoryCategory::CommBuffers, MemoryWhen::AtStart, bytes);
@@ -259,13 +264,13 @@ class OrdersBuilder {
   void backward(int s, int m, bool split) {
     std::vector<TaskId> deps{at(0, s, m)};  // the stash of F(s, m)
     if (s + 1 < S_) deps.push_back(gradient_sent(s + 1) ? tb(s, m) : chain(s + 1, m));
-    const double flops = split ? st_[s].backward / 2 : st_[s].backward;
+    const double flops = split ? st_[s].input_grad : st_[s].backward;
     const TaskId id = add(split ? TaskKind::BackwardInput : TaskKind::Backward, s, m, flops, deps);
     auto& g = out_.graph;
     const int dev = st_[s].device;
     at(split ? 2 : 1, s, m) = id;
     TaskId last = id;
-    if (split) at(3, s, m) = last = add(TaskKind::BackwardWeight, s, m, flops, {id});
+    if (split) at(3, s, m) = last = add(TaskKind::BackwardWeight, s, m, st_[s].weight_grad, {id});
     g.add_memory(last, dev, MemoryCategory::Activations, MemoryWhen::AtFinish, -st_[s].stash);
     if (s + 1 < S_ && gradient_sent(s + 1))
       g.add_memory(last, dev, MemoryCategory::CommBuffers, MemoryWhen::AtFinish, -st_[s + 1].input);
@@ -279,7 +284,7 @@ class OrdersBuilder {
 
   const ExplicitOrders& orders_;
   const std::vector<StageInfo>& st_;
-  int S_, M_;
+  int S_, M_, it_ = 0;
   const Platform& platform_;
   OrdersGraph out_;
   std::vector<TaskId> ids_[4], tf_, tb_;  // ids_[F, B, I, W][s * M + m]
@@ -288,10 +293,10 @@ class OrdersBuilder {
 }  // namespace
 
 OrdersGraph build_orders_graph(const ExplicitOrders& orders, const std::vector<std::pair<int, int>>& stage_layers,
-                               const Workload& w, const Platform& platform, int M) {
+                               const Workload& w, const Platform& platform, int M, int iterations) {
   const int S = orders.stages;
   auto fail = [](const std::string& what) { throw std::invalid_argument("explicit orders: " + what); };
-  if (S < 1 || M < 1 || stage_layers.size() != static_cast<std::size_t>(S)) fail("stages do not match");
+  if (S < 1 || M < 1 || iterations < 1 || stage_layers.size() != static_cast<std::size_t>(S)) fail("stages do not match");
   // Exactly once, each stage on one rank: what validate_orders reports in detail.
   std::vector<std::vector<int>> count(4, std::vector<int>(static_cast<std::size_t>(S) * M, 0));
   const std::vector<int> rank = orders.stage_ranks();
@@ -321,13 +326,16 @@ OrdersGraph build_orders_graph(const ExplicitOrders& orders, const std::vector<s
     for (int l = st.first; l <= st.last; ++l) {
       st.forward += cost_flops(w.layers[l].forward, ref);
       st.backward += cost_flops(w.layers[l].backward, ref);
+      const auto [input_grad, weight_grad] = split_backward_flops(w.layers[l], ref);
+      st.input_grad += input_grad;
+      st.weight_grad += weight_grad;
       st.stash += l == 0 ? w.input : w.layers[l - 1].activation;
       st.weights += w.layers[l].weights;
     }
     st.output = w.layers[st.last].activation;
     st.input = st.first == 0 ? w.input : w.layers[st.first - 1].activation;
   }
-  return OrdersBuilder(orders, stages, M, platform).build(split);
+  return OrdersBuilder(orders, stages, M, platform).build(split, iterations);
 }
 
 }  // namespace pipesim

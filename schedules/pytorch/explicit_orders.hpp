@@ -30,6 +30,14 @@ struct ExplicitOrders {
   std::vector<std::vector<OrderedOp>> ranks;  // rank r = row r, idle cells left out
   int stages = 0;                             // 1 + the largest stage named
 
+  // 1 + the largest micro-batch named: the count when the workload gives none.
+  int microbatches() const {
+    int m = 0;
+    for (const auto& rank : ranks)
+      for (const OrderedOp& op : rank) m = op.microbatch + 1 > m ? op.microbatch + 1 : m;
+    return m;
+  }
+
   // The rank of every stage's first op, -1 for a stage that has none
   // (header-only: analysis reads orders without linking schedules).
   std::vector<int> stage_ranks() const {
@@ -60,15 +68,18 @@ struct OrdersGraph {
   std::vector<std::string> names;  // per task: "1F3", "transfer of 1F3's output to gpu2"
 };
 
-// One iteration of `microbatches` micro-batches run in exactly the given
-// orders, with the data dependencies, transfers and memory effects of
-// docs/memory-model.md (I takes B's place in the chain; the stash and the
-// received gradient are freed when W finishes). Costs: F and B are the sums
-// of the stage's layers; I and W take half of B each. The orders must hold
+// `iterations` iterations of `microbatches` micro-batches run in exactly the
+// given orders (each device repeats its order; an iteration's data depend
+// only on itself), with the data dependencies, transfers and memory effects
+// of docs/memory-model.md (I takes B's place in the chain; W holds the stash
+// and the received gradient until it finishes). Costs: F and B are the sums
+// of the stage's layers; I and W the sums of split_backward_flops (the
+// layers' backward_input and backward_weight, else half of B each). The orders must hold
 // every op exactly once with each stage on one rank (validate_orders finds
 // what is wrong); throws std::invalid_argument otherwise. An order that
 // deadlocks is built as given: the engine reports the deadlock.
 OrdersGraph build_orders_graph(const ExplicitOrders& orders, const std::vector<std::pair<int, int>>& stage_layers,
-                               const Workload& workload, const Platform& platform, int microbatches);
+                               const Workload& workload, const Platform& platform, int microbatches,
+                               int iterations = 1);
 
 }  // namespace pipesim

@@ -1,0 +1,119 @@
+// The schedules of PyTorch pipelining (and the zero-bubble paper's ZB-H2)
+// as generators, and `csv`, which runs a PyTorch compute CSV: each makes
+// per-rank orders (rank r = device r) and builds them with
+// build_orders_graph. Which PyTorch class each follows: docs/pytorch.md.
+#include <algorithm>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+
+#include "schedules/pytorch/explicit_orders.hpp"
+#include "schedules/pytorch/generated_orders.hpp"
+#include "schedules/pytorch/orders_validation.hpp"
+#include "schedules/registry.hpp"
+#include "schedules/schedule_params.hpp"
+#include "sim/input_error.hpp"
+
+namespace pipesim {
+namespace {
+
+// Ranks for `v` stages per rank: the explicit placement's stages / v,
+// placement.stages / v, or as many devices as the layers allow.
+int rank_count(const Workload& w, const Platform& platform, int v) {
+  const int L = static_cast<int>(w.layers.size());
+  const int given = !w.placement.automatic ? static_cast<int>(w.placement.stage_layers.size()) : w.placement.stages;
+  if (given > 0) {
+    if (given % v != 0)
+      throw InputError(w.file, "placement",
+                       std::to_string(given) + " stages, but schedule '" + w.schedule + "' puts " +
+                           std::to_string(v) + " stages on each device (expected a multiple of " +
+                           std::to_string(v) + ")");
+    return given / v;
+  }
+  if (L < v)
+    throw InputError(w.file, "layers",
+                     "schedule '" + w.schedule + "' puts " + std::to_string(v) + " stages on each device, so it " +
+                         "needs at least " + std::to_string(v) + " layers, got " + std::to_string(L));
+  return std::min(platform.size(), L / v);
+}
+
+GeneratedSchedule build(const Workload& w, const Platform& platform, ExplicitOrders orders) {
+  orders.file = w.file;
+  const auto layers = orders_stage_layers(orders, w, platform);
+  return {build_orders_graph(orders, layers, w, platform, w.microbatches, w.iterations).graph, std::nullopt};
+}
+
+// A generator of orders for (ranks, stages per rank, micro-batches).
+template <ExplicitOrders (*orders)(int, int, int), int default_v>
+GeneratedSchedule with_virtual_stages(const Workload& w, const Platform& platform) {
+  check_params(w, {"virtual_stages"});
+  const int v = positive_param(w, "virtual_stages", default_v);
+  const int p = rank_count(w, platform, v);
+  try {
+    return build(w, platform, orders(p, v, w.microbatches));
+  } catch (const std::invalid_argument& e) {
+    throw InputError(w.file, "microbatches", e.what());
+  }
+}
+
+GeneratedSchedule zb_h1(const Workload& w, const Platform& platform) {
+  check_params(w, {});
+  return build(w, platform, interleaved_zero_bubble_orders(rank_count(w, platform, 1), 1, w.microbatches));
+}
+
+GeneratedSchedule zb_h2(const Workload& w, const Platform& platform) {
+  check_params(w, {});
+  return build(w, platform, zb_h2_orders(rank_count(w, platform, 1), w.microbatches));
+}
+
+GeneratedSchedule zbv(const Workload& w, const Platform& platform) {
+  check_params(w, {});
+  return build(w, platform, zbv_orders(rank_count(w, platform, 2), w.microbatches));
+}
+
+// schedule: {name: csv, file: orders.csv}: the file's path is relative to
+// the workload's folder; micro-batches from the workload, else from the file.
+GeneratedSchedule csv(const Workload& w, const Platform& platform) {
+  check_params(w, {"file"});
+  const auto it = w.schedule_params.find("file");
+  if (it == w.schedule_params.end() || it->second.empty())
+    throw InputError(w.file, "schedule.file", "expected the path of a PyTorch compute CSV (schedule: {name: csv, file: orders.csv})");
+  namespace fs = std::filesystem;
+  const fs::path given(it->second);
+  const std::string path =
+      given.is_absolute() ? given.string() : (fs::path(w.file).parent_path() / given).lexically_normal().string();
+  ExplicitOrders orders = read_orders_csv(path);
+  const int M = w.microbatches > 0 ? w.microbatches : orders.microbatches();
+  const std::vector<Violation> wrong = validate_orders(orders, M, platform);
+  if (!wrong.empty()) throw InputError(path, "", wrong.front().message);
+  const auto layers = orders_stage_layers(orders, w, platform);
+  return {build_orders_graph(orders, layers, w, platform, M, w.iterations).graph, std::nullopt};
+}
+
+// Per micro-batch and iteration at most F, I and W per stage and two
+// transfers per boundary, with stages <= layers.
+ScheduleSize orders_size(const Workload& w, const Platform&) {
+  const double S = static_cast<double>(w.layers.size());
+  return {std::max(1, w.microbatches) * static_cast<double>(w.iterations) * (5 * S - 2), 0,
+          std::to_string(w.layers.size()) + " layers"};
+}
+
+ExplicitOrders interleaved_1f1b(int p, int v, int M) { return interleaved_1f1b_orders(p, v, M); }
+ExplicitOrders interleaved_zb(int p, int v, int M) { return interleaved_zero_bubble_orders(p, v, M); }
+ExplicitOrders looped_bfs(int p, int v, int M) { return looped_bfs_orders(p, v, M); }
+
+// Aliases are PyTorch's class names, lower case (schedule names are read
+// case-insensitively).
+const bool registered =
+    register_schedule({"interleaved-1f1b", "scheduleinterleaved1f1b", "interleaved1f1b"},
+                      with_virtual_stages<interleaved_1f1b, 2>, orders_size) &&
+    register_schedule({"interleaved-zb", "scheduleinterleavedzerobubble", "interleavedzerobubble", "zb1p"},
+                      with_virtual_stages<interleaved_zb, 2>, orders_size) &&
+    register_schedule({"looped-bfs", "scheduleloopedbfs", "loopedbfs"}, with_virtual_stages<looped_bfs, 2>,
+                      orders_size) &&
+    register_schedule({"zb-h1"}, zb_h1, orders_size) && register_schedule({"zb-h2"}, zb_h2, orders_size) &&
+    register_schedule({"zbv", "schedulezbvzerobubble", "zbvzerobubble", "zb-v"}, zbv, orders_size) &&
+    register_schedule({"csv"}, csv, orders_size);
+
+}  // namespace
+}  // namespace pipesim
