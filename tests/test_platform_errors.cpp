@@ -280,7 +280,7 @@ TEST(ValidPlatforms, EveryShippedPlatformRuns) {
     EXPECT_EQ(r.exit_code, 0) << entry.path() << ": " << r.err;
     EXPECT_EQ(r.err, "") << entry.path();
   }
-  EXPECT_EQ(count, 5);
+  EXPECT_EQ(count, 8);
 }
 
 TEST(ValidPlatforms, MultiCoreHostsRunWithLazyCpuUpdates) {

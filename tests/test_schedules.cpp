@@ -295,7 +295,8 @@ std::string schedule_error(const Workload& w) {
 TEST(Schedules, Registry) {
   // Every family registered itself (schedules/<family>/), listed sorted.
   EXPECT_EQ(schedule_names(),
-            (std::vector<std::string>{"1f1b", "1f1b-pattern", "gpipe", "kfkb", "master", "pattern", "pipedream"}));
+            (std::vector<std::string>{"1f1b", "1f1b-pattern", "gpipe", "kfkb", "master", "pattern", "pipedream",
+                                      "split"}));
   for (const char* name : {"gpipe", "1f1b", "1f1b-flush", "pipedream-flush"}) {
     const TaskGraph g = generate_schedule(small_workload(name), make_platform(2));
     EXPECT_EQ(g.size(), 2u * 2 * 4 * 2 + 2u * 1 * 4 * 2) << name;
@@ -304,7 +305,7 @@ TEST(Schedules, Registry) {
   EXPECT_EQ(one.task(one.device_order(0)[2]).kind, TaskKind::Backward);  // F0 F1 B0 ...
   EXPECT_EQ(schedule_error(small_workload("zb-h1")),
             "w.yaml: schedule: unknown schedule 'zb-h1' (expected one of: 1f1b (1f1b-flush, pipedream-flush), "
-            "1f1b-pattern, gpipe, kfkb, master, pattern, pipedream)");
+            "1f1b-pattern, gpipe, kfkb, master, pattern, pipedream, split)");
   Workload w = small_workload("gpipe");
   w.schedule_params["chunks"] = "2";
   EXPECT_NE(schedule_error(w).find("w.yaml: schedule.chunks: "), std::string::npos);
