@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/metrics.hpp"
+#include "analysis/worker_metrics.hpp"
 #include "schedules/registry.hpp"
 #include "sim/engine/simulation.hpp"
 #include "tests/split_test_support.hpp"
@@ -120,7 +121,18 @@ TEST(SplitSimulation, ShippedLaptopsRunWithTheirResources) {
   EXPECT_LE(optimal.split->period, half.split->period);
   for (double beta : half.split->stages[0].beta) EXPECT_EQ(beta, 0.5);
   const Timeline timeline = sim.run(optimal.graph);
-  EXPECT_TRUE(timeline.completed());
+  ASSERT_TRUE(timeline.completed());
+  // Busy time is share-weighted: per resource in the metrics, summed over
+  // resources in seed 003's worker report; the device's busy is the union.
+  const Metrics m = compute_metrics(optimal.graph, timeline, p, 1);
+  const WorkerReport workers = compute_worker_metrics(optimal.graph, timeline, p);
+  for (int d = 0; d < 2; ++d) {
+    ASSERT_EQ(m.devices[d].resources.size(), 2u);
+    const double cpu = m.devices[d].resources[0].busy_time, gpu = m.devices[d].resources[1].busy_time;
+    EXPECT_NEAR(workers.per_worker[d].busy_time, cpu + gpu, 1e-9);
+    EXPECT_LE(std::max(cpu, gpu), m.devices[d].busy_time + 1e-9);
+    EXPECT_NEAR(m.devices[d].resources[0].utilization, cpu / m.makespan, 1e-12);
+  }
 }
 
 }  // namespace
