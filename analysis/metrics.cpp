@@ -55,6 +55,33 @@ double steady_time_per_microbatch(const TaskGraph& graph, const Timeline& timeli
   return (completion[last_mb] - completion[first_mb]) / (last_mb - first_mb);
 }
 
+namespace {
+
+// Share-weighted busy time per compute resource, for graphs that use lanes
+// or shares; nothing otherwise, so other runs report exactly what they did.
+void resource_metrics(const TaskGraph& graph, const Timeline& timeline, const Platform& platform, Metrics& m) {
+  bool lanes = false;
+  for (const Task& task : graph.tasks())
+    if (!is_transfer(task.kind) && (task.resource != 0 || task.lane != 0 || task.share < 1)) lanes = true;
+  if (!lanes) return;
+  for (int d = 0; d < platform.size(); ++d) {
+    const Device& device = platform.devices[d];
+    if (device.resources.empty()) m.devices[d].resources.push_back({device.kind});
+    for (const ComputeResource& r : device.resources) m.devices[d].resources.push_back({r.type});
+  }
+  for (TaskId t = 0; t < graph.size(); ++t) {
+    const Task& task = graph.task(t);
+    if (is_transfer(task.kind) || !ran(timeline, t)) continue;
+    auto& resources = m.devices[task.device].resources;
+    if (task.resource >= 0 && static_cast<std::size_t>(task.resource) < resources.size())
+      resources[task.resource].busy_time += task.share * (timeline.finish[t] - timeline.start[t]);
+  }
+  for (DeviceMetrics& dm : m.devices)
+    for (ResourceMetrics& r : dm.resources) r.utilization = m.makespan > 0 ? r.busy_time / m.makespan : 0;
+}
+
+}  // namespace
+
 Metrics compute_metrics(const TaskGraph& graph, const Timeline& timeline, const Platform& platform,
                         int samples_per_microbatch) {
   if (graph.device_count() > platform.size())
@@ -95,6 +122,7 @@ Metrics compute_metrics(const TaskGraph& graph, const Timeline& timeline, const 
     ++m.devices[task.device].tasks;
     if (ran(timeline, t)) busy[task.device].push_back({timeline.start[t], timeline.finish[t]});
   }
+  resource_metrics(graph, timeline, platform, m);
   for (int d = 0; d < D; ++d) {
     DeviceMetrics& dm = m.devices[d];
     dm.name = platform.devices[d].name;

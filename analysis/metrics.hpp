@@ -13,6 +13,14 @@
 
 namespace pipesim {
 
+// One compute resource of a device, when tasks run in lanes or on shares of a
+// resource (seed 004's split): busy is share-weighted, sum of share x duration.
+struct ResourceMetrics {
+  std::string type;          // ComputeResource::type (the device's kind if it lists none)
+  double busy_time = 0;      // sum over its tasks of share x (finish - start)
+  double utilization = 0;    // busy_time / makespan
+};
+
 struct DeviceMetrics {
   std::string name;
   double busy_time = 0;  // union of its compute tasks' intervals
@@ -20,6 +28,10 @@ struct DeviceMetrics {
   double bubble_fraction = 0;  // idle_time / makespan
   DevicePeak peak;
   int tasks = 0;  // compute tasks placed on it; 0 = unused device
+  // Empty unless some compute task of the graph has a resource or lane other
+  // than 0 or a share below 1; then one entry per resource of the device.
+  // busy_time above stays the union (time when anything ran on the device).
+  std::vector<ResourceMetrics> resources{};
 };
 
 struct LinkMetrics {

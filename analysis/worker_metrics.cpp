@@ -70,9 +70,10 @@ WorkerReport compute_worker_metrics(const TaskGraph& graph, const Timeline& time
     if (!is_transfer(task.kind)) {
       WorkerMetrics& w = all[task.device];
       ++w.jobs;
-      w.busy_time += finish - start;
+      // Share-weighted: tasks on shares of a resource (split) run side by side.
+      w.busy_time += task.share * (finish - start);
       w.last_finish = std::max(w.last_finish, finish);
-      report.work += finish - start;
+      report.work += task.share * (finish - start);
       if (task.kind == TaskKind::Forward) {
         const auto b = backward_of.find({task.device, task.stage, task.microbatch, task.iteration});
         if (b != backward_of.end() && ran(timeline, b->second)) {

@@ -2,6 +2,7 @@
 
 #include "reports/json_writer.hpp"
 #include "analysis/pattern_summary.hpp"
+#include "sim/split_plan.hpp"
 
 namespace pipesim {
 namespace {
@@ -45,8 +46,41 @@ void write_pattern(JsonWriter& w, const PatternSummary& p, const Platform& platf
 
 }  // namespace
 
+namespace {
+
+void write_split(JsonWriter& w, const SplitPlan& plan, const Platform& platform) {
+  w.begin_object();
+  w.field("partition", plan.partition);
+  w.field("allocation", plan.allocation);
+  w.field("period", plan.period);
+  w.key("stages");
+  w.begin_array();
+  for (const SplitStagePlan& s : plan.stages) {
+    w.begin_object();
+    w.field("device", device_name(platform, s.device));
+    w.field("first_layer", s.first_layer);
+    w.field("last_layer", s.last_layer);
+    w.field("forward_seconds", s.forward_seconds);
+    w.field("backward_seconds", s.backward_seconds);
+    w.field("communication_seconds", s.communication_seconds);
+    w.field("period", s.period());
+    w.field("in_flight", s.in_flight);
+    w.key("beta");
+    w.begin_object();
+    const Device& d = platform.devices.at(s.device);
+    for (std::size_t j = 0; j < s.beta.size(); ++j)
+      w.field(j < d.resources.size() ? d.resources[j].type : d.kind, s.beta[j]);
+    w.end_object();
+    w.end_object();
+  }
+  w.end_array();
+  w.end_object();
+}
+
+}  // namespace
+
 void write_json_report(std::ostream& os, const Metrics& m, const Platform& platform,
-                       const std::string& schedule_name, const PatternSummary* pattern) {
+                       const std::string& schedule_name, const PatternSummary* pattern, const SplitPlan* split) {
   JsonWriter w(os, true);
   w.begin_object();
   w.field("version", PIPESIM_VERSION);
@@ -81,6 +115,18 @@ void write_json_report(std::ostream& os, const Metrics& m, const Platform& platf
     write_breakdown(w, dm.peak.breakdown);
     w.key("category_peaks");
     write_breakdown(w, dm.peak.category_peaks);
+    if (!dm.resources.empty()) {
+      w.key("resources");
+      w.begin_array();
+      for (const ResourceMetrics& r : dm.resources) {
+        w.begin_object();
+        w.field("type", r.type);
+        w.field("busy_time", r.busy_time);
+        w.field("utilization", r.utilization);
+        w.end_object();
+      }
+      w.end_array();
+    }
     w.end_object();
   }
   w.end_array();
@@ -113,6 +159,10 @@ void write_json_report(std::ostream& os, const Metrics& m, const Platform& platf
   if (pattern != nullptr) {
     w.key("pattern");
     write_pattern(w, *pattern, platform);
+  }
+  if (split != nullptr) {
+    w.key("split");
+    write_split(w, *split, platform);
   }
   w.end_object();
   os << '\n';

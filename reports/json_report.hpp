@@ -10,11 +10,15 @@
 namespace pipesim {
 
 struct PatternSummary;
+struct SplitPlan;
 
 // Deterministic: the same metrics give the same bytes. Times in seconds,
 // memory in bytes, throughput in samples per second. The first member is
 // "version" (PIPESIM_VERSION), so a reader can tell which field set it has.
+// With a split plan (seed 004's `split`), a "split" member gives its stages
+// and shares; devices list their resources whenever metrics have them.
 void write_json_report(std::ostream& os, const Metrics& metrics, const Platform& platform,
-                       const std::string& schedule_name, const PatternSummary* pattern = nullptr);
+                       const std::string& schedule_name, const PatternSummary* pattern = nullptr,
+                       const SplitPlan* split = nullptr);
 
 }  // namespace pipesim

@@ -5,6 +5,7 @@
 
 #include "sim/format.hpp"
 #include "analysis/pattern_summary.hpp"
+#include "sim/split_plan.hpp"
 
 namespace pipesim {
 namespace {
@@ -62,8 +63,43 @@ std::string verdict(const Metrics& m, const Platform& platform) {
 
 }  // namespace
 
+namespace {
+
+void write_split_stages(std::ostream& os, const SplitPlan& plan, const Platform& platform) {
+  std::vector<Row> rows = {{"stage", "device", "layers", "forward", "backward", "communication", "in flight"}};
+  for (std::size_t s = 0; s < plan.stages.size(); ++s) {
+    const SplitStagePlan& st = plan.stages[s];
+    rows.push_back({std::to_string(s), device_name(platform, st.device),
+                    std::to_string(st.first_layer) + "-" + std::to_string(st.last_layer), fmt::time(st.forward_seconds),
+                    fmt::time(st.backward_seconds), fmt::time(st.communication_seconds), std::to_string(st.in_flight)});
+  }
+  os << "\nsplit stages (eq. 1: forward f, backward g, communication h per micro-batch)\n";
+  write_table(os, rows);
+}
+
+// beta: share of the resource given to the forward pass ("-" if no stage runs there).
+void write_resources(std::ostream& os, const Metrics& m, const SplitPlan* split) {
+  std::vector<Row> rows = {{"device", "resource", "beta", "busy", "utilization"}};
+  for (std::size_t d = 0; d < m.devices.size(); ++d) {
+    const DeviceMetrics& dm = m.devices[d];
+    const SplitStagePlan* stage = nullptr;
+    if (split != nullptr)
+      for (const SplitStagePlan& st : split->stages)
+        if (st.device == static_cast<int>(d)) stage = &st;
+    for (std::size_t r = 0; r < dm.resources.size(); ++r)
+      rows.push_back({r == 0 ? dm.name : "", dm.resources[r].type,
+                      stage != nullptr && r < stage->beta.size() ? fmt::fixed(stage->beta[r], 4) : "-",
+                      fmt::time(dm.resources[r].busy_time), fmt::percent(dm.resources[r].utilization)});
+  }
+  if (rows.size() == 1) return;
+  os << "\nresources (busy: share x duration of their tasks)\n";
+  write_table(os, rows);
+}
+
+}  // namespace
+
 void write_summary(std::ostream& os, const Metrics& m, const Platform& platform,
-                   const std::string& schedule_name, const PatternSummary* pattern) {
+                   const std::string& schedule_name, const PatternSummary* pattern, const SplitPlan* split) {
   int used = 0;
   for (const DeviceMetrics& d : m.devices) used += d.tasks > 0;
   std::vector<Row> header = {
@@ -90,6 +126,9 @@ void write_summary(std::ostream& os, const Metrics& m, const Platform& platform,
                                      {"simulated period", fmt::time(pattern->simulated_period) + per},
                                      {"critical cycle", cycle}});
   }
+  if (split != nullptr)
+    header.insert(header.end() - 1, {"eq. 1 period", fmt::time(split->period) + " per micro-batch (" + split->partition +
+                                                         " partition, " + split->allocation + " allocation)"});
   // Header values are text, so left-align both columns.
   std::size_t w = 0;
   for (const Row& r : header) w = std::max(w, r[0].size());
@@ -108,6 +147,8 @@ void write_summary(std::ostream& os, const Metrics& m, const Platform& platform,
       rows.back().push_back(d < pattern->analytic_peak.size() ? fmt::bytes(pattern->analytic_peak[d]) : "-");
   }
   write_table(os, rows, true);
+  if (split != nullptr) write_split_stages(os, *split, platform);
+  write_resources(os, m, split);
 
   rows = {{"name", "bytes", "busy", "utilization"}};
   for (const LinkMetrics& lm : m.links)

@@ -10,10 +10,15 @@
 namespace pipesim {
 
 struct PatternSummary;
+struct SplitPlan;
 
 // Header lines (schedule, sizes, times, throughput, VALID/INVALID with the
 // reasons), a per-device table and a table of the links that carried bytes.
+// With a split plan, an "eq. 1 period" line and a table of its stages; a
+// table of resources (share beta, share-weighted busy time, utilization)
+// whenever the metrics have per-resource figures.
 void write_summary(std::ostream& os, const Metrics& metrics, const Platform& platform,
-                   const std::string& schedule_name, const PatternSummary* pattern = nullptr);
+                   const std::string& schedule_name, const PatternSummary* pattern = nullptr,
+                   const SplitPlan* split = nullptr);
 
 }  // namespace pipesim

@@ -10,6 +10,7 @@
 #include "patterns/pattern.hpp"
 #include "schedules/memory_estimate.hpp"
 #include "sim/platform.hpp"
+#include "sim/split_plan.hpp"
 #include "sim/task_graph.hpp"
 #include "workloads/workload.hpp"
 
@@ -20,6 +21,7 @@ namespace pipesim {
 struct GeneratedSchedule {
   TaskGraph graph;
   std::optional<Pattern> pattern;
+  std::optional<SplitPlan> split{};  // seed 004's `split`: stages, shares beta, eq. 1's period
 };
 
 // Builds a schedule for workload.iterations iterations of

@@ -8,6 +8,16 @@ third-generation NVLink through NVSwitch gives 300 GB/s per direction per GPU;
 HDR InfiniBand 200 Gb/s = 25 GB/s per direction; PCIe 4.0 x16 is 16 GT/s x 16
 lanes with 128b/130b coding = 31.5 GB/s per direction raw, of which pinned
 host-device copies reach about 25 GB/s (taken as the effective figure).
+
+Mobile devices (seed 004, docs/platform-format.md "Shipped platforms" has the
+sources): FP32 peaks halved, as for the A100 (training reaches about half):
+Intel i7-10750H 6 cores x 2.6 GHz x 32 flop/cycle (AVX2, 2 FMA) = 499 GFLOPS;
+GTX 1650 Mobile 1024 CUDA cores x 1.56 GHz x 2 = 3.19 TFLOPS; Intel
+i5-1135G7 4 cores x 2.4 GHz x 32 = 307 GFLOPS; Iris Xe (80 EU) 80 x 16 x
+1.3 GHz = 1.66 TFLOPS; Raspberry Pi 4B 4 Cortex-A72 x 1.5 GHz x 8 (NEON
+FMA) = 48 GFLOPS. Backward speed = forward speed (no public figure to
+tell them apart). Wi-Fi 200 Mbit/s = 25 MB/s, 2 ms; LTE uplink 20 Mbit/s =
+2.5 MB/s, 30 ms; one link per device to an access point.
 """
 import argparse
 import pathlib
@@ -96,6 +106,52 @@ def complete(p, bandwidth="12.5GBps", latency="0us", speed="100Tf", memory="32Gi
                 what=f"Seed 000's abstract platform: {p} devices, complete graph, every link {bandwidth} each way.")
 
 
+# Seed 004's devices: (memory, [(resource type, speed)]), resource 0 on the device's own host.
+MOBILE = {
+    "laptop-i7": ("32GiB", [("cpu", "250Gf"), ("gpu", "1600Gf")]),
+    "laptop-i5": ("16GiB", [("cpu", "150Gf"), ("gpu", "830Gf")]),
+    "pi": ("4GiB", [("cpu", "24Gf")]),
+}
+NETWORKS = {"wifi": ("25MBps", "2ms"), "lte": ("2.5MBps", "30ms")}
+
+
+def mobile_device(name, model):
+    """Hosts, links and routes of one device: its first resource is the device host, the others
+    are hosts with resource_of joined to it by a local link."""
+    memory, resources = MOBILE[model]
+    (kind, speed), rest = resources[0], resources[1:]
+    nodes = (f'    <host id="{name}" speed="{speed}">\n'
+             f'      <prop id="memory" value="{memory}"/>\n'
+             f'      <prop id="kind" value="mobile"/>\n'
+             f'      <prop id="resource" value="{kind}"/>\n'
+             f'    </host>\n')
+    links, routes = "", ""
+    for kind, speed in rest:
+        host = f"{name}-{kind}"
+        nodes += (f'    <host id="{host}" speed="{speed}">\n'
+                  f'      <prop id="resource_of" value="{name}"/>\n'
+                  f'      <prop id="resource" value="{kind}"/>\n'
+                  f'    </host>\n')
+        links += link(f"{host}-local", "100GBps", "0us")
+        routes += route(name, host, f"{host}-local")
+    return nodes, links, routes
+
+
+def mobile(models, network):
+    """Devices named after their model (laptop-i7-0, ...), each with one link to an access point."""
+    bandwidth, latency = NETWORKS[network]
+    counts, nodes, links, routes = {}, "", "", ""
+    for model in models:
+        name = f"{model}-{counts.get(model, 0)}"
+        counts[model] = counts.get(model, 0) + 1
+        n, l, r = mobile_device(name, model)
+        nodes, links, routes = nodes + n, links + l + link(f"{name}-{network}", bandwidth, latency), \
+            routes + r + route(name, "ap", f"{name}-{network}")
+    what = (f"Seed 004's mobile devices ({', '.join(models)}) over {network} "
+            f"({bandwidth}, {latency} per device, to one access point).")
+    return zone("mobile", "Floyd", nodes + '    <router id="ap"/>\n', links, routes, what)
+
+
 # The shipped platforms: file name -> text.
 SHIPPED = {
     "nvswitch-4gpu.xml": lambda: box(4),
@@ -104,6 +160,9 @@ SHIPPED = {
     "complete-4.xml": lambda: complete(4),
     "complete-8.xml": lambda: complete(8),
     "a100-8gpu-pcie-host.xml": lambda: pcie_host_box(8),
+    "mobile-4.xml": lambda: mobile(["laptop-i7"] * 4, "wifi"),
+    "mobile-laptops-wifi.xml": lambda: mobile(["laptop-i7", "laptop-i5"], "wifi"),
+    "mobile-mixed-lte.xml": lambda: mobile(["laptop-i7", "laptop-i5", "pi", "pi"], "lte"),
 }
 
 

@@ -280,7 +280,7 @@ TEST(ValidPlatforms, EveryShippedPlatformRuns) {
     EXPECT_EQ(r.exit_code, 0) << entry.path() << ": " << r.err;
     EXPECT_EQ(r.err, "") << entry.path();
   }
-  EXPECT_EQ(count, 6);  // a100-8gpu-pcie-host.xml added by issue 15
+  EXPECT_EQ(count, 9);
 }
 
 TEST(ValidPlatforms, MultiCoreHostsRunWithLazyCpuUpdates) {

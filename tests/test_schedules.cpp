@@ -296,7 +296,7 @@ TEST(Schedules, Registry) {
   // Every family registered itself (schedules/<family>/), listed sorted.
   EXPECT_EQ(schedule_names(),
             (std::vector<std::string>{"1f1b", "1f1b-pattern", "csv", "gpipe", "interleaved-1f1b", "interleaved-zb",
-                                      "kfkb", "looped-bfs", "master", "pattern", "pipedream", "zb-h1", "zb-h2",
+                                      "kfkb", "looped-bfs", "master", "pattern", "pipedream", "split", "zb-h1", "zb-h2",
                                       "zbv"}));
   for (const char* name : {"gpipe", "1f1b", "1f1b-flush", "pipedream-flush"}) {
     const TaskGraph g = generate_schedule(small_workload(name), make_platform(2));
@@ -308,7 +308,7 @@ TEST(Schedules, Registry) {
             "w.yaml: schedule: unknown schedule 'zb-h3' (expected one of: 1f1b (1f1b-flush, pipedream-flush), "
             "1f1b-pattern, csv, gpipe, interleaved-1f1b (scheduleinterleaved1f1b, interleaved1f1b), interleaved-zb "
             "(scheduleinterleavedzerobubble, interleavedzerobubble, zb1p), kfkb, looped-bfs (scheduleloopedbfs, "
-            "loopedbfs), master, pattern, pipedream, zb-h1, zb-h2, zbv (schedulezbvzerobubble, zbvzerobubble, zb-v))");
+            "loopedbfs), master, pattern, pipedream, split, zb-h1, zb-h2, zbv (schedulezbvzerobubble, zbvzerobubble, zb-v))");
   Workload w = small_workload("gpipe");
   w.schedule_params["chunks"] = "2";
   EXPECT_NE(schedule_error(w).find("w.yaml: schedule.chunks: "), std::string::npos);

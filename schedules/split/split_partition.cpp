@@ -119,6 +119,36 @@ SplitPartition exact_partition(const WorkerProfile& worker, int workers) {
   return result;
 }
 
+SplitPartition exact_partition(const std::vector<WorkerProfile>& workers) {
+  if (workers.empty()) throw std::invalid_argument("partition: workers must be >= 1, got 0");
+  std::vector<StageCosts> costs;
+  for (const WorkerProfile& w : workers) {
+    if (w.layers() != workers[0].layers()) throw std::invalid_argument("partition: workers disagree on the layers");
+    costs.emplace_back(w);
+  }
+  const int L = workers[0].layers();
+  const int S = std::min(static_cast<int>(workers.size()), L);
+  // best[k][t]: smallest period of layers [0, t] on workers 0..k; from[k][t]: where worker k - 1's stage ends.
+  std::vector<std::vector<double>> best(S, std::vector<double>(L, kInf));
+  std::vector<std::vector<int>> from(S, std::vector<int>(L, -1));
+  for (int t = 0; t < L; ++t) best[0][t] = costs[0].cost(0, t);
+  for (int k = 1; k < S; ++k)
+    for (int t = k; t < L; ++t)
+      for (int c = k - 1; c < t; ++c) {
+        if (best[k - 1][c] >= best[k][t]) continue;
+        const double v = std::max(best[k - 1][c], costs[k].cost(c + 1, t));
+        if (v < best[k][t]) best[k][t] = v, from[k][t] = c;
+      }
+  int stages = 0;
+  for (int k = 1; k < S; ++k)
+    if (best[k][L - 1] < best[stages][L - 1]) stages = k;
+  SplitPartition result;
+  result.last_layer.assign(stages + 1, L - 1);
+  for (int k = stages; k > 0; --k) result.last_layer[k - 1] = from[k][result.last_layer[k]];
+  result.period = best[stages][L - 1];
+  return result;
+}
+
 std::vector<int> greedy_partition(const StageCosts& costs, int workers, double limit) {
   const int L = costs.layers();
   std::vector<int> cuts;

@@ -52,6 +52,12 @@ double partition_period(const StageCosts& costs, const std::vector<int>& last_la
 // Throws std::invalid_argument if workers < 1.
 SplitPartition exact_partition(const WorkerProfile& worker, int workers);
 
+// The same for workers that differ (heterogeneous devices, each its own
+// profile of the same chain): stage k runs on workers[k], and the first
+// k + 1 workers are used. O(q L^2 m log m). Throws std::invalid_argument if
+// there is no worker or the profiles' chains differ in length.
+SplitPartition exact_partition(const std::vector<WorkerProfile>& workers);
+
 // Algorithm 1's feasibility check: stage after stage, the longest run of
 // layers whose cost is <= limit. Empty when more than `workers` stages
 // would be needed (or a single layer exceeds the limit).

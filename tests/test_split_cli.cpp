@@ -1,0 +1,103 @@
+// `pipesim run` with the split schedule: its report, and the error contract
+// (one line, exit 2, no output file) for its bad inputs.
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "tests/cli_runner.hpp"
+#include "tests/split_test_support.hpp"
+
+namespace pipesim {
+namespace {
+
+using namespace pipesim::testing;
+
+const std::string kRoot = std::string(PIPESIM_SOURCE_DIR) + "/";
+
+std::string workload(const std::string& schedule) {
+  return write_file("split.yaml", "name: e\nmicrobatches: 8\nlayers:\n"
+                                  "  - {name: a, forward: 1Gf, backward: 2Gf, activation: 1KiB, weights: 1KiB, repeat: 4}\n"
+                                  "schedule: " + schedule + "\n");
+}
+
+// Runs with --json and checks the contract: exit 2, exactly `line` on stderr, nothing else.
+void expect_error(const std::string& platform, const std::string& workload_file, const std::string& line) {
+  const std::string json = temp_path("split-error.json");
+  std::filesystem::remove(json);
+  const CliResult r = run_pipesim("run " + platform + " " + workload_file + " --json " + json);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "pipesim: error: " + line + "\n");
+  EXPECT_EQ(r.out, "");
+  EXPECT_FALSE(std::filesystem::exists(json));
+}
+
+TEST(SplitCli, BetaOutsideZeroOne) {
+  const std::string w = workload("{name: split, allocation: none, beta: 1.5}");
+  expect_error(kRoot + "platforms/mobile-4.xml", w, w + ": schedule.beta: expected a number in [0, 1], got '1.5'");
+}
+
+TEST(SplitCli, BetaLeavingAPassNoSpeed) {
+  const std::string w = workload("{name: split, allocation: none, beta: 1}");
+  expect_error(kRoot + "platforms/mobile-4.xml", w,
+               w + ": schedule.beta: beta 1 on host 'laptop-i7-0': allocation: beta gives the backward pass no speed");
+}
+
+TEST(SplitCli, MoreWorkersThanDevices) {
+  const std::string w = workload("{name: split, workers: 5}");
+  expect_error(kRoot + "platforms/mobile-4.xml", w,
+               w + ": schedule.workers: 5 workers for 4 devices: each worker is one device");
+}
+
+TEST(SplitCli, ResourceOfNamingNoDevice) {
+  std::string xml = split_platform_xml(2, {1e11, 1e11, 1e12, 1e12});
+  xml.replace(xml.find("value=\"w1\""), 10, "value=\"w9\"");
+  const std::string p = write_file("split-bad-owner.xml", xml);
+  expect_error(p, workload("split"),
+               p + ": host 'w1-gpu' property resource_of: expected the name of a device (a host with a memory "
+                   "property), got 'w9'");
+}
+
+TEST(SplitCli, NoResourceForThePassItMustRun) {
+  std::string xml = split_platform_xml(2, {1e11, 0, 1e12, 0});  // no backward anywhere on w0 and w1
+  const std::string p = write_file("split-no-backward.xml", xml);
+  expect_error(p, workload("split"), p + ": host 'w0' resources: no resource can run the backward pass (zero speed)");
+}
+
+TEST(SplitCli, AlgorithmOneNeedsIdenticalWorkers) {
+  const std::string w = workload("{name: split, partition: algorithm1}");
+  expect_error(kRoot + "platforms/mobile-laptops-wifi.xml", w,
+               w + ": schedule.partition: algorithm1 needs identical workers (same resources, speeds and bandwidth); "
+                   "use exact");
+}
+
+TEST(SplitCli, ForcedTiCpuModel) {
+  const std::string w = workload("split");
+  const CliResult r = run_pipesim("run " + kRoot + "platforms/mobile-4.xml " + w + " --cfg cpu/optim:TI");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "pipesim: error: --cfg: cpu/optim:TI: shares of a resource's speed (forward stage 0 mb 0 (dev 0)) "
+                   "need cpu/optim:Lazy or Full: the TI model cannot bound an execution\n");
+}
+
+// The report: eq. 1's period, the stages and every resource's beta and utilization.
+TEST(SplitCli, ReportGivesBetaUtilizationAndPeriod) {
+  const std::string json = temp_path("split.json");
+  const CliResult r = run_pipesim("run " + kRoot + "platforms/mobile-4.xml " +
+                                  workload("{name: split, partition: algorithm1, epsilon: 0.001}") + " --json " + json);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("eq. 1 period"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(algorithm1 partition, optimal allocation)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("split stages"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  laptop-i7-0       cpu  0.3333"), std::string::npos) << r.out;  // 1Gf forward, 2Gf backward: c = 1/2
+  const std::string text = read_text(json);
+  EXPECT_NE(text.find("\"split\": {"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"beta\": {\n          \"cpu\": 0.333333333333333,\n          \"gpu\": 0.333333333333333\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\"resources\": [\n        {\n          \"type\": \"cpu\",\n          \"busy_time\": "),
+            std::string::npos)
+      << text;
+}
+
+}  // namespace
+}  // namespace pipesim
