@@ -99,5 +99,28 @@ TEST(SplitCli, ReportGivesBetaUtilizationAndPeriod) {
       << text;
 }
 
+// The diagram has a row per device and lane: forward (lane 0) and backward
+// (lane 1) side by side; the CPU and GPU parts of a pass share their row.
+TEST(SplitCli, DiagramHasARowPerLane) {
+  const std::string txt = temp_path("split-diagram.txt");
+  const CliResult r = run_pipesim("run " + kRoot + "platforms/mobile-laptops-wifi.xml " + kRoot +
+                                  "workloads/examples/mobile-cnn.yaml --quiet --diagram " + txt);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string text = read_text(txt);
+  std::vector<std::string> lines;
+  for (std::size_t at = 0, next; (next = text.find('\n', at)) != std::string::npos; at = next + 1)
+    lines.push_back(text.substr(at, next - at));
+  ASSERT_EQ(lines.size(), 6u) << text;
+  const auto name = [&](int i) { return lines[i].substr(0, lines[i].find('\t')); };
+  EXPECT_EQ(name(2), "laptop-i5-0 lane 0");
+  EXPECT_EQ(name(3), "laptop-i5-0 lane 1");
+  EXPECT_EQ(name(4), "laptop-i7-0 lane 0");
+  EXPECT_EQ(name(5), "laptop-i7-0 lane 1");
+  for (int i : {2, 4}) EXPECT_EQ(lines[i].find("\tB"), std::string::npos) << name(i);  // forwards only
+  for (int i : {3, 5}) EXPECT_EQ(lines[i].find("\tF"), std::string::npos) << name(i);  // backwards only
+  EXPECT_NE(lines[2].find("\tF0b0\t"), std::string::npos);
+  EXPECT_NE(lines[5].find("\tB1b0\t"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace pipesim
