@@ -49,6 +49,23 @@ TEST(SplitCli, MoreWorkersThanDevices) {
                w + ": schedule.workers: 5 workers for 4 devices: each worker is one device");
 }
 
+TEST(SplitCli, ExplicitPlacement) {
+  const std::string w = write_file("split-placed.yaml", read_text(workload("split")) +
+                                                             "placement:\n  - {layers: 0-1, host: laptop-i7-0}\n"
+                                                             "  - {layers: 2-3, host: laptop-i7-1}\n");
+  expect_error(kRoot + "platforms/mobile-4.xml", w,
+               w + ": placement: schedule 'split' cuts the chain itself (eq. 1); give placement: auto or {stages: N} "
+                   "(or schedule.workers), not a list of hosts");
+}
+
+TEST(SplitCli, PlacementStagesSetTheWorkers) {
+  const std::string json = temp_path("split-stages.json");
+  const std::string w = write_file("split-stages.yaml", read_text(workload("split")) + "placement: {stages: 2}\n");
+  const CliResult r = run_pipesim("run " + kRoot + "platforms/mobile-4.xml " + w + " --json " + json);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("devices               4 (2 used)"), std::string::npos) << r.out;
+}
+
 TEST(SplitCli, ResourceOfNamingNoDevice) {
   std::string xml = split_platform_xml(2, {1e11, 1e11, 1e12, 1e12});
   xml.replace(xml.find("value=\"w1\""), 10, "value=\"w9\"");
