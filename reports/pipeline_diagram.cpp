@@ -111,23 +111,29 @@ std::string batch_colour(int batch) {
 PipelineDiagram pipeline_diagram(const TaskGraph& graph, const Timeline& timeline, const DiagramOptions& options,
                                  const Platform* platform) {
   PipelineDiagram d;
-  std::vector<int> row_of(graph.device_count(), -1);
+  for (const Task& task : graph.tasks())
+    if (!is_transfer(task.kind)) d.lane_count = std::max(d.lane_count, task.lane + 1);
+  const auto key = [&](const Task& task) { return task.device * d.lane_count + task.lane; };
+  std::vector<int> row_of(static_cast<std::size_t>(graph.device_count()) * d.lane_count, -1);
   double shortest = std::numeric_limits<double>::infinity(), end = 0;
   for (TaskId t = 0; t < graph.size(); ++t) {
     const Task& task = graph.task(t);
     if (is_transfer(task.kind) || !ran(timeline, t)) continue;
-    row_of[task.device] = 0;
+    row_of[key(task)] = 0;
     const double len = timeline.finish[t] - timeline.start[t];
     if (len > 0) shortest = std::min(shortest, len);
     end = std::max(end, timeline.finish[t]);
   }
   const bool names = platform != nullptr && !options.seed_notation;
   for (int dev = 0; dev < graph.device_count(); ++dev)
-    if (row_of[dev] == 0) {
-      row_of[dev] = static_cast<int>(d.devices.size());
-      d.devices.push_back(dev);
-      d.row_names.push_back(names && dev < platform->size() ? platform->devices[dev].name : "w" + std::to_string(dev));
-    }
+    for (int lane = 0; lane < d.lane_count; ++lane)
+      if (row_of[dev * d.lane_count + lane] == 0) {
+        row_of[dev * d.lane_count + lane] = static_cast<int>(d.devices.size());
+        d.devices.push_back(dev);
+        d.lanes.push_back(lane);
+        d.row_names.push_back((names && dev < platform->size() ? platform->devices[dev].name : "w" + std::to_string(dev)) +
+                              (d.lane_count > 1 ? " lane " + std::to_string(lane) : ""));
+      }
   d.column_seconds = options.column_seconds > 0 ? options.column_seconds : (std::isfinite(shortest) ? shortest : 1);
   auto column = [&](double time) { return static_cast<int>(std::llround(time / d.column_seconds)); };
   d.columns = std::max(options.min_columns, column(end));
@@ -136,7 +142,7 @@ PipelineDiagram pipeline_diagram(const TaskGraph& graph, const Timeline& timelin
   for (TaskId t = 0; t < graph.size(); ++t) {
     const Task& task = graph.task(t);
     if (is_transfer(task.kind) || !ran(timeline, t)) continue;
-    const int row = row_of[task.device];
+    const int row = row_of[key(task)];
     const int first = column(timeline.start[t]);
     const int last = std::max(first + 1, column(timeline.finish[t]));
     if (last > d.columns) {
@@ -148,7 +154,8 @@ PipelineDiagram pipeline_diagram(const TaskGraph& graph, const Timeline& timelin
     if (options.batch_ids && task.microbatch >= 0) text += "b" + std::to_string(task.microbatch);
     for (int c = first; c < last; ++c) {
       if (!d.cells[row][c].empty()) {
-        ++d.overlaps;
+        // Another resource's part of the same pass is not an overlap.
+        if (task.resource == 0 || d.cells[row][c] != text || d.batches[row][c] != task.microbatch) ++d.overlaps;
         continue;
       }
       d.cells[row][c] = text;
@@ -235,16 +242,18 @@ std::string pipeline_diagram_svg(const TaskGraph& graph, const Timeline& timelin
     s << "<rect x=\"" << num(left) << "\" y=\"" << num(y) << "\" width=\"" << num(grid_width) << "\" height=\""
       << num(kRow - kGap) << "\" fill=\"#f4f4f4\"/>\n";
   }
-  std::vector<int> row_of(graph.device_count(), -1);
-  for (std::size_t r = 0; r < d.devices.size(); ++r) row_of[d.devices[r]] = static_cast<int>(r);
+  std::vector<int> row_of(static_cast<std::size_t>(graph.device_count()) * d.lane_count, -1);
+  for (std::size_t r = 0; r < d.devices.size(); ++r)
+    row_of[d.devices[r] * d.lane_count + d.lanes[r]] = static_cast<int>(r);
+  const auto row = [&](const Task& task) { return row_of[task.device * d.lane_count + task.lane]; };
   for (TaskId t = 0; t < graph.size(); ++t) {
     const Task& task = graph.task(t);
     if (is_transfer(task.kind) || !ran(timeline, t)) continue;
     const double x = x_of(timeline.start[t]);
     const double w = std::max(1.0, (timeline.finish[t] - timeline.start[t]) / d.column_seconds * kCell);
-    const double y = top + row_of[task.device] * kRow;
+    const double y = top + row(task) * kRow;
     s << "<g><title>" << escape(std::string(to_string(task.kind)) + " stage " + std::to_string(task.stage) +
-                                " batch " + std::to_string(task.microbatch) + " on " + d.row_names[row_of[task.device]] +
+                                " batch " + std::to_string(task.microbatch) + " on " + d.row_names[row(task)] +
                                 ": " + fmt::time(timeline.start[t]) + " .. " + fmt::time(timeline.finish[t]))
       << "</title><rect x=\"" << num(x) << "\" y=\"" << num(y) << "\" width=\"" << num(w) << "\" height=\""
       << num(kRow - kGap) << "\" fill=\"" << batch_colour(task.microbatch) << "\" stroke=\"#ffffff\"/>";

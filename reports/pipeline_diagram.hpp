@@ -29,10 +29,15 @@ struct DiagramOptions {
 // [start, finish) fills columns round(start / col) .. round(finish / col) - 1
 // (at least one); a cell two tasks would share (only with a column coarser
 // than the tasks) keeps the first task by id, and `overlaps` counts them.
+// When tasks run in lanes (Task::lane, seed 004's split), each device has a
+// row per lane it uses, named "<device> lane <n>"; parts of one pass on
+// several resources of a lane run together and share that row.
 struct PipelineDiagram {
   double column_seconds = 0;
   int columns = 0;
-  std::vector<int> devices;
+  std::vector<int> devices;  // per row
+  std::vector<int> lanes;    // per row
+  int lane_count = 1;        // largest lane + 1
   std::vector<std::string> row_names;
   std::vector<std::vector<std::string>> cells;  // [row][column], "" when idle
   std::vector<std::vector<int>> batches;        // [row][column], -1 when idle

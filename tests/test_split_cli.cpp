@@ -49,6 +49,23 @@ TEST(SplitCli, MoreWorkersThanDevices) {
                w + ": schedule.workers: 5 workers for 4 devices: each worker is one device");
 }
 
+TEST(SplitCli, ExplicitPlacement) {
+  const std::string w = write_file("split-placed.yaml", read_text(workload("split")) +
+                                                             "placement:\n  - {layers: 0-1, host: laptop-i7-0}\n"
+                                                             "  - {layers: 2-3, host: laptop-i7-1}\n");
+  expect_error(kRoot + "platforms/mobile-4.xml", w,
+               w + ": placement: schedule 'split' cuts the chain itself (eq. 1); give placement: auto or {stages: N} "
+                   "(or schedule.workers), not a list of hosts");
+}
+
+TEST(SplitCli, PlacementStagesSetTheWorkers) {
+  const std::string json = temp_path("split-stages.json");
+  const std::string w = write_file("split-stages.yaml", read_text(workload("split")) + "placement: {stages: 2}\n");
+  const CliResult r = run_pipesim("run " + kRoot + "platforms/mobile-4.xml " + w + " --json " + json);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("devices               4 (2 used)"), std::string::npos) << r.out;
+}
+
 TEST(SplitCli, ResourceOfNamingNoDevice) {
   std::string xml = split_platform_xml(2, {1e11, 1e11, 1e12, 1e12});
   xml.replace(xml.find("value=\"w1\""), 10, "value=\"w9\"");
@@ -97,6 +114,29 @@ TEST(SplitCli, ReportGivesBetaUtilizationAndPeriod) {
   EXPECT_NE(text.find("\"resources\": [\n        {\n          \"type\": \"cpu\",\n          \"busy_time\": "),
             std::string::npos)
       << text;
+}
+
+// The diagram has a row per device and lane: forward (lane 0) and backward
+// (lane 1) side by side; the CPU and GPU parts of a pass share their row.
+TEST(SplitCli, DiagramHasARowPerLane) {
+  const std::string txt = temp_path("split-diagram.txt");
+  const CliResult r = run_pipesim("run " + kRoot + "platforms/mobile-laptops-wifi.xml " + kRoot +
+                                  "workloads/examples/mobile-cnn.yaml --quiet --diagram " + txt);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string text = read_text(txt);
+  std::vector<std::string> lines;
+  for (std::size_t at = 0, next; (next = text.find('\n', at)) != std::string::npos; at = next + 1)
+    lines.push_back(text.substr(at, next - at));
+  ASSERT_EQ(lines.size(), 6u) << text;
+  const auto name = [&](int i) { return lines[i].substr(0, lines[i].find('\t')); };
+  EXPECT_EQ(name(2), "laptop-i5-0 lane 0");
+  EXPECT_EQ(name(3), "laptop-i5-0 lane 1");
+  EXPECT_EQ(name(4), "laptop-i7-0 lane 0");
+  EXPECT_EQ(name(5), "laptop-i7-0 lane 1");
+  for (int i : {2, 4}) EXPECT_EQ(lines[i].find("\tB"), std::string::npos) << name(i);  // forwards only
+  for (int i : {3, 5}) EXPECT_EQ(lines[i].find("\tF"), std::string::npos) << name(i);  // backwards only
+  EXPECT_NE(lines[2].find("\tF0b0\t"), std::string::npos);
+  EXPECT_NE(lines[5].find("\tB1b0\t"), std::string::npos);
 }
 
 }  // namespace

@@ -79,7 +79,11 @@ std::vector<ComputeResource> device_resources(const Device& device) {
 
 SplitPlan plan_split(const Workload& w, const Platform& platform) {
   check_params(w, {"workers", "partition", "epsilon", "allocation", "beta", "in_flight"});
-  const int workers = positive_param(w, "workers", platform.size());
+  if (!w.placement.automatic)
+    throw InputError(w.file, "placement",
+                     "schedule 'split' cuts the chain itself (eq. 1); give placement: auto or {stages: N} "
+                     "(or schedule.workers), not a list of hosts");
+  const int workers = positive_param(w, "workers", w.placement.stages > 0 ? w.placement.stages : platform.size());
   if (workers > platform.size())
     throw InputError(w.file, "schedule.workers",
                      std::to_string(workers) + " workers for " + std::to_string(platform.size()) +
