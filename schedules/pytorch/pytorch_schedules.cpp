@@ -81,7 +81,7 @@ GeneratedSchedule csv(const Workload& w, const Platform& platform) {
   namespace fs = std::filesystem;
   const fs::path given(it->second);
   const std::string path =
-      given.is_absolute() ? given.string() : (fs::path(w.file).parent_path() / given).lexically_normal().string();
+      given.is_absolute() ? given.string() : (fs::path(w.file).parent_path() / given).string();
   ExplicitOrders orders = read_orders_csv(path);
   const int M = w.microbatches > 0 ? w.microbatches : orders.microbatches();
   const std::vector<Violation> wrong = validate_orders(orders, M, platform);
