@@ -58,6 +58,27 @@ TEST(PytorchCli, CsvRunUsesTheLayersSplitCosts) {
   }
 }
 
+// PyTorch's comms lowering of the same schedule runs in the same time: its
+// SEND and RECV cells are checked, the transfers follow from the devices.
+TEST(PytorchCli, Zb1pComputeAndCommsCsvsTakeTheSameTime) {
+  const std::string platform = kRoot + "platforms/nvswitch-4gpu.xml";
+  std::string makespan[2];
+  int i = 0;
+  for (const char* format : {"compute", "comms"}) {
+    const std::string csv = std::string("zb1p_2rank_2stagep_") + format + ".csv";
+    write_file(csv, read_text(kRoot + "tests/data/pytorch/" + csv));
+    const std::string workload =
+        write_file(std::string("zb1p-") + format + ".yaml",
+                   "layers:\n  - {forward: 1ms, backward: 2ms, activation: 16MiB, weights: 1GiB, repeat: 4}\n"
+                   "schedule: {name: csv, file: " + csv + "}\n");
+    const CliResult r = run_pipesim("run " + platform + " " + workload);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    makespan[i++] = line_of(r.out, "makespan");
+  }
+  EXPECT_EQ(makespan[0], "makespan              49.35 ms");
+  EXPECT_EQ(makespan[1], makespan[0]);
+}
+
 // Run a generator with --export-orders, run the export as a CSV: the same
 // JSON, but for the schedule's name (zb-h1 against csv) and, for the flush
 // schedules, the pattern section (a CSV carries no pattern).
@@ -119,6 +140,8 @@ struct BadCase {
   std::string message;   // stderr after "pipesim: error: " (TMP = the temp folder)
 };
 
+void PrintTo(const BadCase& c, std::ostream* os) { *os << c.name; }
+
 class BadInput : public ::testing::TestWithParam<BadCase> {};
 
 TEST_P(BadInput, OneLineExitTwo) {
@@ -148,7 +171,7 @@ INSTANTIATE_TEST_SUITE_P(
                 "weights live on one device)"},
         BadCase{"unknown_action", "0F0,0X0\n", kCsvWorkload("unknown_action"),
                 "TMP/unknown_action.csv: line 1 (rank 0), column 2: expected an op <stage><F|B|I|W><micro-batch> "
-                "such as 2F0, 1I3, 0W1 or 3B2, got '0X0'"},
+                "such as 2F0, 1I3, 0W1 or 3B2 (or SEND_F, RECV_F, SEND_B, RECV_B in the comms format), got '0X0'"},
         BadCase{"missing_backward", "0F0,0F1,0B0\n1F0,1B0,1F1,1B1\n", kCsvWorkload("missing_backward"),
                 "TMP/missing_backward.csv: no backward (B, or I and W) of stage 0 for micro-batch 1 (the workload "
                 "has micro-batches 0..1)"},
@@ -156,9 +179,12 @@ INSTANTIATE_TEST_SUITE_P(
                 "microbatches: 3\n" + kCsvWorkload("missing_microbatch"),
                 "TMP/missing_microbatch.csv: no F of stage 0 for micro-batches 1..2 (the workload has micro-batches "
                 "0..2)"},
-        BadCase{"comms", "0F0,0SEND_F0\n", kCsvWorkload("comms"),
-                "TMP/comms.csv: line 1 (rank 0), column 2: communication actions are not supported: give the "
-                "compute-only CSV (F, B, I, W cells); the transfers follow from the stages' devices, got '0SEND_F0'"},
+        BadCase{"send_without_recv", "0F0,0SEND_F0,0RECV_B0,0B0\n1F0,1B0,1SEND_B0\n", kCsvWorkload("send_without_recv"),
+                "TMP/send_without_recv.csv: 0SEND_F0 on gpu0 (rank 0) at column 2 has no matching 1RECV_F0 on gpu1 "
+                "(rank 1)"},
+        BadCase{"overlap", "0F0,(0F1;1B0)OVERLAP_F_B\n", kCsvWorkload("overlap"),
+                "TMP/overlap.csv: line 1 (rank 0), column 2: DualPipeV's overlapped pairs '(aFm;bBn)OVERLAP_F_B' are "
+                "not supported: write the two ops as two cells, got '(0F1;1B0)OVERLAP_F_B'"},
         BadCase{"no_file", "",
                 "microbatches: 1\nlayers:\n  - {forward: 1s, backward: 2s, activation: 1MiB}\nschedule: {name: csv}\n",
                 "TMP/no_file.yaml: schedule.file: expected the path of a PyTorch compute CSV (schedule: {name: csv, "

@@ -287,7 +287,7 @@ std::vector<Malformed> malformed() {
        "expected an offset in [0, period)"},
       {"missing_pattern", kPatternWorkload, "absent.yaml", "", "cannot open: no such file"},
       {"csv_overlap_f_b", kTwoLayers, "o.csv", "0F0,(0F1;1B0)OVERLAP_F_B\n", "OVERLAP_F_B"},
-      {"csv_communication", kTwoLayers, "o.csv", "0F0,0SEND_F0\n", "communication actions are not supported"},
+      {"csv_sharding", kTwoLayers, "o.csv", "0F0,0UNSHARD\n", "sharding actions (UNSHARD, RESHARD, REDUCE_GRAD) are not supported"},
       {"csv_garbage", kTwoLayers, "o.csv", "0F0,hello\n", "got 'hello'"},
       {"csv_too_many_ranks", kTwoLayers, "o.csv", "0F0\n1F0\n2F0\n", "3 rows (ranks), but the platform has 2 devices"},
       {"csv_more_stages_than_layers", kTwoLayers, "o.csv", "0F0,2F0\n1F0\n", "3 stages, but the workload has only 2 layers"},

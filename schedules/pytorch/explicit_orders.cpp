@@ -26,8 +26,15 @@ std::string_view trim(std::string_view s) {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-// A cell of PyTorch's _Action.from_str: (\d+)(ACTION)(\d*); only compute actions are read.
-OrderedOp parse_cell(std::string_view cell, const std::string& file, std::size_t row, int column) {
+// A cell of PyTorch's _Action.from_str: (\d+)(ACTION)(\d*); compute and
+// communication actions are read.
+struct Cell {
+  bool comm = false;
+  OrderedOp op;    // compute
+  CommOp message;  // comm
+};
+
+Cell parse_cell(std::string_view cell, const std::string& file, std::size_t row, int column) {
   const std::string where =
       "line " + std::to_string(row + 1) + " (rank " + std::to_string(row) + "), column " + std::to_string(column);
   const std::string got = ", got '" + std::string(cell) + "'";
@@ -42,31 +49,38 @@ OrderedOp parse_cell(std::string_view cell, const std::string& file, std::size_t
   std::size_t k = j;
   while (k < cell.size() && is_digit(cell[k])) ++k;
   const std::string_view action = cell.substr(i, j - i);
-  const char* expected = "expected an op <stage><F|B|I|W><micro-batch> such as 2F0, 1I3, 0W1 or 3B2";
+  const char* expected =
+      "expected an op <stage><F|B|I|W><micro-batch> such as 2F0, 1I3, 0W1 or 3B2 (or SEND_F, RECV_F, SEND_B, RECV_B "
+      "in the comms format)";
   if (i == 0 || action.empty() || k != cell.size()) throw InputError(file, where, expected + got);
-  if (action == "SEND_F" || action == "RECV_F" || action == "SEND_B" || action == "RECV_B")
-    throw InputError(file, where,
-                     "communication actions are not supported: give the compute-only CSV (F, B, I, W cells); the "
-                     "transfers follow from the stages' devices" + got);
+  const bool comm = action == "SEND_F" || action == "RECV_F" || action == "SEND_B" || action == "RECV_B";
   if (action == "UNSHARD" || action == "RESHARD" || action == "REDUCE_GRAD")
     throw InputError(file, where, "sharding actions (UNSHARD, RESHARD, REDUCE_GRAD) are not supported" + got);
-  if (action.size() != 1 || std::string_view("FBIW").find(action[0]) == std::string_view::npos)
+  if (!comm && (action.size() != 1 || std::string_view("FBIW").find(action[0]) == std::string_view::npos))
     throw InputError(file, where, expected + got);
   if (k == j) throw InputError(file, where, "expected a micro-batch after '" + std::string(action) + "'" + got);
-  OrderedOp op;
-  op.column = column;
-  op.kind = action[0] == 'F'   ? TaskKind::Forward
-            : action[0] == 'B' ? TaskKind::Backward
-            : action[0] == 'I' ? TaskKind::BackwardInput
-                               : TaskKind::BackwardWeight;
-  for (auto [text, out] : {std::pair{cell.substr(0, i), &op.stage}, std::pair{cell.substr(j), &op.microbatch}}) {
+  Cell out;
+  out.comm = comm;
+  int stage = 0, microbatch = 0;
+  for (auto [text, dest] : {std::pair{cell.substr(0, i), &stage}, std::pair{cell.substr(j), &microbatch}}) {
     long long v = 0;
     const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
     if (r.ec != std::errc() || v > kMaxIndex)
       throw InputError(file, where, "stage and micro-batch must be at most " + std::to_string(kMaxIndex) + got);
-    *out = static_cast<int>(v);
+    *dest = static_cast<int>(v);
   }
-  return op;
+  if (comm) {
+    out.message = {std::string(action), stage, microbatch, column, 0};
+    return out;
+  }
+  out.op.column = column;
+  out.op.stage = stage;
+  out.op.microbatch = microbatch;
+  out.op.kind = action[0] == 'F'   ? TaskKind::Forward
+                : action[0] == 'B' ? TaskKind::Backward
+                : action[0] == 'I' ? TaskKind::BackwardInput
+                                   : TaskKind::BackwardWeight;
+  return out;
 }
 
 std::string device_name(const Platform& platform, int d) { return platform.devices.at(d).name; }
@@ -95,6 +109,7 @@ ExplicitOrders parse_orders_csv(const std::string& text, const std::string& file
   std::size_t ops = 0;
   for (std::size_t row = 0; row < lines.size(); ++row) {
     std::vector<OrderedOp>& rank = orders.ranks.emplace_back();
+    std::vector<CommOp>& comms = orders.comms.emplace_back();
     int column = 0;
     for (std::size_t at = 0; at <= lines[row].size(); ++column) {
       std::size_t end = lines[row].find(',', at);
@@ -102,7 +117,13 @@ ExplicitOrders parse_orders_csv(const std::string& text, const std::string& file
       const std::string_view cell = trim(lines[row].substr(at, end - at));
       at = end + 1;
       if (cell.empty()) continue;  // idle step
-      rank.push_back(parse_cell(cell, file, row, column + 1));
+      Cell parsed = parse_cell(cell, file, row, column + 1);
+      if (parsed.comm) {
+        parsed.message.after = static_cast<int>(rank.size());
+        comms.push_back(parsed.message);
+        continue;
+      }
+      rank.push_back(parsed.op);
       orders.stages = std::max(orders.stages, rank.back().stage + 1);
       ++ops;
     }
