@@ -26,7 +26,7 @@ void write_orders_csv(std::ostream& os, const TaskGraph& g, const Timeline& tl) 
   std::map<int, int> stage_device;
   for (TaskId t = 0; t < g.size(); ++t) {
     const Task& task = g.task(t);
-    if (is_transfer(task.kind)) continue;
+    if (is_transfer(task.kind) || task.kind == TaskKind::Communication) continue;  // the CSV's own lowering
     if (!letter(task.kind))
       throw std::invalid_argument("it has " + std::string(to_string(task.kind)) +
                                   " tasks, which PyTorch's compute CSV cannot hold (only F, B, I, W)");
@@ -42,7 +42,7 @@ void write_orders_csv(std::ostream& os, const TaskGraph& g, const Timeline& tl) 
   for (int d = 0; d < g.device_count(); ++d) {
     if (!g.device_order(d).empty()) {
       for (TaskId t : g.device_order(d))
-        if (g.task(t).iteration == 0) rows[d].push_back(t);
+        if (g.task(t).iteration == 0 && letter(g.task(t).kind)) rows[d].push_back(t);
     } else {  // run by priority: the order the simulation chose
       std::stable_sort(rows[d].begin(), rows[d].end(), [&](TaskId a, TaskId b) { return tl.start[a] < tl.start[b]; });
     }

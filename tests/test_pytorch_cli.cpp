@@ -79,6 +79,40 @@ TEST(PytorchCli, Zb1pComputeAndCommsCsvsTakeTheSameTime) {
   EXPECT_EQ(makespan[1], makespan[0]);
 }
 
+// PyTorch's test of this schedule dry-runs the comms CSV with every action,
+// SEND and RECV included, taking one step on its rank (_simulate_comms_compute)
+// and expects 113 steps. With comm_step: 1s and every op 1 s (B too: the
+// merged I+W is one step), the simulated makespan is that count. The
+// exported orders are the compute ops without the sends and receives.
+TEST(PytorchCli, Zb1pCommsCsvTakesPyTorchs113Steps) {
+  write_file("zb1p_2rank_2stagep_comms.csv", read_text(kRoot + "tests/data/pytorch/zb1p_2rank_2stagep_comms.csv"));
+  const std::string workload = write_file(
+      "steps.yaml",
+      "layers:\n  - {forward: 1s, backward: 1s, backward_input: 1s, backward_weight: 1s, activation: 0B, repeat: 4}\n"
+      "schedule: {name: csv, file: zb1p_2rank_2stagep_comms.csv, comm_step: 1s}\n");
+  const std::string csv = temp_path("steps-export.csv");
+  const CliResult r = run_pipesim("run " + write_file("p2.xml", complete_platform_xml(2)) + " " + workload +
+                                  " --export-orders " + csv);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(line_of(r.out, "makespan"), "makespan              113.00 s");
+  // Rank 0: 32 compute ops (Bs merged) and 48 sends and receives; rank 1: 48 and 48.
+  EXPECT_EQ(line_of(r.out, "  gpu0"), "  gpu0     80  80.00 s  33.00 s  29.2 %          0 B  1.00 TiB  -");
+  EXPECT_EQ(line_of(r.out, "  gpu1"), "  gpu1     96  96.00 s  17.00 s  15.0 %          0 B  1.00 TiB  -");
+  const std::string exported = read_text(csv);
+  EXPECT_EQ(exported.find("SEND"), std::string::npos);
+  EXPECT_EQ(exported.substr(0, exported.find('\n')),
+            "0F0,0F1,2F0,2F1,2B0,0F2,2B1,0F3,0B0,2F2,0B1,2F3,2B2,0F4,2B3,0F5,0B2,2F4,0B3,2F5,2B4,0F6,2B5,0F7,0B4,2F6,"
+            "0B5,2F7,2B6,2B7,0B6,0B7");
+  // Without comm_step the sends and receives take no time: rank 1 computes
+  // 8 x 2 x (F + I + W) = 48 s after waiting 1 s for the first forward.
+  write_file("nosteps.yaml", "layers:\n  - {forward: 1s, backward: 1s, backward_input: 1s, backward_weight: 1s, "
+                             "activation: 0B, repeat: 4}\nschedule: {name: csv, file: zb1p_2rank_2stagep_comms.csv}\n");
+  const CliResult plain =
+      run_pipesim("run " + write_file("p2.xml", complete_platform_xml(2)) + " " + temp_path("nosteps.yaml"));
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(line_of(plain.out, "makespan"), "makespan              49.00 s");
+}
+
 // Run a generator with --export-orders, run the export as a CSV: the same
 // JSON, but for the schedule's name (zb-h1 against csv) and, for the flush
 // schedules, the pattern section (a CSV carries no pattern).

@@ -104,8 +104,13 @@ struct OrdersGraph {
 // every op exactly once with each stage on one rank (validate_orders finds
 // what is wrong); throws std::invalid_argument otherwise. An order that
 // deadlocks is built as given: the engine reports the deadlock.
+// comm_seconds >= 0 (comms format only): every SEND and RECV cell becomes a
+// Communication task of that many seconds on its rank, in the row's order,
+// as PyTorch's dry-run simulator counts them (docs/pytorch.md); otherwise
+// they are only checked (validate_orders) and transfers start when their
+// producer finishes.
 OrdersGraph build_orders_graph(const ExplicitOrders& orders, const std::vector<std::pair<int, int>>& stage_layers,
                                const Workload& workload, const Platform& platform, int microbatches,
-                               int iterations = 1);
+                               int iterations = 1, double comm_seconds = -1);
 
 }  // namespace pipesim
