@@ -43,6 +43,19 @@ TEST(PytorchCli, RunsPyTorchsZb1pCsv) {
   EXPECT_NE(read_text(json).find("\"makespan\": 49,"), std::string::npos);
 }
 
+// validate runs the CSV and reports the same makespan and bubbles beside the verdict.
+TEST(PytorchCli, ValidateReportsTheSimulatedMakespanAndBubbles) {
+  const std::string workload = write_file("zb1p-validate.yaml", "microbatches: 8\n" + kUnitLayers);
+  const std::string json = temp_path("validate.json");
+  const CliResult r = run_pipesim("validate " + write_file("p2.xml", complete_platform_xml(2)) + " " + workload + " " +
+                                  kZb1p + " --json " + json);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "simulated: makespan 49.0 s; bubbles gpu0 2.0 %, gpu1 2.0 %\nVALID\n");
+  EXPECT_EQ(read_text(json),
+            "{\n  \"verdict\": \"VALID\",\n  \"violations\": [],\n  \"simulated\": {\n    \"makespan\": 49,\n"
+            "    \"bubbles\": {\n      \"gpu0\": 0.0204081632653061,\n      \"gpu1\": 0.0204081632653061\n    }\n  }\n}\n");
+}
+
 // The per-layer split costs are used by I and W: with I 1.5 s and W 0.5 s,
 // stage 0's I waits for stage 1's: 1 (F0) + 1 (F1) + 1.5 (I1) + 1.5 (I0) +
 // 0.5 (W0) = 5.5 s (5 s with the default halves).
