@@ -178,6 +178,23 @@ TEST(PytorchCli, ExportWritesPyTorchsCells) {
             "3F0,3I0,3F1,3I1,3F2,3I2,3F3,3I3,3W0,3W1,3W2,3W3\n");
 }
 
+// A schedule whose stages live on several devices (DDP replicates them) has
+// no PyTorch orders: refused, and no file written.
+TEST(PytorchCli, ExportRefusesReplicatedStages) {
+  const std::string csv = temp_path("ddp.csv");
+  std::filesystem::remove(csv);
+  const std::string workload = write_file(
+      "ddp.yaml", "microbatches: 4\n" + kUnitLayers + "schedule: {name: master, scheme: ddp}\n");
+  const CliResult r =
+      run_pipesim("run " + kRoot + "platforms/complete-4.xml " + workload + " --quiet --export-orders " + csv);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "pipesim: error: " + workload +
+                       ": schedule: schedule 'master' cannot be exported as PyTorch orders: stage 0 runs on two devices "
+                       "(0 and 1); a PyTorch stage has one rank\n");
+  EXPECT_FALSE(std::filesystem::exists(csv));
+}
+
 // --- Bad input: one line on stderr, exit 2, nothing on stdout, no file -----
 
 struct BadCase {
