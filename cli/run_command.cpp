@@ -15,6 +15,7 @@
 #include "reports/chrome_trace.hpp"
 #include "reports/json_report.hpp"
 #include "reports/memory_csv.hpp"
+#include "reports/orders_csv.hpp"
 #include "reports/pipeline_diagram.hpp"
 #include "reports/summary.hpp"
 #include "schedules/registry.hpp"
@@ -35,6 +36,9 @@ CLI::App* add_run_command(CLI::App& root, RunOptions& o) {
   run->add_option("--memory-trace", o.memory_trace, "CSV of time,device,category,bytes")->type_name("FILE");
   run->add_option("--export-pattern", o.export_pattern,
                   "the schedule as a periodic pattern (YAML),\nto run or validate")
+      ->type_name("FILE");
+  run->add_option("--export-orders", o.export_orders,
+                  "per-device orders as a PyTorch pipelining compute CSV,\nto run with schedule csv or in PyTorch")
       ->type_name("FILE");
   run->add_option("--diagram", o.diagram, "pipeline diagram: SVG if FILE ends in .svg,\nelse tab-separated text")
       ->type_name("FILE");
@@ -76,7 +80,8 @@ int run_command(const RunOptions& options) {
   outputs.declare_input("the workload", options.workload);
   const std::pair<const char*, const std::string*> files[] = {
       {"--json", &options.json},       {"--trace", &options.trace},     {"--memory-trace", &options.memory_trace},
-      {"--export-pattern", &options.export_pattern}, {"--diagram", &options.diagram}, {"--workers", &options.workers}};
+      {"--export-pattern", &options.export_pattern}, {"--export-orders", &options.export_orders},
+      {"--diagram", &options.diagram}, {"--workers", &options.workers}};
   for (const auto& [option, path] : files)
     if (!path->empty()) outputs.declare(option, *path);
 
@@ -119,6 +124,16 @@ int run_command(const RunOptions& options) {
     std::ostringstream text;
     write_memory_csv(text, memory_trace(graph, timeline), platform);
     outputs.set(options.memory_trace, text.str());
+  }
+  if (!options.export_orders.empty()) {
+    std::ostringstream text;
+    try {
+      write_orders_csv(text, graph, timeline);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(options.workload, "schedule",
+                       "schedule '" + workload.schedule + "' cannot be exported as PyTorch orders: " + e.what());
+    }
+    outputs.set(options.export_orders, text.str());
   }
   if (!options.export_pattern.empty()) {
     if (!schedule.pattern)

@@ -15,7 +15,7 @@ struct RunOptions {
   std::vector<std::string> simgrid_config;
   // Seed 003 (master scheduler) additions.
   std::vector<std::string> schedule_params;  // KEY=VALUE, checked by run_command
-  std::string diagram, workers;
+  std::string diagram, workers, export_orders;
   std::string max_memory;  // SIZE for RunLimits, empty: the default
   bool quiet = false;
 };

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
 #include "patterns/pattern_validation.hpp"
 #include "schedules/pytorch/orders_validation.hpp"
+#include "analysis/metrics.hpp"
 #include "analysis/run_validation.hpp"
 #include "reports/violations_report.hpp"
 #include "schedules/pytorch/explicit_orders.hpp"
@@ -95,8 +97,10 @@ std::vector<Violation> check_pattern_file(const std::string& path, const Workloa
   return out;
 }
 
-// Static checks first; the run only if every op is there exactly once.
-std::vector<Violation> check_orders_file(const std::string& path, const Workload& w, Simulation& simulation) {
+// Static checks first; the run only if every op is there exactly once
+// (its makespan and bubbles in `run` when it completes).
+std::vector<Violation> check_orders_file(const std::string& path, const Workload& w, Simulation& simulation,
+                                         std::optional<SimulatedRun>& run) {
   const Platform& platform = simulation.platform();
   const ExplicitOrders orders = read_orders_csv(path);
   const auto layers = orders_stage_layers(orders, w, platform);
@@ -106,6 +110,12 @@ std::vector<Violation> check_orders_file(const std::string& path, const Workload
   const OrdersGraph g = build_orders_graph(orders, layers, w, platform, M);
   const Timeline timeline = simulation.run(g.graph);
   for (Violation& v : run_violations(g.graph, timeline, platform, g.names)) out.push_back(std::move(v));
+  if (timeline.completed()) {
+    const Metrics metrics = compute_metrics(g.graph, timeline, platform, w.microbatch_size);
+    run = SimulatedRun{metrics.makespan, {}};
+    for (const DeviceMetrics& d : metrics.devices)
+      if (d.tasks > 0) run->bubbles.emplace_back(d.name, d.bubble_fraction);
+  }
   return out;
 }
 
@@ -123,15 +133,16 @@ int validate_command(const ValidateOptions& options) {
     throw InputError(schedule, "", "expected a pattern (.yaml, .yml) or per-device orders (.csv)");
   const Workload workload = load_workload(options.workload);
   Simulation simulation(options.platform, options.simgrid_config);
-  const std::vector<Violation> violations = csv ? check_orders_file(schedule, workload, simulation)
+  std::optional<SimulatedRun> run;
+  const std::vector<Violation> violations = csv ? check_orders_file(schedule, workload, simulation, run)
                                                 : check_pattern_file(schedule, workload, simulation.platform());
   if (!options.json.empty()) {
     std::ostringstream text;
-    write_violations_json(text, violations, simulation.platform());
+    write_violations_json(text, violations, simulation.platform(), run);
     outputs.set(options.json, text.str());
   }
   outputs.commit();
-  write_violations(std::cout, violations);
+  write_violations(std::cout, violations, run);
   return violations.empty() ? 0 : 1;
 }
 

@@ -29,6 +29,7 @@ const char* short_kind(TaskKind kind) {
     case TaskKind::Offload: return "O";
     case TaskKind::Prefetch: return "P";
     case TaskKind::WeightFetch: return "WF";
+    case TaskKind::Communication: return "C";
   }
   return "?";
 }

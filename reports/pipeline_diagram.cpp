@@ -21,6 +21,7 @@ std::string kind_letter(TaskKind kind, bool seed) {
     case TaskKind::BackwardWeight: return seed ? "vw" : "BW";
     case TaskKind::Recompute: return seed ? "r" : "R";
     case TaskKind::Update: return seed ? "u" : "U";
+    case TaskKind::Communication: return seed ? "c" : "C";
     default: return "?";
   }
 }

@@ -16,6 +16,7 @@ std::string_view to_string(TaskKind kind) {
     case TaskKind::Offload: return "offload";
     case TaskKind::Prefetch: return "prefetch";
     case TaskKind::WeightFetch: return "weight_fetch";
+    case TaskKind::Communication: return "communication";
   }
   return "?";
 }

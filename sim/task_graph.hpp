@@ -23,6 +23,7 @@ enum class TaskKind : std::uint8_t {
   Offload,         // device -> host memory
   Prefetch,        // host memory -> device
   WeightFetch,     // weights from their owner to a compute worker
+  Communication,   // the device busy sending or receiving (PyTorch's SEND/RECV steps); runs as compute
 };
 
 std::string_view to_string(TaskKind kind);

@@ -284,3 +284,47 @@ TEST(PytorchOrders, ZbH2Order) {
 
 }  // namespace
 }  // namespace pipesim
+
+namespace pipesim {
+namespace {
+
+std::string comms_violations(const std::string& csv) {
+  return violations(parse_orders_csv(csv, "c.csv"), 1);
+}
+
+// The comms format: each crossing sent once after its producer and received
+// once before its consumer, on the stages' ranks.
+TEST(PytorchOrders, CommsFormatChecks) {
+  EXPECT_EQ(comms_violations("0F0,0SEND_F0,0RECV_B0,0B0\n1RECV_F0,1F0,1B0,1SEND_B0\n"), "");
+  EXPECT_EQ(comms_violations("0F0,0SEND_F0,0RECV_B0,0B0\n1F0,1B0,1SEND_B0\n"),
+            "structure: 0SEND_F0 on gpu0 (rank 0) at column 2 has no matching 1RECV_F0 on gpu1 (rank 1)\n");
+  EXPECT_EQ(comms_violations("0F0,0B0\n1F0,1B0,1SEND_B0\n"),
+            "structure: no 0SEND_F0 and 1RECV_F0: stage 0's output for micro-batch 0 goes from gpu0 (rank 0) to gpu1 "
+            "(rank 1)\n"
+            "structure: 1SEND_B0 on gpu1 (rank 1) at column 3 has no matching 0RECV_B0 on gpu0 (rank 0)\n");
+  EXPECT_EQ(comms_violations("0SEND_F0,0F0,0RECV_B0,0B0\n1RECV_F0,1F0,1B0,1SEND_B0\n"),
+            "dependency: 0SEND_F0 on gpu0 (rank 0) at column 1 comes before 0F0, which produces what it sends\n");
+  EXPECT_EQ(comms_violations("0F0,0SEND_F0,0B0,0RECV_B0\n1RECV_F0,1F0,1B0,1SEND_B0,1SEND_F0\n"),
+            "dependency: 0RECV_B0 on gpu0 (rank 0) at column 4 comes after 0B0, which needs what it receives\n"
+            "structure: 1SEND_F0 on gpu1 (rank 1) at column 5: nothing crosses devices there (no such stage or "
+            "micro-batch, or both stages on one rank)\n");
+  EXPECT_EQ(comms_violations("0F0,0SEND_F0,0RECV_B0,0B0,0SEND_F0\n1RECV_F0,1F0,1B0,1SEND_B0\n"),
+            "structure: 0SEND_F0 appears 2 times (0SEND_F0 on gpu0 (rank 0) at column 2, 0SEND_F0 on gpu0 (rank 0) "
+            "at column 5)\n");
+  EXPECT_EQ(comms_violations("0F0,0SEND_F0,0B0\n1RECV_F0,1F0,1B0,1SEND_B0,0RECV_B0\n"),
+            "structure: 0RECV_B0 on gpu1 (rank 1) at column 5: stage 0 runs on gpu0 (rank 0)\n");
+}
+
+// PyTorch's own lowering of the zb1p schedule (I and W merged into B where
+// adjacent, SEND and RECV added) passes the checks and has the same ops.
+TEST(PytorchOrders, Zb1pCommsCsvIsValid) {
+  const std::string dir = std::string(PIPESIM_SOURCE_DIR) + "/tests/data/pytorch/";
+  const ExplicitOrders comms = read_orders_csv(dir + "zb1p_2rank_2stagep_comms.csv");
+  EXPECT_EQ(violations(comms, 8), "");
+  EXPECT_TRUE(comms.has_comms());
+  EXPECT_EQ(comms.stage_ranks(), (std::vector<int>{0, 1, 0, 1}));
+  EXPECT_EQ(comms.comms[0].size() + comms.comms[1].size(), 4u * 3 * 8);  // 3 crossings x 2 ways x send + recv
+}
+
+}  // namespace
+}  // namespace pipesim

@@ -2,8 +2,9 @@
 // transfers, against the published closed forms: interleaved 1F1B's bubble
 // (p-1)/(v·M) of the ideal time (Megatron-LM, Narayanan et al. 2021);
 // ZB-H1's (p-1)(T_F + T_B - T_W) against 1F1B's (p-1)(T_F + T_B + T_W)
-// (Qi et al. 2024, T_B the input-gradient part); ZB-H2 without a bubble
-// once its iterations tile; and the peak activations each keeps in flight.
+// (Qi et al. 2024, T_B the input-gradient part); ZB-H2 and ZB-V without a
+// bubble once their iterations tile; and the peak activations each keeps
+// in flight.
 #include <algorithm>
 #include <ostream>
 #include <string>
@@ -74,7 +75,9 @@ double closed_form_makespan(const Case& c) {
   if (c.schedule == "interleaved-1f1b") return busy * (1 + double(c.p - 1) / (c.v * c.M));
   if (c.schedule == "zb-h1") return busy + (c.p - 1) * (F + I - W);
   if (c.schedule == "1f1b") return busy + (c.p - 1) * (F + I + W);
-  if (c.schedule == "zb-h2") return busy + (c.p - 1) * F;  // the ramp of the first iteration only
+  // ZB-H2, and ZB-V (PyTorch: zero bubble when T_F = T_B = T_W): only the
+  // ramp of the first iteration, the iterations tile.
+  if (c.schedule == "zb-h2" || c.schedule == "zbv") return busy + (c.p - 1) * F;
   ADD_FAILURE() << "no closed form for " << c.schedule;
   return 0;
 }
@@ -117,6 +120,9 @@ std::vector<Case> closed_form_cases() {
   for (int p : {2, 3, 4})
     for (int M : {2 * p - 1, 2 * p, 3 * p}) cases.push_back({"zb-h2", p, 1, M, 1, 1, 3});
   cases.push_back({"zb-h2", 4, 1, 8});
+  for (int p : {2, 3, 4})
+    for (int M : {2 * p - 1, 3 * p})
+      for (int K : {1, 3}) cases.push_back({"zbv", p, 2, M, 1, 1, K});
   return cases;
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <map>
+#include <tuple>
 #include <stdexcept>
 #include <string_view>
 
@@ -26,8 +28,15 @@ std::string_view trim(std::string_view s) {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-// A cell of PyTorch's _Action.from_str: (\d+)(ACTION)(\d*); only compute actions are read.
-OrderedOp parse_cell(std::string_view cell, const std::string& file, std::size_t row, int column) {
+// A cell of PyTorch's _Action.from_str: (\d+)(ACTION)(\d*); compute and
+// communication actions are read.
+struct Cell {
+  bool comm = false;
+  OrderedOp op;    // compute
+  CommOp message;  // comm
+};
+
+Cell parse_cell(std::string_view cell, const std::string& file, std::size_t row, int column) {
   const std::string where =
       "line " + std::to_string(row + 1) + " (rank " + std::to_string(row) + "), column " + std::to_string(column);
   const std::string got = ", got '" + std::string(cell) + "'";
@@ -42,31 +51,38 @@ OrderedOp parse_cell(std::string_view cell, const std::string& file, std::size_t
   std::size_t k = j;
   while (k < cell.size() && is_digit(cell[k])) ++k;
   const std::string_view action = cell.substr(i, j - i);
-  const char* expected = "expected an op <stage><F|B|I|W><micro-batch> such as 2F0, 1I3, 0W1 or 3B2";
+  const char* expected =
+      "expected an op <stage><F|B|I|W><micro-batch> such as 2F0, 1I3, 0W1 or 3B2 (or SEND_F, RECV_F, SEND_B, RECV_B "
+      "in the comms format)";
   if (i == 0 || action.empty() || k != cell.size()) throw InputError(file, where, expected + got);
-  if (action == "SEND_F" || action == "RECV_F" || action == "SEND_B" || action == "RECV_B")
-    throw InputError(file, where,
-                     "communication actions are not supported: give the compute-only CSV (F, B, I, W cells); the "
-                     "transfers follow from the stages' devices" + got);
+  const bool comm = action == "SEND_F" || action == "RECV_F" || action == "SEND_B" || action == "RECV_B";
   if (action == "UNSHARD" || action == "RESHARD" || action == "REDUCE_GRAD")
     throw InputError(file, where, "sharding actions (UNSHARD, RESHARD, REDUCE_GRAD) are not supported" + got);
-  if (action.size() != 1 || std::string_view("FBIW").find(action[0]) == std::string_view::npos)
+  if (!comm && (action.size() != 1 || std::string_view("FBIW").find(action[0]) == std::string_view::npos))
     throw InputError(file, where, expected + got);
   if (k == j) throw InputError(file, where, "expected a micro-batch after '" + std::string(action) + "'" + got);
-  OrderedOp op;
-  op.column = column;
-  op.kind = action[0] == 'F'   ? TaskKind::Forward
-            : action[0] == 'B' ? TaskKind::Backward
-            : action[0] == 'I' ? TaskKind::BackwardInput
-                               : TaskKind::BackwardWeight;
-  for (auto [text, out] : {std::pair{cell.substr(0, i), &op.stage}, std::pair{cell.substr(j), &op.microbatch}}) {
+  Cell out;
+  out.comm = comm;
+  int stage = 0, microbatch = 0;
+  for (auto [text, dest] : {std::pair{cell.substr(0, i), &stage}, std::pair{cell.substr(j), &microbatch}}) {
     long long v = 0;
     const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
     if (r.ec != std::errc() || v > kMaxIndex)
       throw InputError(file, where, "stage and micro-batch must be at most " + std::to_string(kMaxIndex) + got);
-    *out = static_cast<int>(v);
+    *dest = static_cast<int>(v);
   }
-  return op;
+  if (comm) {
+    out.message = {std::string(action), stage, microbatch, column, 0};
+    return out;
+  }
+  out.op.column = column;
+  out.op.stage = stage;
+  out.op.microbatch = microbatch;
+  out.op.kind = action[0] == 'F'   ? TaskKind::Forward
+                : action[0] == 'B' ? TaskKind::Backward
+                : action[0] == 'I' ? TaskKind::BackwardInput
+                                   : TaskKind::BackwardWeight;
+  return out;
 }
 
 std::string device_name(const Platform& platform, int d) { return platform.devices.at(d).name; }
@@ -95,6 +111,7 @@ ExplicitOrders parse_orders_csv(const std::string& text, const std::string& file
   std::size_t ops = 0;
   for (std::size_t row = 0; row < lines.size(); ++row) {
     std::vector<OrderedOp>& rank = orders.ranks.emplace_back();
+    std::vector<CommOp>& comms = orders.comms.emplace_back();
     int column = 0;
     for (std::size_t at = 0; at <= lines[row].size(); ++column) {
       std::size_t end = lines[row].find(',', at);
@@ -102,7 +119,13 @@ ExplicitOrders parse_orders_csv(const std::string& text, const std::string& file
       const std::string_view cell = trim(lines[row].substr(at, end - at));
       at = end + 1;
       if (cell.empty()) continue;  // idle step
-      rank.push_back(parse_cell(cell, file, row, column + 1));
+      Cell parsed = parse_cell(cell, file, row, column + 1);
+      if (parsed.comm) {
+        parsed.message.after = static_cast<int>(rank.size());
+        comms.push_back(parsed.message);
+        continue;
+      }
+      rank.push_back(parsed.op);
       orders.stages = std::max(orders.stages, rank.back().stage + 1);
       ++ops;
     }
@@ -178,9 +201,10 @@ struct StageInfo {
 
 class OrdersBuilder {
  public:
-  OrdersBuilder(const ExplicitOrders& o, const std::vector<StageInfo>& stages, int M, const Platform& platform)
+  OrdersBuilder(const ExplicitOrders& o, const std::vector<StageInfo>& stages, int M, const Platform& platform,
+                double comm_seconds)
       : orders_(o), st_(stages), S_(static_cast<int>(stages.size())), M_(M), platform_(platform),
-        out_{TaskGraph(platform.size()), {}} {}
+        comm_seconds_(comm_seconds), out_{TaskGraph(platform.size()), {}} {}
 
   // Iteration i+1 repeats the orders after iteration i on every device; its
   // data depend only on itself (no global flush).
@@ -195,6 +219,10 @@ class OrdersBuilder {
       for (int m = 0; m < M_; ++m) {  // data dependencies point back: ids stay topological
         for (int s = 0; s < S_; ++s) forward(s, m);
         for (int s = S_ - 1; s >= 0; --s) backward(s, m, split[s][m]);
+      }
+      if (comm_seconds_ >= 0 && orders_.has_comms()) {
+        communication_steps();
+        continue;
       }
       for (const auto& rank : orders_.ranks)
         for (const OrderedOp& op : rank) out_.graph.append_to_order(at(slot(op.kind), op.stage, op.microbatch));
@@ -282,10 +310,84 @@ class OrdersBuilder {
 
   TaskId chain(int s, int m) { return at(1, s, m) != kNone ? at(1, s, m) : at(2, s, m); }
 
+  // PyTorch's dry-run model of the comms format (_simulate_comms_compute):
+  // every SEND and RECV occupies its rank for comm_seconds_, in the row's
+  // order; a SEND follows its producer, and a RECV may start when its SEND
+  // does (so it waits for what precedes the SEND on the sender). The tensor
+  // itself still crosses the link as a transfer.
+  void communication_steps() {
+    struct Item {
+      const CommOp* comm;  // null: the compute op
+      const OrderedOp* op;
+      TaskId id;
+    };
+    const int R = static_cast<int>(orders_.ranks.size());
+    std::vector<std::vector<Item>> rows(R);
+    std::map<std::tuple<std::string, int, int>, std::pair<int, int>> send_at;  // -> (rank, position)
+    for (int r = 0; r < R; ++r) {
+      const auto& ops = orders_.ranks[r];
+      static const std::vector<CommOp> none;
+      const std::vector<CommOp>& comms = r < static_cast<int>(orders_.comms.size()) ? orders_.comms[r] : none;
+      std::size_t c = 0;
+      for (std::size_t i = 0; i <= ops.size(); ++i) {
+        for (; c < comms.size() && comms[c].after == static_cast<int>(i); ++c) {
+          if (comms[c].action.rfind("SEND", 0) == 0)
+            send_at[{comms[c].action, comms[c].stage, comms[c].microbatch}] = {r, static_cast<int>(rows[r].size())};
+          rows[r].push_back({&comms[c], nullptr, kNone});
+        }
+        if (i < ops.size()) rows[r].push_back({nullptr, &ops[i], at(slot(ops[i].kind), ops[i].stage, ops[i].microbatch)});
+      }
+    }
+    // Sends depend on compute only; receives on whatever precedes their send,
+    // possibly another receive: created in passes.
+    for (bool progress = true; progress;) {
+      progress = false;
+      for (int r = 0; r < R; ++r)
+        for (Item& item : rows[r]) {
+          if (!item.comm || item.id != kNone) continue;
+          const CommOp& c = *item.comm;
+          std::vector<TaskId> deps;
+          if (c.action == "SEND_F") deps.push_back(at(0, c.stage, c.microbatch));
+          else if (c.action == "SEND_B") deps.push_back(chain(c.stage, c.microbatch));
+          else {
+            const bool forward = c.action == "RECV_F";
+            const auto it = send_at.find({forward ? "SEND_F" : "SEND_B", c.stage + (forward ? -1 : 1), c.microbatch});
+            if (it == send_at.end()) throw std::invalid_argument("explicit orders: " + cell_name(c) + " has no SEND");
+            const auto [rank, position] = it->second;
+            if (position > 0) {
+              const TaskId before = rows[rank][position - 1].id;
+              if (before == kNone) continue;  // not created yet
+              deps.push_back(before);
+            }
+          }
+          if (std::find(deps.begin(), deps.end(), kNone) != deps.end())
+            throw std::invalid_argument("explicit orders: " + cell_name(c) + " without its producer");
+          Task t;
+          t.kind = TaskKind::Communication;
+          t.device = r;
+          t.amount = comm_seconds_ * platform_.devices[r].speed;
+          t.stage = c.stage;
+          if (c.stage < S_) t.layer_first = st_[c.stage].first, t.layer_last = st_[c.stage].last;
+          t.microbatch = c.microbatch;
+          t.iteration = it_;
+          t.priority = static_cast<double>(it_) * M_ + c.microbatch;
+          item.id = out_.graph.add(t, deps);
+          out_.names.push_back(cell_name(c));
+          progress = true;
+        }
+    }
+    for (int r = 0; r < R; ++r)
+      for (const Item& item : rows[r]) {
+        if (item.id == kNone) throw std::invalid_argument("explicit orders: the receives wait on each other");
+        out_.graph.append_to_order(item.id);
+      }
+  }
+
   const ExplicitOrders& orders_;
   const std::vector<StageInfo>& st_;
   int S_, M_, it_ = 0;
   const Platform& platform_;
+  double comm_seconds_;  // < 0: SEND and RECV cells are not simulated
   OrdersGraph out_;
   std::vector<TaskId> ids_[4], tf_, tb_;  // ids_[F, B, I, W][s * M + m]
 };
@@ -293,7 +395,8 @@ class OrdersBuilder {
 }  // namespace
 
 OrdersGraph build_orders_graph(const ExplicitOrders& orders, const std::vector<std::pair<int, int>>& stage_layers,
-                               const Workload& w, const Platform& platform, int M, int iterations) {
+                               const Workload& w, const Platform& platform, int M, int iterations,
+                               double comm_seconds) {
   const int S = orders.stages;
   auto fail = [](const std::string& what) { throw std::invalid_argument("explicit orders: " + what); };
   if (S < 1 || M < 1 || iterations < 1 || stage_layers.size() != static_cast<std::size_t>(S)) fail("stages do not match");
@@ -335,7 +438,7 @@ OrdersGraph build_orders_graph(const ExplicitOrders& orders, const std::vector<s
     st.output = w.layers[st.last].activation;
     st.input = st.first == 0 ? w.input : w.layers[st.first - 1].activation;
   }
-  return OrdersBuilder(orders, stages, M, platform).build(split, iterations);
+  return OrdersBuilder(orders, stages, M, platform, comm_seconds).build(split, iterations);
 }
 
 }  // namespace pipesim

@@ -1,8 +1,9 @@
-// Explicit per-device orders, as PyTorch pipelining writes them in its
-// "compute only" CSV files: one row per rank, one cell per step, each cell
+// Explicit per-device orders, as PyTorch pipelining writes them in its CSV
+// files: one row per rank, one cell per step, each cell
 // <stage><F|B|I|W><micro-batch> (empty = idle). I and W are the two halves
 // of a split backward (input gradient, weight gradient); B is both at once.
-// See docs/validate.md.
+// The "compute_comms" format adds <stage><SEND_F|RECV_F|SEND_B|RECV_B><mb>
+// cells. See docs/validate.md and docs/pytorch.md.
 #pragma once
 
 #include <string>
@@ -25,10 +26,34 @@ struct OrderedOp {
 // PyTorch's name of an op: "2F0", "1I3", "0W1", "3B2".
 std::string cell_name(const OrderedOp& op);
 
+// A communication action of the comms format. SEND_F and SEND_B name the
+// sending stage, RECV_F and RECV_B the receiving one (PyTorch's convention).
+struct CommOp {
+  std::string action;  // "SEND_F", "RECV_F", "SEND_B" or "RECV_B"
+  int stage = 0;
+  int microbatch = 0;
+  int column = 0;  // 1-based column in its row, for messages
+  int after = 0;   // how many compute ops of its rank come before it
+};
+
+// "0SEND_F1".
+inline std::string cell_name(const CommOp& op) {
+  return std::to_string(op.stage) + op.action + std::to_string(op.microbatch);
+}
+
 struct ExplicitOrders {
   std::string file;
   std::vector<std::vector<OrderedOp>> ranks;  // rank r = row r, idle cells left out
   int stages = 0;                             // 1 + the largest stage named
+  // Per rank, the comms format's SEND/RECV actions; all empty for the
+  // compute-only format. Checked by validate_orders; the run's transfers
+  // follow from the stages' devices either way.
+  std::vector<std::vector<CommOp>> comms;
+  bool has_comms() const {
+    for (const auto& rank : comms)
+      if (!rank.empty()) return true;
+    return false;
+  }
 
   // 1 + the largest micro-batch named: the count when the workload gives none.
   int microbatches() const {
@@ -49,9 +74,10 @@ struct ExplicitOrders {
   }
 };
 
-// Throws InputError ("FILE: row 2, column 5: WHAT") for anything but F, B,
-// I, W cells: communication actions (SEND_F, RECV_B, ...), DualPipeV's
-// OVERLAP_F_B pairs, sharding actions, garbage; also for a file without ops.
+// Throws InputError ("FILE: line 2 (rank 1), column 5: WHAT") for anything
+// but F, B, I, W and SEND_F, RECV_F, SEND_B, RECV_B cells: DualPipeV's
+// OVERLAP_F_B pairs, sharding actions, garbage; also for a file without
+// compute ops.
 ExplicitOrders parse_orders_csv(const std::string& text, const std::string& file);
 ExplicitOrders read_orders_csv(const std::string& path);
 
@@ -78,8 +104,13 @@ struct OrdersGraph {
 // every op exactly once with each stage on one rank (validate_orders finds
 // what is wrong); throws std::invalid_argument otherwise. An order that
 // deadlocks is built as given: the engine reports the deadlock.
+// comm_seconds >= 0 (comms format only): every SEND and RECV cell becomes a
+// Communication task of that many seconds on its rank, in the row's order,
+// as PyTorch's dry-run simulator counts them (docs/pytorch.md); otherwise
+// they are only checked (validate_orders) and transfers start when their
+// producer finishes.
 OrdersGraph build_orders_graph(const ExplicitOrders& orders, const std::vector<std::pair<int, int>>& stage_layers,
                                const Workload& workload, const Platform& platform, int microbatches,
-                               int iterations = 1);
+                               int iterations = 1, double comm_seconds = -1);
 
 }  // namespace pipesim

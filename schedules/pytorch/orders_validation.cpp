@@ -1,5 +1,8 @@
 // validate_orders: what explicit per-device orders get wrong without running them.
+#include <map>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "schedules/pytorch/orders_validation.hpp"
@@ -32,6 +35,82 @@ std::string ranges(const std::vector<int>& v) {
     i = j + 1;
   }
   return (v.size() == 1 ? " " : "es ") + s;
+}
+
+// The comms format: every tensor between stages on two ranks is sent once
+// (SEND after its producer, on the producer's rank) and received once (RECV
+// before its consumer, on the consumer's rank); nothing else is sent.
+template <class Unique, class Add>
+void check_comms(const ExplicitOrders& orders, int M, const Platform& platform, const Unique& unique,
+                 const Add& add) {
+  const int S = orders.stages;
+  const std::vector<int> rank = orders.stage_ranks();
+  struct Seen {
+    int rank;
+    const CommOp* op;
+  };
+  std::map<std::tuple<std::string, int, int>, std::vector<Seen>> seen;
+  for (std::size_t r = 0; r < orders.comms.size(); ++r)
+    for (const CommOp& c : orders.comms[r]) seen[{c.action, c.stage, c.microbatch}].push_back({static_cast<int>(r), &c});
+  auto at = [&](const Seen& x) {
+    return cell_name(*x.op) + " on " + rank_text(platform, x.rank) + " at column " + std::to_string(x.op->column);
+  };
+  // The four actions of one crossing; the others are unexpected.
+  std::set<std::tuple<std::string, int, int>> expected;
+  for (int s = 0; s + 1 < S; ++s) {
+    if (rank[s] < 0 || rank[s + 1] < 0 || rank[s] == rank[s + 1]) continue;
+    for (int m = 0; m < M; ++m) {
+      const int lo = rank[s], hi = rank[s + 1];
+      // {send, its rank, recv, its rank, producer, consumer} for activations, then gradients.
+      struct Crossing {
+        std::tuple<std::string, int, int> send, recv;
+        int from, to;
+        const Place *producer, *consumer;
+        const char* what;
+      };
+      const Place* grad = unique(1, s + 1, m) ? unique(1, s + 1, m) : unique(2, s + 1, m);
+      const Place* grad_user = unique(1, s, m) ? unique(1, s, m) : unique(2, s, m);
+      for (const Crossing& c : {Crossing{{"SEND_F", s, m}, {"RECV_F", s + 1, m}, lo, hi, unique(0, s, m),
+                                         unique(0, s + 1, m), "output"},
+                                Crossing{{"SEND_B", s + 1, m}, {"RECV_B", s, m}, hi, lo, grad, grad_user,
+                                         "input gradient"}}) {
+        expected.insert(c.send);
+        expected.insert(c.recv);
+        const auto& sends = seen[c.send];
+        const auto& recvs = seen[c.recv];
+        const std::string send_name = std::to_string(std::get<1>(c.send)) + std::get<0>(c.send) + std::to_string(m);
+        const std::string recv_name = std::to_string(std::get<1>(c.recv)) + std::get<0>(c.recv) + std::to_string(m);
+        for (const auto* list : {&sends, &recvs})
+          if (list->size() > 1) {
+            std::string places;
+            for (const Seen& x : *list) places += (places.empty() ? "" : ", ") + at(x);
+            add("structure", cell_name(*list->front().op) + " appears " + std::to_string(list->size()) + " times (" +
+                                 places + ")", list->front().rank);
+          }
+        if (sends.empty() && recvs.empty()) {
+          add("structure", "no " + send_name + " and " + recv_name + ": stage " + std::to_string(std::get<1>(c.send)) +
+                               "'s " + c.what + " for micro-batch " + std::to_string(m) + " goes from " +
+                               rank_text(platform, c.from) + " to " + rank_text(platform, c.to), c.from);
+          continue;
+        }
+        if (recvs.empty()) add("structure", at(sends[0]) + " has no matching " + recv_name + " on " + rank_text(platform, c.to), c.to);
+        if (sends.empty()) add("structure", at(recvs[0]) + " has no matching " + send_name + " on " + rank_text(platform, c.from), c.from);
+        for (const Seen& x : sends) {
+          if (x.rank != c.from) add("structure", at(x) + ": stage " + std::to_string(std::get<1>(c.send)) + " runs on " + rank_text(platform, c.from), x.rank);
+          else if (c.producer && c.producer->rank == x.rank && x.op->after <= c.producer->index)
+            add("dependency", at(x) + " comes before " + cell_name(*c.producer->op) + ", which produces what it sends", x.rank);
+        }
+        for (const Seen& x : recvs) {
+          if (x.rank != c.to) add("structure", at(x) + ": stage " + std::to_string(std::get<1>(c.recv)) + " runs on " + rank_text(platform, c.to), x.rank);
+          else if (c.consumer && c.consumer->rank == x.rank && x.op->after > c.consumer->index)
+            add("dependency", at(x) + " comes after " + cell_name(*c.consumer->op) + ", which needs what it receives", x.rank);
+        }
+      }
+    }
+  }
+  for (const auto& [key, list] : seen)
+    if (!expected.count(key) && !list.empty())
+      add("structure", at(list[0]) + ": nothing crosses devices there (no such stage or micro-batch, or both stages on one rank)", list[0].rank);
 }
 
 }  // namespace
@@ -139,6 +218,7 @@ std::vector<Violation> validate_orders(const ExplicitOrders& orders, int M, cons
       }
       check(unique(3, s, m), unique(2, s, m), "which must run first (W completes what I started)");
     }
+  if (orders.has_comms()) check_comms(orders, M, platform, unique, add);
   return out;
 }
 

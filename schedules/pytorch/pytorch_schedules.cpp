@@ -13,6 +13,7 @@
 #include "schedules/registry.hpp"
 #include "schedules/schedule_params.hpp"
 #include "sim/input_error.hpp"
+#include "sim/units.hpp"
 
 namespace pipesim {
 namespace {
@@ -74,20 +75,32 @@ GeneratedSchedule zbv(const Workload& w, const Platform& platform) {
 // schedule: {name: csv, file: orders.csv}: the file's path is relative to
 // the workload's folder; micro-batches from the workload, else from the file.
 GeneratedSchedule csv(const Workload& w, const Platform& platform) {
-  check_params(w, {"file"});
+  check_params(w, {"file", "comm_step"});
+  double comm_seconds = -1;  // SEND and RECV cells checked, not simulated
+  if (const auto step = w.schedule_params.find("comm_step"); step != w.schedule_params.end()) {
+    ParsedCost c;
+    try {
+      c = parse_cost(step->second);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(w.file, "schedule.comm_step", "expected a duration like '1s', got '" + step->second + "' (" + e.what() + ")");
+    }
+    if (c.flops || !(c.value >= 0) || c.value > kMaxCost)
+      throw InputError(w.file, "schedule.comm_step", "expected a duration like '1s', got '" + step->second + "'");
+    comm_seconds = c.value;
+  }
   const auto it = w.schedule_params.find("file");
   if (it == w.schedule_params.end() || it->second.empty())
     throw InputError(w.file, "schedule.file", "expected the path of a PyTorch compute CSV (schedule: {name: csv, file: orders.csv})");
   namespace fs = std::filesystem;
   const fs::path given(it->second);
   const std::string path =
-      given.is_absolute() ? given.string() : (fs::path(w.file).parent_path() / given).lexically_normal().string();
+      given.is_absolute() ? given.string() : (fs::path(w.file).parent_path() / given).string();
   ExplicitOrders orders = read_orders_csv(path);
   const int M = w.microbatches > 0 ? w.microbatches : orders.microbatches();
   const std::vector<Violation> wrong = validate_orders(orders, M, platform);
   if (!wrong.empty()) throw InputError(path, "", wrong.front().message);
   const auto layers = orders_stage_layers(orders, w, platform);
-  return {build_orders_graph(orders, layers, w, platform, M, w.iterations).graph, std::nullopt};
+  return {build_orders_graph(orders, layers, w, platform, M, w.iterations, comm_seconds).graph, std::nullopt};
 }
 
 // Per micro-batch and iteration at most F, I and W per stage and two
