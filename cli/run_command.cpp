@@ -104,7 +104,7 @@ int run_command(const RunOptions& options) {
 
   if (!options.json.empty()) {
     std::ostringstream text;
-    write_json_report(text, metrics, platform, workload.schedule, promised);
+    write_json_report(text, metrics, platform, workload.schedule, promised, &schedule.memory_saving);
     outputs.set(options.json, text.str());
   }
   if (!options.trace.empty()) {
@@ -138,7 +138,7 @@ int run_command(const RunOptions& options) {
     outputs.set(options.workers, text.str());
   }
   outputs.commit();
-  if (!options.quiet) write_summary(std::cout, metrics, platform, workload.schedule, promised);
+  if (!options.quiet) write_summary(std::cout, metrics, platform, workload.schedule, promised, &schedule.memory_saving);
   return metrics.valid ? 0 : 1;
 }
 

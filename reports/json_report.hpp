@@ -3,6 +3,7 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "analysis/metrics.hpp"
 #include "sim/platform.hpp"
@@ -10,11 +11,13 @@
 namespace pipesim {
 
 struct PatternSummary;
+struct StageMemorySaving;
 
 // Deterministic: the same metrics give the same bytes. Times in seconds,
 // memory in bytes, throughput in samples per second. The first member is
 // "version" (PIPESIM_VERSION), so a reader can tell which field set it has.
 void write_json_report(std::ostream& os, const Metrics& metrics, const Platform& platform,
-                       const std::string& schedule_name, const PatternSummary* pattern = nullptr);
+                       const std::string& schedule_name, const PatternSummary* pattern = nullptr,
+                       const std::vector<StageMemorySaving>* memory_saving = nullptr);
 
 }  // namespace pipesim

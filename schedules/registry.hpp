@@ -5,10 +5,12 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "patterns/pattern.hpp"
 #include "schedules/memory_estimate.hpp"
+#include "sim/memory_saving_summary.hpp"
 #include "sim/platform.hpp"
 #include "sim/task_graph.hpp"
 #include "workloads/workload.hpp"
@@ -18,8 +20,12 @@ namespace pipesim {
 // A generated schedule: the task graph the engine runs and, when the schedule
 // is periodic (or flushed: one period per iteration), the pattern it follows.
 struct GeneratedSchedule {
+  // A constructor, not an aggregate, so that builders may leave out the fields after pattern.
+  GeneratedSchedule(TaskGraph graph_ = TaskGraph(), std::optional<Pattern> pattern_ = std::nullopt)
+      : graph(std::move(graph_)), pattern(std::move(pattern_)) {}
   TaskGraph graph;
   std::optional<Pattern> pattern;
+  std::vector<StageMemorySaving> memory_saving;  // per stage, when the workload saves memory
 };
 
 // Builds a schedule for workload.iterations iterations of
