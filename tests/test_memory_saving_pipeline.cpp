@@ -137,7 +137,8 @@ TEST(MemorySavingPipeline, OffloadingStagesFollowTheirPrograms) {
 }
 
 // limit auto: (memory - weights - gradients - a send and a receive buffer
-// each way) / in-flight micro-batches: S - s for 1F1B, M for GPipe.
+// each way to each neighbour) / in-flight micro-batches: S - s for 1F1B, M
+// for GPipe.
 TEST(MemorySavingPipeline, AutoLimitDividesByInFlightMicrobatches) {
   Platform p;
   p.file = "p.xml";
@@ -159,8 +160,8 @@ TEST(MemorySavingPipeline, AutoLimitDividesByInFlightMicrobatches) {
       const Stage& st = plan.stages[s];
       const int flight = schedule == "gpipe" ? 5 : 3 - s;
       EXPECT_EQ(g.memory_saving[s].in_flight, flight) << schedule << s;
-      EXPECT_DOUBLE_EQ(g.memory_saving[s].limit, (1e9 - 2 * st.weight_bytes - 2 * (st.input_bytes + st.output_bytes)) /
-                                                     flight)
+      const double buffers = (s > 0 ? 2 * st.input_bytes : 0) + (s < 2 ? 2 * st.output_bytes : 0);
+      EXPECT_DOUBLE_EQ(g.memory_saving[s].limit, (1e9 - 2 * st.weight_bytes - buffers) / flight)
           << schedule << s;
       EXPECT_EQ(g.memory_saving[s].recomputed, 0) << schedule << s;  // the budget is roomy
     }
@@ -253,6 +254,52 @@ TEST(MemorySavingPipeline, AutoBudgetsMakeAnOversizedPipelineFit) {
       "offloaded": 3)"),
             std::string::npos)
       << read_text(json);
+}
+
+// limit fit: one micro-batch at its peak beside the others waiting between
+// their phases. With 120 MiB GPUs, auto gives stage 1 a quarter of what is
+// free (22 MiB: +112.5 %, 111.81 ms per micro-batch), fit 28.17 MiB (+41.7 %,
+// 80.56 ms), and both runs are valid; with 90 MiB, fit is infeasible.
+TEST(MemorySavingPipeline, FitBudgetsCountTheWaitingMicrobatches) {
+  using pipesim::testing::read_text;
+  using pipesim::testing::run_pipesim;
+  std::string xml = read_text(kRoot + "platforms/a100-8gpu-pcie-host.xml");
+  for (std::size_t at; (at = xml.find("80GiB")) != std::string::npos;) xml.replace(at, 5, "120MiB");
+  const std::string platform = pipesim::testing::write_file("small120.xml", xml);
+  auto run = [&](const std::string& limit) {
+    const std::string w = pipesim::testing::write_file(
+        "fit120.yaml", "microbatches: 4\nlayers:\n  - {forward: 1ms, backward: 2ms, activation: 4MiB, weights: 1MiB, "
+                       "repeat: 64}\nmemory_saving: {policy: remat, limit: " + limit + "}\n");
+    return run_pipesim("run " + platform + " " + w);
+  };
+  const auto automatic = run("auto");
+  EXPECT_EQ(automatic.exit_code, 0) << automatic.err;
+  EXPECT_NE(automatic.out.find("time per micro-batch  111.81 ms\n"), std::string::npos) << automatic.out;
+  EXPECT_NE(automatic.out.find("  1        gpu1   remat          4  22.00 MiB  51.00 ms   112.5 %  20.00 MiB  54.5 %"
+                               "          27  0\n"),
+            std::string::npos)
+      << automatic.out;
+  const auto fit = run("fit");
+  EXPECT_EQ(fit.exit_code, 0) << fit.err;
+  EXPECT_NE(fit.out.find("verdict               VALID"), std::string::npos) << fit.out;
+  EXPECT_NE(fit.out.find("time per micro-batch  80.56 ms\n"), std::string::npos) << fit.out;
+  EXPECT_NE(fit.out.find("  1        gpu1   remat          4  28.17 MiB  34.00 ms    41.7 %  24.00 MiB  45.5 %"
+                         "          10  0\n"),
+            std::string::npos)
+      << fit.out;
+  const auto too_small = [&] {
+    std::string tiny = xml;
+    for (std::size_t at; (at = tiny.find("120MiB")) != std::string::npos;) tiny.replace(at, 6, "90MiB");
+    const std::string p = pipesim::testing::write_file("small90.xml", tiny);
+    const std::string w = pipesim::testing::write_file(
+        "fit90.yaml", "microbatches: 4\nlayers:\n  - {forward: 1ms, backward: 2ms, activation: 4MiB, weights: 1MiB, "
+                      "repeat: 64}\nmemory_saving: {policy: remat, limit: fit}\n");
+    return run_pipesim("run " + p + " " + w);
+  }();
+  EXPECT_EQ(too_small.exit_code, 1);
+  EXPECT_EQ(too_small.err.rfind("pipesim: infeasible: ", 0), 0u) << too_small.err;
+  EXPECT_NE(too_small.err.find(" micro-batches in flight (policy remat, 500 slots), the device has "), std::string::npos)
+      << too_small.err;
 }
 
 // Offloading needs host memory routed from the GPU: an input error otherwise.

@@ -308,6 +308,10 @@ TEST_F(WorkloadYaml, MemorySavingOption) {
   w = load_workload(write(std::string("microbatches: 2\nmemory_saving: {policy: Remat, limit: auto}\n") + kLayers));
   EXPECT_EQ(w.memory_saving.policy, "remat");
   EXPECT_EQ(w.memory_saving.limit, 0);
+  EXPECT_FALSE(w.memory_saving.fit);
+  w = load_workload(write(std::string("microbatches: 2\nmemory_saving: {policy: remat, limit: Fit}\n") + kLayers));
+  EXPECT_TRUE(w.memory_saving.fit);
+  EXPECT_EQ(w.memory_saving.limit, 0);
   w = load_workload(write(std::string("microbatches: 2\nmemory_saving: {policy: both, limit: 2GiB, slots: 100}\n") +
                           kLayers));
   EXPECT_EQ(w.memory_saving.policy, "both");
@@ -323,7 +327,7 @@ TEST_F(WorkloadYaml, MemorySavingOption) {
                {"line 2: memory_saving.policy: offload alone is not supported: seed 002's offloading program "
                 "recomputes the layers it does not keep; use both (or remat)"});
   expect_error(std::string("microbatches: 2\nmemory_saving: {policy: remat, limit: 0}\n") + kLayers,
-               {"line 2: memory_saving.limit: expected 'auto' or a positive byte size like '2GiB', got '0'"});
+               {"line 2: memory_saving.limit: expected 'auto', 'fit' or a positive byte size like '2GiB', got '0'"});
   expect_error(std::string("microbatches: 2\nmemory_saving: {policy: remat, limit: lots}\n") + kLayers, {"line 2: memory_saving.limit:"});
   expect_error(std::string("microbatches: 2\nmemory_saving: {policy: remat, slots: 0}\n") + kLayers, {"line 2: memory_saving.slots:"});
   expect_error(std::string("microbatches: 2\nmemory_saving: {policy: remat, budget: 1GB}\n") + kLayers, {"memory_saving", "budget"});

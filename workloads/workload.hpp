@@ -39,7 +39,8 @@ struct Placement {
 // (docs/workload-format.md#memory-saving, docs/memory-saving.md).
 struct MemorySaving {
   std::string policy = "none";  // none, remat, both (offload is refused: see the docs)
-  double limit = 0;             // bytes per micro-batch; 0 = auto
+  double limit = 0;             // bytes per micro-batch; 0 = auto (or fit)
+  bool fit = false;             // limit fit: the largest that fits beside the waiting micro-batches
   int slots = 500;              // the program's memory grid N
 };
 

@@ -141,10 +141,12 @@ class Loader : public YamlFields {
            "offload alone is not supported: seed 002's offloading program recomputes the layers it does not keep; "
            "use both (or remat)");
     if (auto* e = get(f, "limit")) {
-      if (!(e->value.IsScalar() && lower(e->value.Scalar()) == "auto")) {
-        m.limit = quantity(e->value, "memory_saving.limit", "'auto' or a byte size like '2GiB'", parse_bytes);
+      const std::string word = e->value.IsScalar() ? lower(e->value.Scalar()) : "";
+      m.fit = word == "fit";
+      if (word != "auto" && word != "fit") {
+        m.limit = quantity(e->value, "memory_saving.limit", "'auto', 'fit' or a byte size like '2GiB'", parse_bytes);
         if (!(m.limit > 0))
-          fail(e->value, "memory_saving.limit", "expected 'auto' or a positive byte size like '2GiB', got " +
+          fail(e->value, "memory_saving.limit", "expected 'auto', 'fit' or a positive byte size like '2GiB', got " +
                                                     describe(e->value));
       }
     }

@@ -46,6 +46,16 @@ double smallest_working_limit(const Chain& chain, const std::string& policy, int
   return limit;
 }
 
+// What a micro-batch holds while it waits between its phases: the memory in
+// use during the first forward of the last layer (a^0, δ^L, what is kept).
+double held_between_phases(const Solution& solution, int last_layer) {
+  for (const Operation& op : solution.ops)
+    if (op.layer == last_layer && (op.kind == OpKind::ForwardAll || op.kind == OpKind::ForwardCheckpoint ||
+                                   op.kind == OpKind::ForwardNone))
+      return op.memory;
+  return solution.peak_memory;
+}
+
 std::string bytes_text(double bytes) {
   std::ostringstream os;
   os << std::llround(bytes) << " bytes (" << fmt::bytes(bytes) << ")";
@@ -100,10 +110,35 @@ std::vector<StageProgram> plan_stage_programs(const Workload& workload, const Pl
                            platform.path(p.host_memory, stage.device).bandwidth);
     }
     const int flight = std::max(1, in_flight(sequences[s]));
-    // Static memory and a send and a receive buffer each way stay outside the budget.
-    const double reserved = 2 * stage.weight_bytes + 2 * (stage.input_bytes + stage.output_bytes);
-    const double limit = option.limit > 0 ? option.limit : (device.memory - reserved) / flight;
+    // Outside the budget: weights, the gradient buffer, and where tensors cross to a
+    // neighbour one buffer each way (the first stage receives no input, the last sends no output).
+    const bool first = s == 0, last = s + 1 == plan.stages.size();
+    const double reserved =
+        2 * stage.weight_bytes + (first ? 0 : 2 * stage.input_bytes) + (last ? 0 : 2 * stage.output_bytes);
+    const double free = device.memory - reserved;
+    double limit = option.limit > 0 ? option.limit : free / flight;
     const std::string where = "stage " + std::to_string(s) + " (" + device.name + ")";
+    // fit: one micro-batch at its peak beside flight - 1 waiting between their phases.
+    const auto fit_need = [&](const Solution& sol) {
+      return sol.peak_memory + (flight - 1) * held_between_phases(sol, p.chain.length());
+    };
+    if (option.fit) {
+      double low = smallest_working_limit(p.chain, option.policy, option.slots, bandwidth);
+      const Solution least = solve(p.chain, option.policy, low, option.slots, bandwidth);
+      if (!least.feasible || fit_need(least) > free)
+        throw InfeasibleRun(workload.file + ": memory_saving.limit: " + where + " needs at least " +
+                            bytes_text(least.feasible ? fit_need(least) : low * flight) + " for " +
+                            std::to_string(flight) + (flight == 1 ? " micro-batch" : " micro-batches") +
+                            " in flight (policy " + option.policy + ", " + std::to_string(option.slots) +
+                            " slots), the device has " + bytes_text(free) + " after static memory and buffers (fit)");
+      double high = free;
+      for (int step = 0; step < 40 && high - low > 1e-6 * high; ++step) {
+        const double middle = (low + high) / 2;
+        const Solution sol = solve(p.chain, option.policy, middle, option.slots, bandwidth);
+        (sol.feasible && fit_need(sol) <= free ? low : high) = middle;
+      }
+      limit = low;
+    }
     const auto infeasible = [&](double given) {
       // The smallest limit that works: this stage's under auto (its budget is its own), the
       // largest over the stages under an explicit limit (one limit for all).
@@ -124,7 +159,7 @@ std::vector<StageProgram> plan_stage_programs(const Workload& workload, const Pl
                          " slots), the limit is " + bytes_text(given);
       if (option.limit <= 0)
         what += " (auto: " + fmt::bytes(device.memory) + " minus " + fmt::bytes(reserved) + " static and buffers, over " +
-                std::to_string(flight) + " micro-batches in flight)";
+                std::to_string(flight) + (flight == 1 ? " micro-batch" : " micro-batches") + " in flight)";
       throw InfeasibleRun(what);
     };
     if (!(limit > 0)) infeasible(std::max(limit, 0.0));

@@ -41,7 +41,7 @@ struct StageProgram {
 
 // One program per stage, or none when the policy is none. Limit auto:
 // (device memory - weights - gradient buffer - one send and one receive
-// buffer each way) / in-flight micro-batches. Throws InputError for a
+// buffer each way to each neighbour stage) / in-flight micro-batches. Throws InputError for a
 // policy needing host memory the platform does not route to, and
 // InfeasibleRun naming the smallest limit that works when a stage's budget
 // is too small.
