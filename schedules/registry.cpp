@@ -21,6 +21,12 @@ std::vector<Entry>& entries() {
   return table;
 }
 
+// Canonical names of the schedules that run the workload's memory_saving option.
+std::vector<std::string>& memory_saving_schedules() {
+  static std::vector<std::string> names;
+  return names;
+}
+
 const Entry* find(const std::string& name) {
   for (const Entry& e : entries())
     if (std::find(e.names.begin(), e.names.end(), name) != e.names.end()) return &e;
@@ -34,6 +40,12 @@ bool register_schedule(std::vector<std::string> names, ScheduleBuilder build, Sc
   table.push_back({std::move(names), build, size});
   // Sorted by canonical name, whatever order the initializers ran in.
   std::sort(table.begin(), table.end(), [](const Entry& a, const Entry& b) { return a.names[0] < b.names[0]; });
+  return true;
+}
+
+bool register_memory_saving(const std::string& canonical_name) {
+  auto& names = memory_saving_schedules();
+  names.insert(std::upper_bound(names.begin(), names.end(), canonical_name), canonical_name);
   return true;
 }
 
@@ -83,6 +95,14 @@ GeneratedSchedule generate(const Workload& workload, const Platform& platform, c
                      "unknown schedule '" + workload.schedule + "' (expected one of: " + schedule_names_text() + ")");
   if (workload.microbatches < 1) throw InputError(workload.file, "microbatches", "must be at least 1");
   if (workload.iterations < 1) throw InputError(workload.file, "iterations", "must be at least 1");
+  const auto& saving = memory_saving_schedules();
+  if (workload.memory_saving.policy != "none" &&
+      std::find(saving.begin(), saving.end(), entry->names.front()) == saving.end()) {
+    std::string supported;
+    for (const std::string& n : saving) supported += (supported.empty() ? "" : ", ") + n;
+    throw InputError(workload.file, "memory_saving",
+                     "schedule '" + workload.schedule + "' does not run memory saving (supported: " + supported + ")");
+  }
   check_cost_times(workload, platform);
   check_memory(workload, entry->size ? entry->size(workload, platform) : per_layer_size(workload), limits);
   return entry->build(workload, platform);

@@ -60,6 +60,11 @@ inline TaskGraph generate_schedule(const Workload& workload, const Platform& pla
   return generate(workload, platform).graph;
 }
 
+// Declares that the schedule registered under this canonical name runs the
+// workload's memory_saving option; generate() refuses the option for the
+// others (InputError naming memory_saving). Returns true.
+bool register_memory_saving(const std::string& canonical_name);
+
 // Canonical names, sorted ("1f1b", "gpipe"); aliases are not listed.
 std::vector<std::string> schedule_names();
 // "1f1b (1f1b-flush, pipedream-flush), 1f1b-pattern, gpipe, ...": every name.
