@@ -105,7 +105,16 @@ GeneratedSchedule generate(const Workload& workload, const Platform& platform, c
   }
   check_cost_times(workload, platform);
   check_memory(workload, entry->size ? entry->size(workload, platform) : per_layer_size(workload), limits);
-  return entry->build(workload, platform);
+  GeneratedSchedule schedule = entry->build(workload, platform);
+  // Host memory stores offloaded bytes and computes nothing, whatever placement the schedule chose.
+  for (const Task& task : schedule.graph.tasks())
+    if (!is_transfer(task.kind) && task.device >= 0 && task.device < platform.size() &&
+        is_host_memory(platform.devices[task.device]))
+      throw InputError(workload.file, "schedule",
+                       "schedule '" + workload.schedule + "' puts a " + std::string(to_string(task.kind)) +
+                           " on '" + platform.devices[task.device].name +
+                           "', which is host memory (kind host) and runs no stage; place the stages on compute devices");
+  return schedule;
 }
 
 }  // namespace pipesim

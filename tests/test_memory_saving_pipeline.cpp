@@ -313,6 +313,19 @@ TEST(MemorySavingPipeline, OtherSchedulesRefuseTheOption) {
                        ": memory_saving: schedule 'kfkb' does not run memory saving (supported: 1f1b, gpipe)\n");
 }
 
+// A schedule told to use host memory (here kfkb's allocation: device 8 is
+// host-memory) is refused, whatever the family.
+TEST(MemorySavingPipeline, NoScheduleComputesOnHostMemory) {
+  const std::string workload = pipesim::testing::write_file(
+      "alloc.yaml", "microbatches: 4\nschedule: {name: kfkb, k: 1, allocation: \"0,8\"}\nlayers:\n"
+                    "  - {forward: 1ms, backward: 2ms, activation: 16MiB, repeat: 2}\n");
+  const auto r = pipesim::testing::run_pipesim("run " + kRoot + "platforms/a100-8gpu-pcie-host.xml " + workload);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "pipesim: error: " + workload +
+                       ": schedule: schedule 'kfkb' puts a forward on 'host-memory', which is host memory (kind host) "
+                       "and runs no stage; place the stages on compute devices\n");
+}
+
 // Offloading needs host memory routed from the GPU: an input error otherwise.
 TEST(MemorySavingPipeline, OffloadingWithoutHostMemoryIsAnInputError) {
   const std::string workload = tiny_with("{policy: both}");
