@@ -15,6 +15,7 @@
 #include "cli/run_command.hpp"
 #include "cli/study_command.hpp"
 #include "cli/validate_command.hpp"
+#include "sim/memory_saving_summary.hpp"
 
 namespace {
 
@@ -104,6 +105,9 @@ int main(int argc, char** argv) {
     return out.finish(status);
   } catch (const UsageError& e) {
     std::cerr << usage_error_line(command, e.what()) << "\n";
+  } catch (const InfeasibleRun& e) {  // a valid input no run satisfies: an invalid run
+    std::cerr << "pipesim: infeasible: " << one_line(e.what()) << "\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "pipesim: error: " << one_line(e.what()) << "\n";
   }

@@ -112,7 +112,8 @@ int run_command(const RunOptions& options) {
 
   if (!options.json.empty()) {
     std::ostringstream text;
-    write_json_report(text, metrics, platform, workload.schedule, promised, schedule.split ? &*schedule.split : nullptr);
+    write_json_report(text, metrics, platform, workload.schedule, promised, schedule.split ? &*schedule.split : nullptr,
+                      &schedule.memory_saving);
     outputs.set(options.json, text.str());
   }
   if (!options.trace.empty()) {
@@ -157,7 +158,8 @@ int run_command(const RunOptions& options) {
   }
   outputs.commit();
   if (!options.quiet)
-    write_summary(std::cout, metrics, platform, workload.schedule, promised, schedule.split ? &*schedule.split : nullptr);
+    write_summary(std::cout, metrics, platform, workload.schedule, promised, schedule.split ? &*schedule.split : nullptr,
+                      &schedule.memory_saving);
   return metrics.valid ? 0 : 1;
 }
 

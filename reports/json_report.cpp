@@ -3,6 +3,7 @@
 #include "reports/json_writer.hpp"
 #include "analysis/pattern_summary.hpp"
 #include "sim/split_plan.hpp"
+#include "sim/memory_saving_summary.hpp"
 
 namespace pipesim {
 namespace {
@@ -80,7 +81,8 @@ void write_split(JsonWriter& w, const SplitPlan& plan, const Platform& platform)
 }  // namespace
 
 void write_json_report(std::ostream& os, const Metrics& m, const Platform& platform,
-                       const std::string& schedule_name, const PatternSummary* pattern, const SplitPlan* split) {
+                       const std::string& schedule_name, const PatternSummary* pattern, const SplitPlan* split,
+                       const std::vector<StageMemorySaving>* memory_saving) {
   JsonWriter w(os, true);
   w.begin_object();
   w.field("version", PIPESIM_VERSION);
@@ -163,6 +165,26 @@ void write_json_report(std::ostream& os, const Metrics& m, const Platform& platf
   if (split != nullptr) {
     w.key("split");
     write_split(w, *split, platform);
+  }
+  if (memory_saving != nullptr && !memory_saving->empty()) {
+    w.key("memory_saving");
+    w.begin_array();
+    for (const StageMemorySaving& s : *memory_saving) {
+      w.begin_object();
+      w.field("stage", s.stage);
+      w.field("device", device_name(platform, s.device));
+      w.field("policy", s.policy);
+      w.field("in_flight", s.in_flight);
+      w.field("limit", s.limit);
+      w.field("time", s.seconds);
+      w.field("baseline_time", s.baseline_seconds);
+      w.field("peak_memory", s.bytes);
+      w.field("baseline_peak_memory", s.baseline_bytes);
+      w.field("recomputed", s.recomputed);
+      w.field("offloaded", s.offloaded);
+      w.end_object();
+    }
+    w.end_array();
   }
   w.end_object();
   os << '\n';

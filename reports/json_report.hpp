@@ -3,6 +3,7 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "analysis/metrics.hpp"
 #include "sim/platform.hpp"
@@ -11,6 +12,7 @@ namespace pipesim {
 
 struct PatternSummary;
 struct SplitPlan;
+struct StageMemorySaving;
 
 // Deterministic: the same metrics give the same bytes. Times in seconds,
 // memory in bytes, throughput in samples per second. The first member is
@@ -19,6 +21,7 @@ struct SplitPlan;
 // and shares; devices list their resources whenever metrics have them.
 void write_json_report(std::ostream& os, const Metrics& metrics, const Platform& platform,
                        const std::string& schedule_name, const PatternSummary* pattern = nullptr,
-                       const SplitPlan* split = nullptr);
+                       const SplitPlan* split = nullptr,
+                       const std::vector<StageMemorySaving>* memory_saving = nullptr);
 
 }  // namespace pipesim

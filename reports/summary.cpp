@@ -1,11 +1,13 @@
 #include "reports/summary.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "sim/format.hpp"
 #include "analysis/pattern_summary.hpp"
 #include "sim/split_plan.hpp"
+#include "sim/memory_saving_summary.hpp"
 
 namespace pipesim {
 namespace {
@@ -35,6 +37,12 @@ void write_table(std::ostream& os, const std::vector<Row>& rows, bool text_last 
 
 std::string device_name(const Platform& platform, int d) {
   return d >= 0 && d < platform.size() ? platform.devices[d].name : "device " + std::to_string(d);
+}
+
+// x / base - 1, with round-off below 0.05 % shown as 0 (never "-0.0 %").
+double ratio_change(double x, double base) {
+  const double r = base > 0 ? x / base - 1 : 0;
+  return std::abs(r) < 5e-4 ? 0.0 : r;
 }
 
 std::string largest_category(const MemoryBreakdown& b) {
@@ -99,7 +107,8 @@ void write_resources(std::ostream& os, const Metrics& m, const SplitPlan* split)
 }  // namespace
 
 void write_summary(std::ostream& os, const Metrics& m, const Platform& platform,
-                   const std::string& schedule_name, const PatternSummary* pattern, const SplitPlan* split) {
+                   const std::string& schedule_name, const PatternSummary* pattern, const SplitPlan* split,
+                   const std::vector<StageMemorySaving>* memory_saving) {
   int used = 0;
   for (const DeviceMetrics& d : m.devices) used += d.tasks > 0;
   std::vector<Row> header = {
@@ -149,6 +158,20 @@ void write_summary(std::ostream& os, const Metrics& m, const Platform& platform,
   write_table(os, rows, true);
   if (split != nullptr) write_split_stages(os, *split, platform);
   write_resources(os, m, split);
+
+  if (memory_saving != nullptr && !memory_saving->empty()) {
+    // Seed 002 per stage: what one micro-batch costs in time against what it saves in memory.
+    os << "\nmemory saving (one micro-batch per stage, against keeping every activation)\n";
+    rows = {{"stage", "device", "policy", "in flight", "limit", "time", "overhead", "peak", "saved", "recomputed",
+             "offloaded"}};
+    for (const StageMemorySaving& s : *memory_saving)
+      rows.push_back({std::to_string(s.stage), device_name(platform, s.device), s.policy, std::to_string(s.in_flight),
+                      fmt::bytes(s.limit), fmt::time(s.seconds),
+                      fmt::percent(ratio_change(s.seconds, s.baseline_seconds)), fmt::bytes(s.bytes),
+                      fmt::percent(-ratio_change(s.bytes, s.baseline_bytes)),
+                      std::to_string(s.recomputed), std::to_string(s.offloaded)});
+    write_table(os, rows, true);
+  }
 
   rows = {{"name", "bytes", "busy", "utilization"}};
   for (const LinkMetrics& lm : m.links)

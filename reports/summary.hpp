@@ -3,6 +3,7 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "analysis/metrics.hpp"
 #include "sim/platform.hpp"
@@ -11,6 +12,7 @@ namespace pipesim {
 
 struct PatternSummary;
 struct SplitPlan;
+struct StageMemorySaving;
 
 // Header lines (schedule, sizes, times, throughput, VALID/INVALID with the
 // reasons), a per-device table and a table of the links that carried bytes.
@@ -19,6 +21,7 @@ struct SplitPlan;
 // whenever the metrics have per-resource figures.
 void write_summary(std::ostream& os, const Metrics& metrics, const Platform& platform,
                    const std::string& schedule_name, const PatternSummary* pattern = nullptr,
-                   const SplitPlan* split = nullptr);
+                   const SplitPlan* split = nullptr,
+                   const std::vector<StageMemorySaving>* memory_saving = nullptr);
 
 }  // namespace pipesim

@@ -21,6 +21,12 @@ std::vector<Entry>& entries() {
   return table;
 }
 
+// Canonical names of the schedules that run the workload's memory_saving option.
+std::vector<std::string>& memory_saving_schedules() {
+  static std::vector<std::string> names;
+  return names;
+}
+
 const Entry* find(const std::string& name) {
   for (const Entry& e : entries())
     if (std::find(e.names.begin(), e.names.end(), name) != e.names.end()) return &e;
@@ -55,6 +61,12 @@ std::vector<std::string> schedule_simgrid_config(const std::string& name) {
   const auto& marked = sharing_names();
   if (std::find(marked.begin(), marked.end(), e->names.front()) == marked.end()) return {};
   return {"cpu/optim:Lazy"};
+}
+
+bool register_memory_saving(const std::string& canonical_name) {
+  auto& names = memory_saving_schedules();
+  names.insert(std::upper_bound(names.begin(), names.end(), canonical_name), canonical_name);
+  return true;
 }
 
 std::vector<std::string> schedule_names() {
@@ -105,9 +117,26 @@ GeneratedSchedule generate(const Workload& workload, const Platform& platform, c
   if (workload.microbatches < 1 && !(workload.microbatches == 0 && workload.schedule_params.count("file")))
     throw InputError(workload.file, "microbatches", "must be at least 1");
   if (workload.iterations < 1) throw InputError(workload.file, "iterations", "must be at least 1");
+  const auto& saving = memory_saving_schedules();
+  if (workload.memory_saving.policy != "none" &&
+      std::find(saving.begin(), saving.end(), entry->names.front()) == saving.end()) {
+    std::string supported;
+    for (const std::string& n : saving) supported += (supported.empty() ? "" : ", ") + n;
+    throw InputError(workload.file, "memory_saving",
+                     "schedule '" + workload.schedule + "' does not run memory saving (supported: " + supported + ")");
+  }
   check_cost_times(workload, platform);
   check_memory(workload, entry->size ? entry->size(workload, platform) : per_layer_size(workload), limits);
-  return entry->build(workload, platform);
+  GeneratedSchedule schedule = entry->build(workload, platform);
+  // Host memory stores offloaded bytes and computes nothing, whatever placement the schedule chose.
+  for (const Task& task : schedule.graph.tasks())
+    if (!is_transfer(task.kind) && task.device >= 0 && task.device < platform.size() &&
+        is_host_memory(platform.devices[task.device]))
+      throw InputError(workload.file, "schedule",
+                       "schedule '" + workload.schedule + "' puts a " + std::string(to_string(task.kind)) +
+                           " on '" + platform.devices[task.device].name +
+                           "', which is host memory (kind host) and runs no stage; place the stages on compute devices");
+  return schedule;
 }
 
 }  // namespace pipesim

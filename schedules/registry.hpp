@@ -5,10 +5,12 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "patterns/pattern.hpp"
 #include "schedules/memory_estimate.hpp"
+#include "sim/memory_saving_summary.hpp"
 #include "sim/platform.hpp"
 #include "sim/split_plan.hpp"
 #include "sim/task_graph.hpp"
@@ -19,9 +21,13 @@ namespace pipesim {
 // A generated schedule: the task graph the engine runs and, when the schedule
 // is periodic (or flushed: one period per iteration), the pattern it follows.
 struct GeneratedSchedule {
+  // A constructor, not an aggregate, so that builders may leave out the fields after pattern.
+  GeneratedSchedule(TaskGraph graph_ = TaskGraph(), std::optional<Pattern> pattern_ = std::nullopt)
+      : graph(std::move(graph_)), pattern(std::move(pattern_)) {}
   TaskGraph graph;
   std::optional<Pattern> pattern;
   std::optional<SplitPlan> split{};  // seed 004's `split`: stages, shares beta, eq. 1's period
+  std::vector<StageMemorySaving> memory_saving;  // per stage, when the workload saves memory
 };
 
 // Builds a schedule for workload.iterations iterations of
@@ -64,6 +70,11 @@ GeneratedSchedule generate(const Workload& workload, const Platform& platform, c
 inline TaskGraph generate_schedule(const Workload& workload, const Platform& platform) {
   return generate(workload, platform).graph;
 }
+
+// Declares that the schedule registered under this canonical name runs the
+// workload's memory_saving option; generate() refuses the option for the
+// others (InputError naming memory_saving). Returns true.
+bool register_memory_saving(const std::string& canonical_name);
 
 // Canonical names, sorted ("1f1b", "gpipe"); aliases are not listed.
 std::vector<std::string> schedule_names();

@@ -297,3 +297,38 @@ TEST(WorkloadExamples, Gpt2Xl) {
   EXPECT_EQ(w.layers[49].forward.value, 2 * b * s * h * V);
   EXPECT_EQ(w.input, b * s * 8);
 }
+
+// memory_saving: policy and limit, with defaults; offload alone is refused
+// with the reason (docs/workload-format.md#memory-saving).
+TEST_F(WorkloadYaml, MemorySavingOption) {
+  Workload w = load_workload(write(std::string("microbatches: 2\n") + kLayers));
+  EXPECT_EQ(w.memory_saving.policy, "none");
+  EXPECT_EQ(w.memory_saving.limit, 0);
+  EXPECT_EQ(w.memory_saving.slots, 500);
+  w = load_workload(write(std::string("microbatches: 2\nmemory_saving: {policy: Remat, limit: auto}\n") + kLayers));
+  EXPECT_EQ(w.memory_saving.policy, "remat");
+  EXPECT_EQ(w.memory_saving.limit, 0);
+  EXPECT_FALSE(w.memory_saving.fit);
+  w = load_workload(write(std::string("microbatches: 2\nmemory_saving: {policy: remat, limit: Fit}\n") + kLayers));
+  EXPECT_TRUE(w.memory_saving.fit);
+  EXPECT_EQ(w.memory_saving.limit, 0);
+  w = load_workload(write(std::string("microbatches: 2\nmemory_saving: {policy: both, limit: 2GiB, slots: 100}\n") +
+                          kLayers));
+  EXPECT_EQ(w.memory_saving.policy, "both");
+  EXPECT_EQ(w.memory_saving.limit, 2147483648.0);
+  EXPECT_EQ(w.memory_saving.slots, 100);
+  expect_error(std::string("microbatches: 2\nmemory_saving: remat\n") + kLayers,
+               {"line 2: memory_saving: expected a map {policy: remat, limit: auto}, got 'remat'"});
+  expect_error(std::string("microbatches: 2\nmemory_saving: {limit: auto}\n") + kLayers,
+               {"memory_saving.policy: missing required field"});
+  expect_error(std::string("microbatches: 2\nmemory_saving: {policy: swap}\n") + kLayers,
+               {"line 2: memory_saving.policy: expected none, remat, offload or both, got 'swap'"});
+  expect_error(std::string("microbatches: 2\nmemory_saving: {policy: offload}\n") + kLayers,
+               {"line 2: memory_saving.policy: offload alone is not supported: seed 002's offloading program "
+                "recomputes the layers it does not keep; use both (or remat)"});
+  expect_error(std::string("microbatches: 2\nmemory_saving: {policy: remat, limit: 0}\n") + kLayers,
+               {"line 2: memory_saving.limit: expected 'auto', 'fit' or a positive byte size like '2GiB', got '0'"});
+  expect_error(std::string("microbatches: 2\nmemory_saving: {policy: remat, limit: lots}\n") + kLayers, {"line 2: memory_saving.limit:"});
+  expect_error(std::string("microbatches: 2\nmemory_saving: {policy: remat, slots: 0}\n") + kLayers, {"line 2: memory_saving.slots:"});
+  expect_error(std::string("microbatches: 2\nmemory_saving: {policy: remat, budget: 1GB}\n") + kLayers, {"memory_saving", "budget"});
+}

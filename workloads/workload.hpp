@@ -41,6 +41,15 @@ struct Placement {
   std::vector<std::string> stage_hosts;
 };
 
+// Seed 002's memory saving applied to every stage of a flush pipeline
+// (docs/workload-format.md#memory-saving, docs/memory-saving.md).
+struct MemorySaving {
+  std::string policy = "none";  // none, remat, both (offload is refused: see the docs)
+  double limit = 0;             // bytes per micro-batch; 0 = auto (or fit)
+  bool fit = false;             // limit fit: the largest that fits beside the waiting micro-batches
+  int slots = 500;              // the program's memory grid N
+};
+
 struct Workload {
   std::string file;  // for error messages
   std::string name;
@@ -55,6 +64,7 @@ struct Workload {
   std::string schedule;  // "1f1b", "gpipe", ...
   std::map<std::string, std::string> schedule_params;  // generator-specific
   Placement placement;
+  MemorySaving memory_saving;
 };
 
 }  // namespace pipesim

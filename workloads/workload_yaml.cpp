@@ -16,7 +16,8 @@ constexpr int kMaxLayers = 1000000;
 
 const std::vector<std::string> kTopKeys = {"name",  "microbatches",    "microbatch_size",
                                            "iterations", "input", "reference_speed",
-                                           "layers", "schedule", "placement"};
+                                           "layers", "schedule", "placement", "memory_saving"};
+const std::vector<std::string> kMemorySavingKeys = {"policy", "limit", "slots"};
 const std::vector<std::string> kLayerKeys = {"name",       "forward", "backward", "backward_input", "backward_weight",
                                              "activation", "weights", "repeat"};
 const std::vector<std::string> kStageKeys = {"layers", "host"};
@@ -65,6 +66,7 @@ class Loader : public YamlFields {
       w.microbatches = 0;
     }
     if (auto* e = get(f, "placement")) load_placement(e->value, w);
+    if (auto* e = get(f, "memory_saving")) load_memory_saving(e->value, w.memory_saving);
     return w;
   }
 
@@ -146,6 +148,31 @@ class Loader : public YamlFields {
     } else {
       w.schedule = lower(text(n, "schedule", "a schedule name like '1f1b' or a map {name: 1f1b, ...}"));
     }
+  }
+
+  void load_memory_saving(const YAML::Node& n, MemorySaving& m) const {
+    if (!n.IsMap()) fail(n, "memory_saving", "expected a map {policy: remat, limit: auto}, got " + describe(n));
+    const Fields f = fields(n, "memory_saving", &kMemorySavingKeys);
+    const char* policies = "none, remat, offload or both";
+    const YAML::Node& p = require(f, n, "memory_saving", "policy", policies);
+    m.policy = lower(text(p, "memory_saving.policy", policies));
+    if (m.policy != "none" && m.policy != "remat" && m.policy != "offload" && m.policy != "both")
+      fail(p, "memory_saving.policy", std::string("expected ") + policies + ", got '" + p.Scalar() + "'");
+    if (m.policy == "offload")
+      fail(p, "memory_saving.policy",
+           "offload alone is not supported: seed 002's offloading program recomputes the layers it does not keep; "
+           "use both (or remat)");
+    if (auto* e = get(f, "limit")) {
+      const std::string word = e->value.IsScalar() ? lower(e->value.Scalar()) : "";
+      m.fit = word == "fit";
+      if (word != "auto" && word != "fit") {
+        m.limit = quantity(e->value, "memory_saving.limit", "'auto', 'fit' or a byte size like '2GiB'", parse_bytes);
+        if (!(m.limit > 0))
+          fail(e->value, "memory_saving.limit", "expected 'auto', 'fit' or a positive byte size like '2GiB', got " +
+                                                    describe(e->value));
+      }
+    }
+    if (auto* e = get(f, "slots")) m.slots = integer(e->value, "memory_saving.slots", 1);
   }
 
   void load_placement(const YAML::Node& n, Workload& w) const {

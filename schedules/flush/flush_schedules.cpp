@@ -2,6 +2,7 @@
 // a flush at the end of every iteration; no parameters.
 #include "schedules/flush/flush_pattern.hpp"
 #include "schedules/flush/flush_sequences.hpp"
+#include "schedules/memory_saving/stage_programs.hpp"
 #include "schedules/registry.hpp"
 #include "schedules/schedule_params.hpp"
 #include "schedules/stages/pipeline_builder.hpp"
@@ -15,6 +16,14 @@ GeneratedSchedule flush_schedule(const Workload& workload, const Platform& platf
   check_params(workload, {});
   const StagePlan plan = make_stage_plan(workload, platform);
   const auto orders = sequences(static_cast<int>(plan.stages.size()), workload.microbatches);
+  if (workload.memory_saving.policy != "none") {
+    // Seed 002 per stage: the pattern's durations and memory would not be the run's, so none is returned.
+    const auto programs = memory_saving::plan_stage_programs(workload, platform, plan, orders);
+    memory_saving::ProgramEmitter emitter(programs, plan, platform);
+    GeneratedSchedule out{build_pipeline(plan, orders, workload.iterations, platform.size(), &emitter), std::nullopt};
+    for (const auto& p : programs) out.memory_saving.push_back(p.summary);
+    return out;
+  }
   return {build_pipeline(plan, orders, workload.iterations, platform.size()),
           flush_pattern(plan, orders, workload, platform)};
 }
@@ -30,7 +39,8 @@ ScheduleSize flush_size(const Workload& w, const Platform& platform) {
 
 const bool registered =
     register_schedule({"1f1b", "1f1b-flush", "pipedream-flush"}, flush_schedule<one_f_one_b_sequences>, flush_size) &&
-    register_schedule({"gpipe"}, flush_schedule<gpipe_sequences>, flush_size);
+    register_schedule({"gpipe"}, flush_schedule<gpipe_sequences>, flush_size) &&
+    register_memory_saving("1f1b") && register_memory_saving("gpipe");
 
 }  // namespace
 }  // namespace pipesim

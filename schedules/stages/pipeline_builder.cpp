@@ -33,8 +33,8 @@ int count_microbatches(const std::vector<StageSequence>& sequences) {
 
 class Builder {
  public:
-  Builder(const StagePlan& plan, int M, int device_count)
-      : plan_(plan), S_(static_cast<int>(plan.stages.size())), M_(M), graph_(device_count) {
+  Builder(const StagePlan& plan, int M, int device_count, StageComputeEmitter* compute)
+      : plan_(plan), S_(static_cast<int>(plan.stages.size())), M_(M), graph_(device_count), compute_(compute) {
     for (const Stage& st : plan.stages) {
       graph_.add_static_memory(st.device, MemoryCategory::Weights, st.weight_bytes);
       graph_.add_static_memory(st.device, MemoryCategory::Gradients, st.weight_bytes);
@@ -99,9 +99,7 @@ class Builder {
       Task t = base(TaskKind::Forward, s, m);
       t.amount = stage(s).forward_flops;
       const TaskId in = s == 0 ? kNone : (forward_sent(s - 1) ? tf_[s - 1][m] : fwd_[s - 1][m]);
-      const TaskId id = in == kNone ? graph_.add(t) : graph_.add(t, {in});
-      graph_.append_to_order(id);
-      graph_.add_memory(id, dev, MemoryCategory::Activations, MemoryWhen::AtStart, stage(s).stash_bytes);
+      const TaskId id = compute(t, in);
       if (s > 0 && forward_sent(s - 1))
         graph_.add_memory(id, dev, Comm, MemoryWhen::AtFinish, -stage(s - 1).output_bytes);
       fwd_[s][m] = id;
@@ -114,9 +112,7 @@ class Builder {
       Task t = base(TaskKind::Backward, s, m);
       t.amount = stage(s).backward_flops;
       const TaskId in = s == S_ - 1 ? fwd_[s][m] : (gradient_sent(s + 1) ? tb_[s][m] : bwd_[s + 1][m]);
-      const TaskId id = graph_.add(t, {in});
-      graph_.append_to_order(id);
-      graph_.add_memory(id, dev, MemoryCategory::Activations, MemoryWhen::AtFinish, -stage(s).stash_bytes);
+      const TaskId id = compute(t, in);
       if (s + 1 < S_ && gradient_sent(s + 1))
         graph_.add_memory(id, dev, Comm, MemoryWhen::AtFinish, -stage(s + 1).input_bytes);
       bwd_[s][m] = id;
@@ -126,6 +122,19 @@ class Builder {
         tb_[s - 1][m] = transfer(s, s - 1, m, bytes, id);
       }
     }
+  }
+
+  // F(s,m) or B(s,m) after `in`: one task holding the stash from F's start to
+  // B's finish, or the emitter's tasks.
+  TaskId compute(const Task& t, TaskId in) {
+    const std::vector<TaskId> deps = in == kNone ? std::vector<TaskId>{} : std::vector<TaskId>{in};
+    if (compute_ != nullptr && compute_->replaces(t.stage)) return compute_->emit(graph_, t, deps);
+    const TaskId id = graph_.add(t, deps);
+    graph_.append_to_order(id);
+    const bool forward = t.kind == TaskKind::Forward;
+    graph_.add_memory(id, t.device, MemoryCategory::Activations, forward ? MemoryWhen::AtStart : MemoryWhen::AtFinish,
+                      forward ? stage(t.stage).stash_bytes : -stage(t.stage).stash_bytes);
+    return id;
   }
 
   // Transfer of `bytes` from stage `from` to its neighbour `to`, after `producer`.
@@ -146,19 +155,20 @@ class Builder {
   int it_ = 0;
   TaskGraph graph_;
   Ids fwd_, bwd_, tf_, tb_;  // tf_[s]: s -> s+1; tb_[s]: s+1 -> s
+  StageComputeEmitter* compute_;
 };
 
 }  // namespace
 
 TaskGraph build_pipeline(const StagePlan& plan, const std::vector<StageSequence>& sequences,
-                         int iterations, int device_count) {
+                         int iterations, int device_count, StageComputeEmitter* compute) {
   if (plan.stages.empty()) throw std::logic_error("pipeline builder: no stages");
   if (sequences.size() != plan.stages.size())
     throw std::logic_error("pipeline builder: one sequence per stage expected");
   if (iterations < 1) throw std::logic_error("pipeline builder: iterations must be positive");
   const int M = count_microbatches(sequences);
   if (M < 1) throw std::logic_error("pipeline builder: no micro-batches");
-  Builder builder(plan, M, device_count);
+  Builder builder(plan, M, device_count, compute);
   for (int it = 0; it < iterations; ++it) builder.iteration(it, sequences);
   return builder.take();
 }

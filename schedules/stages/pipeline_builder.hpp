@@ -26,11 +26,26 @@ struct Op {
 };
 using StageSequence = std::vector<Op>;
 
+// Replaces the one task of F(s,m) or B(s,m) by tasks of its own (seed 002's
+// memory saving: a program's operation sequence). The builder still adds the
+// transfers between stages and their communication buffers, hooked on the
+// last task; the stash (Activations) is the emitter's to account.
+class StageComputeEmitter {
+ public:
+  virtual ~StageComputeEmitter() = default;
+  virtual bool replaces(int stage) const = 0;
+  // base: the task the builder would add (kind Forward or Backward, device,
+  // stage, layers, micro-batch, iteration, priority). The first tasks wait
+  // for `input` (the received tensor or the producer; empty for none).
+  // Returns the last task, which produces the output.
+  virtual TaskId emit(TaskGraph& graph, const Task& base, const std::vector<TaskId>& input) = 0;
+};
+
 // sequences[s] is stage s's order for one iteration; it must hold F and B of
 // every micro-batch 0..M-1 exactly once. Iteration i+1 repeats it after
 // iteration i on each device (flush). Throws std::logic_error on malformed or
 // deadlocking sequences.
 TaskGraph build_pipeline(const StagePlan& plan, const std::vector<StageSequence>& sequences,
-                         int iterations, int device_count);
+                         int iterations, int device_count, StageComputeEmitter* compute = nullptr);
 
 }  // namespace pipesim
