@@ -78,7 +78,7 @@ bool register_memory_saving(const std::string& canonical_name);
 
 // Canonical names, sorted ("1f1b", "gpipe"); aliases are not listed.
 std::vector<std::string> schedule_names();
-// "1f1b (1f1b-flush, pipedream-flush), 1f1b-pattern, gpipe, ...": every name.
+// "1f1b (1f1b-flush, pipedream-flush, schedule1f1b), 1f1b-pattern, ...": every name.
 std::string schedule_names_text();
 
 }  // namespace pipesim

@@ -16,7 +16,7 @@
 #include "schedules/pytorch/explicit_orders.hpp"
 #include "schedules/pytorch/generated_orders.hpp"
 #include "schedules/pytorch/orders_validation.hpp"
-#include "tests/fixtures.hpp"
+#include "tests/cli_runner.hpp"
 
 namespace pipesim {
 namespace {
@@ -324,6 +324,28 @@ TEST(PytorchOrders, Zb1pCommsCsvIsValid) {
   EXPECT_TRUE(comms.has_comms());
   EXPECT_EQ(comms.stage_ranks(), (std::vector<int>{0, 1, 0, 1}));
   EXPECT_EQ(comms.comms[0].size() + comms.comms[1].size(), 4u * 3 * 8);  // 3 crossings x 2 ways x send + recv
+}
+
+}  // namespace
+}  // namespace pipesim
+
+namespace pipesim {
+namespace {
+
+// DualPipeV's orders (no schedule runs them yet: the overlapped pairs need
+// two tasks at once on a device) equal PyTorch's artifact for 4 ranks and
+// 10 micro-batches, cell for cell, overlapped pairs included.
+TEST(PytorchOrders, DualPipeVIsPyTorchsCsv) {
+  const std::string dir = std::string(PIPESIM_SOURCE_DIR) + "/tests/data/pytorch/";
+  EXPECT_EQ(orders_csv_text(dualpipev_orders(4, 10)), testing::read_text(dir + "dualpipev_4rank_10mb.csv"));
+  for (int p : {1, 2, 3, 4, 6})
+    for (int M = 2 * p; M <= 2 * p + 8; ++M) {
+      const ExplicitOrders o = dualpipev_orders(p, M);
+      EXPECT_EQ(violations(o, M), "") << p << " " << M;  // every F once, B or I and W once
+      const std::vector<int> rank = o.stage_ranks();     // the V
+      for (int s = 0; s < 2 * p; ++s) EXPECT_EQ(rank[s], s < p ? s : 2 * p - 1 - s);
+    }
+  EXPECT_THROW(dualpipev_orders(4, 7), std::invalid_argument);
 }
 
 }  // namespace

@@ -38,8 +38,9 @@ ScheduleSize flush_size(const Workload& w, const Platform& platform) {
 }
 
 const bool registered =
-    register_schedule({"1f1b", "1f1b-flush", "pipedream-flush"}, flush_schedule<one_f_one_b_sequences>, flush_size) &&
-    register_schedule({"gpipe"}, flush_schedule<gpipe_sequences>, flush_size) &&
+    register_schedule({"1f1b", "1f1b-flush", "pipedream-flush", "schedule1f1b"}, flush_schedule<one_f_one_b_sequences>,
+                      flush_size) &&
+    register_schedule({"gpipe", "schedulegpipe"}, flush_schedule<gpipe_sequences>, flush_size) &&
     register_memory_saving("1f1b") && register_memory_saving("gpipe");
 
 }  // namespace

@@ -21,6 +21,10 @@ struct OrderedOp {
   int stage = 0;
   int microbatch = 0;
   int column = 0;  // 1-based column in its row, for messages
+  // DualPipeV: this op (an F) and the next (a B) form one
+  // (aFm;bBn)OVERLAP_F_B cell, meant to run at once on the device. Only
+  // dualpipev_orders sets it; nothing runs such orders yet.
+  bool overlaps_next = false;
 };
 
 // PyTorch's name of an op: "2F0", "1I3", "0W1", "3B2".

@@ -150,4 +150,74 @@ ExplicitOrders zb_h2_orders(int ranks, int microbatches) {
   return orders;
 }
 
+ExplicitOrders dualpipev_orders(int ranks, int microbatches) {
+  const int P = ranks, N = microbatches;
+  ExplicitOrders orders = empty_orders(P, 2 * P);
+  if (N < 2 * P)
+    throw std::invalid_argument("DualPipeV needs at least as many micro-batches as stages (" + std::to_string(2 * P) +
+                                "), got " + std::to_string(N));
+  using K = TaskKind;
+  for (int r = 0; r < P; ++r) {
+    auto& ops = orders.ranks[r];
+    std::vector<int> next_f(2 * P, 0), next_b(2 * P, 0);  // a B or an I takes the next backward
+    std::vector<std::pair<int, int>> pending_w;            // (stage, micro-batch) of Is without their W
+    std::size_t w_front = 0;
+    const auto push = [&](K kind, int s, int m) { ops.push_back({kind, s, m, static_cast<int>(ops.size()) + 1}); };
+    const auto forward = [&](int s) { push(K::Forward, s, next_f[s]++); };
+    const auto backward = [&](int s, bool split) {
+      push(split ? K::BackwardInput : K::Backward, s, next_b[s]);
+      if (split) pending_w.emplace_back(s, next_b[s]);
+      ++next_b[s];
+    };
+    const auto weight = [&] {
+      if (w_front < pending_w.size()) push(K::BackwardWeight, pending_w[w_front].first, pending_w[w_front].second), ++w_front;
+    };
+    const auto overlapped = [&](int f, int b) {
+      forward(f);
+      ops.back().overlaps_next = true;
+      backward(b, false);
+    };
+    const int down = r, up = 2 * P - 1 - r;
+    for (int i = 0; i < 2 * (P - r - 1); ++i) forward(down);
+    for (int i = 0; i < r + 1; ++i) forward(down), forward(up);
+    for (int i = 0; i < P - r - 1; ++i) backward(up, true), weight(), forward(up);
+    for (int i = 0; i < N - 2 * P + r + 1; ++i) {
+      if (i == 0 && r == P - 1) {
+        forward(down), backward(up, false);  // the last rank starts this phase without overlap
+      } else {
+        overlapped(down, up);
+      }
+      overlapped(up, down);
+    }
+    for (int i = 0; i < P - r - 1; ++i) backward(up, false), overlapped(up, down);
+    bool split = false;  // the second half of the last backwards is split
+    for (int i = 0; i < r + 1; ++i) {
+      if (i == (r + 1) / 2 && r % 2 == 1) split = true;
+      backward(up, split);
+      if (i == (r + 1) / 2 && r % 2 == 0) split = true;
+      backward(down, split);
+    }
+    for (int i = 0; i < P - r - 1; ++i) weight(), backward(down, split);
+    for (int i = 0; i < r + 1; ++i) weight();
+  }
+  return orders;
+}
+
+std::string orders_csv_text(const ExplicitOrders& orders) {
+  std::string text;
+  for (const auto& rank : orders.ranks) {
+    for (std::size_t i = 0; i < rank.size(); ++i) {
+      text += i ? "," : "";
+      if (rank[i].overlaps_next && i + 1 < rank.size()) {
+        text += "(" + cell_name(rank[i]) + ";" + cell_name(rank[i + 1]) + ")OVERLAP_F_B";
+        ++i;
+      } else {
+        text += cell_name(rank[i]);
+      }
+    }
+    text += "\n";
+  }
+  return text;
+}
+
 }  // namespace pipesim

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <stdexcept>
+#include <string>
 
 #include "schedules/pytorch/explicit_orders.hpp"
 
@@ -32,5 +33,17 @@ ExplicitOrders zbv_orders(int ranks, int microbatches);
 // unit-time list schedule (T_F = T_I = T_W) that prefers I, then F while
 // fewer than 2p-1 micro-batches are between F and W on the rank, then W.
 ExplicitOrders zb_h2_orders(int ranks, int microbatches);
+
+// DualPipeV (ScheduleDualPipeV; DeepSeek-V3's DualPipe folded into a V):
+// two stages per rank in a V, forward and backward of two micro-batches
+// paired in OVERLAP_F_B cells (OrderedOp::overlaps_next), the other
+// backwards whole or split. Orders only: running a pair concurrently needs
+// two tasks at once on one device, which the task graph cannot say yet.
+// Throws std::invalid_argument when microbatches < 2·ranks (PyTorch's rule).
+ExplicitOrders dualpipev_orders(int ranks, int microbatches);
+
+// The orders as PyTorch's compute CSV text: rows of comma-separated cells,
+// overlapped pairs as (aFm;bBn)OVERLAP_F_B.
+std::string orders_csv_text(const ExplicitOrders& orders);
 
 }  // namespace pipesim

@@ -50,11 +50,13 @@ GeneratedSchedule with_virtual_stages(const Workload& w, const Platform& platfor
   check_params(w, {"virtual_stages"});
   const int v = positive_param(w, "virtual_stages", default_v);
   const int p = rank_count(w, platform, v);
+  ExplicitOrders generated;
   try {
-    return build(w, platform, orders(p, v, w.microbatches));
-  } catch (const std::invalid_argument& e) {
+    generated = orders(p, v, w.microbatches);
+  } catch (const std::invalid_argument& e) {  // a micro-batch count PyTorch refuses
     throw InputError(w.file, "microbatches", e.what());
   }
+  return build(w, platform, std::move(generated));
 }
 
 GeneratedSchedule zb_h1(const Workload& w, const Platform& platform) {
