@@ -96,7 +96,8 @@ Worker make_worker(const Platform& platform, const std::vector<int>& devices) {
 
 // The workers' devices: devices 0..q-1 alone without grouping, else the
 // method's q groups of all n devices, formed for the whole chain (a group's
-// period scales with the flops, so only their forward/backward ratio counts).
+// period scales with the flops, so only their forward/backward ratio
+// counts), strongest first.
 std::vector<std::vector<int>> worker_groups(const Workload& w, const Platform& platform, int workers,
                                             const std::string& grouping, const std::vector<split::Layer>& chain,
                                             double& period) {
@@ -112,9 +113,19 @@ std::vector<std::vector<int>> worker_groups(const Workload& w, const Platform& p
   const split::GroupingMethod method = grouping == "algorithm2" ? split::GroupingMethod::LocalSearch
                                                                   : split::grouping_method(grouping);
   try {
-    const split::Grouping g = split::group_devices(problem, method);
+    split::Grouping g = split::group_devices(problem, method);
     period = g.period;
-    return g.groups;
+    // The strongest group first (lowest period for the whole chain; ties: the
+    // method's order): the partition uses workers 0..S-1 of the pipeline, so
+    // every method's groups go into it the same way, and the weakest can be left idle.
+    std::vector<double> alone;
+    for (const auto& group : g.groups) alone.push_back(split::grouping_period(problem, {group}));
+    std::vector<std::size_t> order(g.groups.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return alone[x] < alone[y]; });
+    std::vector<std::vector<int>> sorted;
+    for (const std::size_t k : order) sorted.push_back(g.groups[k]);
+    return sorted;
   } catch (const std::invalid_argument& e) {
     const std::string what = e.what();
     for (const Device& d : platform.devices)
