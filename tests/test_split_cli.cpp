@@ -152,6 +152,13 @@ TEST(SplitCli, MoreGroupsThanDevices) {
                w + ": schedule.workers: 5 workers for 4 devices: each group needs at least one device");
 }
 
+TEST(SplitCli, BruteForceGroupingBeyondSixteenDevices) {
+  const std::string platform =
+      write_file("split-17.xml", split_mixed_platform_xml(std::vector<SplitResourceSpeeds>(17, {1e11, 1e11, 0, 0})));
+  const std::string w = workload("{name: split, grouping: brute-force, workers: 4}");
+  expect_error(platform, w, w + ": schedule.grouping: brute force handles at most 16 devices, got 17");
+}
+
 // The report of a grouped run: the grouping line, the groups table, each
 // stage's devices, every device's beta, and the same in the JSON.
 TEST(SplitCli, GroupedReportListsTheGroups) {
