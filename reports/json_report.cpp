@@ -1,5 +1,7 @@
 #include "reports/json_report.hpp"
 
+#include <set>
+
 #include "reports/json_writer.hpp"
 #include "analysis/pattern_summary.hpp"
 #include "sim/split_plan.hpp"
@@ -54,11 +56,28 @@ void write_split(JsonWriter& w, const SplitPlan& plan, const Platform& platform)
   w.field("partition", plan.partition);
   w.field("allocation", plan.allocation);
   w.field("period", plan.period);
+  w.key("grouping");
+  w.begin_object();
+  w.field("method", plan.grouping);
+  w.field("period", plan.grouping_period);
+  w.key("groups");
+  w.begin_array();
+  for (const std::vector<int>& group : plan.groups) {
+    w.begin_array();
+    for (const int d : group) w.value(device_name(platform, d));
+    w.end_array();
+  }
+  w.end_array();
+  w.end_object();
   w.key("stages");
   w.begin_array();
   for (const SplitStagePlan& s : plan.stages) {
     w.begin_object();
     w.field("device", device_name(platform, s.device));
+    w.key("devices");
+    w.begin_array();
+    for (const int d : s.devices) w.value(device_name(platform, d));
+    w.end_array();
     w.field("first_layer", s.first_layer);
     w.field("last_layer", s.last_layer);
     w.field("forward_seconds", s.forward_seconds);
@@ -66,11 +85,17 @@ void write_split(JsonWriter& w, const SplitPlan& plan, const Platform& platform)
     w.field("communication_seconds", s.communication_seconds);
     w.field("period", s.period());
     w.field("in_flight", s.in_flight);
+    // By resource type: a group has one beta per type.
     w.key("beta");
     w.begin_object();
-    const Device& d = platform.devices.at(s.device);
-    for (std::size_t j = 0; j < s.beta.size(); ++j)
-      w.field(j < d.resources.size() ? d.resources[j].type : d.kind, s.beta[j]);
+    std::set<std::string> written;
+    for (std::size_t i = 0; i < s.devices.size() && i < s.beta.size(); ++i) {
+      const Device& d = platform.devices.at(s.devices[i]);
+      for (std::size_t j = 0; j < s.beta[i].size(); ++j) {
+        const std::string type = j < d.resources.size() ? d.resources[j].type : d.kind;
+        if (written.insert(type).second) w.field(type, s.beta[i][j]);
+      }
+    }
     w.end_object();
     w.end_object();
   }

@@ -73,15 +73,31 @@ std::string verdict(const Metrics& m, const Platform& platform) {
 
 namespace {
 
+// A worker's devices, "a+b+c" for a group.
+std::string worker_name(const Platform& platform, const std::vector<int>& devices) {
+  std::string name;
+  for (const int d : devices) name += (name.empty() ? "" : "+") + device_name(platform, d);
+  return name;
+}
+
 void write_split_stages(std::ostream& os, const SplitPlan& plan, const Platform& platform) {
   std::vector<Row> rows = {{"stage", "device", "layers", "forward", "backward", "communication", "in flight"}};
   for (std::size_t s = 0; s < plan.stages.size(); ++s) {
     const SplitStagePlan& st = plan.stages[s];
-    rows.push_back({std::to_string(s), device_name(platform, st.device),
+    rows.push_back({std::to_string(s), worker_name(platform, st.devices.empty() ? std::vector<int>{st.device} : st.devices),
                     std::to_string(st.first_layer) + "-" + std::to_string(st.last_layer), fmt::time(st.forward_seconds),
                     fmt::time(st.backward_seconds), fmt::time(st.communication_seconds), std::to_string(st.in_flight)});
   }
   os << "\nsplit stages (eq. 1: forward f, backward g, communication h per micro-batch)\n";
+  write_table(os, rows);
+}
+
+// Every worker's devices (a worker the partition leaves without a stage idles).
+void write_groups(std::ostream& os, const SplitPlan& plan, const Platform& platform) {
+  std::vector<Row> rows = {{"worker", "stage", "devices"}};
+  for (std::size_t k = 0; k < plan.groups.size(); ++k)
+    rows.push_back({std::to_string(k), k < plan.stages.size() ? std::to_string(k) : "-", worker_name(platform, plan.groups[k])});
+  os << "\ngroups (" << plan.grouping << ")\n";
   write_table(os, rows);
 }
 
@@ -90,13 +106,14 @@ void write_resources(std::ostream& os, const Metrics& m, const SplitPlan* split)
   std::vector<Row> rows = {{"device", "resource", "beta", "busy", "utilization"}};
   for (std::size_t d = 0; d < m.devices.size(); ++d) {
     const DeviceMetrics& dm = m.devices[d];
-    const SplitStagePlan* stage = nullptr;
+    const std::vector<double>* beta = nullptr;  // this device's, in the stage of its worker
     if (split != nullptr)
       for (const SplitStagePlan& st : split->stages)
-        if (st.device == static_cast<int>(d)) stage = &st;
+        for (std::size_t i = 0; i < st.devices.size() && i < st.beta.size(); ++i)
+          if (st.devices[i] == static_cast<int>(d)) beta = &st.beta[i];
     for (std::size_t r = 0; r < dm.resources.size(); ++r)
       rows.push_back({r == 0 ? dm.name : "", dm.resources[r].type,
-                      stage != nullptr && r < stage->beta.size() ? fmt::fixed(stage->beta[r], 4) : "-",
+                      beta != nullptr && r < beta->size() ? fmt::fixed((*beta)[r], 4) : "-",
                       fmt::time(dm.resources[r].busy_time), fmt::percent(dm.resources[r].utilization)});
   }
   if (rows.size() == 1) return;
@@ -138,6 +155,11 @@ void write_summary(std::ostream& os, const Metrics& m, const Platform& platform,
   if (split != nullptr)
     header.insert(header.end() - 1, {"eq. 1 period", fmt::time(split->period) + " per micro-batch (" + split->partition +
                                                          " partition, " + split->allocation + " allocation)"});
+  if (split != nullptr && split->grouping != "none")
+    header.insert(header.end() - 1,
+                  {"grouping", split->grouping + ": " + std::to_string(split->groups.size()) + " workers of " +
+                                   std::to_string(platform.devices.size()) + " devices, slowest " +
+                                   fmt::time(split->grouping_period) + " for the whole chain"});
   // Header values are text, so left-align both columns.
   std::size_t w = 0;
   for (const Row& r : header) w = std::max(w, r[0].size());
@@ -157,6 +179,7 @@ void write_summary(std::ostream& os, const Metrics& m, const Platform& platform,
   }
   write_table(os, rows, true);
   if (split != nullptr) write_split_stages(os, *split, platform);
+  if (split != nullptr && split->grouping != "none") write_groups(os, *split, platform);
   write_resources(os, m, split);
 
   if (memory_saving != nullptr && !memory_saving->empty()) {

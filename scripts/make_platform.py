@@ -112,7 +112,8 @@ MOBILE = {
     "laptop-i5": ("16GiB", [("cpu", "150Gf"), ("gpu", "830Gf")]),
     "pi": ("4GiB", [("cpu", "24Gf")]),
 }
-NETWORKS = {"wifi": ("25MBps", "2ms"), "lte": ("2.5MBps", "30ms")}
+NETWORKS = {"wifi": ("25MBps", "2ms"), "lte": ("2.5MBps", "30ms"),
+            "10gbe": ("1.25GBps", "100us")}  # not shipped: scripts/mobile_figures.py's near-free network
 
 
 def mobile_device(name, model):
@@ -172,9 +173,25 @@ def main(argv):
         description="Writes pipesim's shipped SimGrid platforms (docs/platform-format.md).")
     parser.add_argument("--write-shipped", metavar="DIR",
                         help="write " + ", ".join(SHIPPED) + " into DIR (the repository's is platforms/)")
+    parser.add_argument("--mobile", metavar="MODELS",
+                        help="write one mobile platform of these devices instead, comma-separated, from "
+                             + ", ".join(MOBILE) + " (e.g. laptop-i7,laptop-i7,pi), to --output")
+    parser.add_argument("--network", choices=sorted(NETWORKS), default="wifi", help="with --mobile (default wifi)")
+    parser.add_argument("--output", "-o", metavar="FILE", help="with --mobile: where to write it (default stdout)")
     args = parser.parse_args(argv)
+    if args.mobile is not None:
+        models = args.mobile.split(",")
+        unknown = [m for m in models if m not in MOBILE]
+        if unknown:
+            parser.error(f"--mobile: unknown model {unknown[0]!r} (expected {', '.join(MOBILE)})")
+        text = mobile(models, args.network)
+        if args.output is None:
+            sys.stdout.write(text)
+        else:
+            pathlib.Path(args.output).write_text(text)
+        return 0
     if args.write_shipped is None:
-        parser.error("nothing to do: give --write-shipped DIR (e.g. --write-shipped platforms)")
+        parser.error("nothing to do: give --write-shipped DIR (e.g. --write-shipped platforms) or --mobile MODELS")
     out = pathlib.Path(args.write_shipped)
     if not out.is_dir():
         parser.error(f"--write-shipped: no such directory: {out}")

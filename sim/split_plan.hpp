@@ -9,9 +9,12 @@
 namespace pipesim {
 
 struct SplitStagePlan {
-  int device = 0;  // index into Platform::devices
+  int device = 0;            // index into Platform::devices: the worker's first device (memory, transfers)
+  std::vector<int> devices;  // the worker's devices, devices[0] == device (one without grouping)
   int first_layer = 0, last_layer = 0;
-  std::vector<double> beta;  // per resource of the device (Device::resources order)
+  // beta[i][j]: share of resource j of devices[i] (Device::resources order)
+  // given to the forward pass; within a group one beta per resource type.
+  std::vector<std::vector<double>> beta;
   double forward_seconds = 0;        // f(p_i, sum beta_j r_j)
   double backward_seconds = 0;       // g(p_i, sum (1 - beta_j) r_j)
   double communication_seconds = 0;  // h(p_i, b)
@@ -25,6 +28,9 @@ struct SplitStagePlan {
 struct SplitPlan {
   std::string partition;   // "exact" or "algorithm1"
   std::string allocation;  // "optimal" or "none"
+  std::string grouping = "none";  // "none", "algorithm2", "brute-force" or "sorting"
+  std::vector<std::vector<int>> groups;  // every worker's devices (stage s runs on groups[s])
+  double grouping_period = 0;  // the grouping's objective (the whole chain on each worker); 0 without grouping
   std::vector<SplitStagePlan> stages;
   double period = 0;  // eq. 1: the largest stage period
 };

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "tests/fixtures.hpp"
 #include "tests/test_split_random.hpp"
@@ -33,6 +34,33 @@ inline std::string split_platform_xml(int devices, const SplitResourceSpeeds& s,
     links += "<link id=\"" + w + "-local\" bandwidth=\"1TBps\" latency=\"0s\"/>\n";
     routes += "<route src=\"" + w + "\" dst=\"hub\"><link_ctn id=\"" + w + "-net\" direction=\"UP\"/></route>\n";
     routes += "<route src=\"" + w + "\" dst=\"" + w + "-gpu\"><link_ctn id=\"" + w + "-local\"/></route>\n";
+  }
+  return "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+         "<platform version=\"4.1\"><zone id=\"z\" routing=\"Floyd\">\n" +
+         hosts + "<router id=\"hub\"/>\n" + links + routes + "</zone></platform>\n";
+}
+
+// Heterogeneous devices "d0".."d{n-1}" on a star of `bandwidth` links: device
+// i has a CPU (its host) and, if speeds[i].gpu_forward > 0, a GPU.
+inline std::string split_mixed_platform_xml(const std::vector<SplitResourceSpeeds>& speeds,
+                                            const std::string& bandwidth = "1TBps") {
+  auto f = [](double v) { return std::to_string(v) + "f"; };
+  std::string hosts, links, routes;
+  for (std::size_t i = 0; i < speeds.size(); ++i) {
+    const SplitResourceSpeeds& s = speeds[i];
+    const std::string d = "d" + std::to_string(i);
+    hosts += "<host id=\"" + d + "\" speed=\"" + f(s.cpu_forward) + "\"><prop id=\"memory\" value=\"1TiB\"/>" +
+             "<prop id=\"resource\" value=\"cpu\"/><prop id=\"backward_speed\" value=\"" + f(s.cpu_backward) +
+             "\"/></host>\n";
+    links += "<link id=\"" + d + "-net\" bandwidth=\"" + bandwidth + "\" latency=\"0s\" sharing_policy=\"SPLITDUPLEX\"/>\n";
+    routes += "<route src=\"" + d + "\" dst=\"hub\"><link_ctn id=\"" + d + "-net\" direction=\"UP\"/></route>\n";
+    if (s.gpu_forward > 0) {
+      hosts += "<host id=\"" + d + "-gpu\" speed=\"" + f(s.gpu_forward) + "\"><prop id=\"resource_of\" value=\"" + d +
+               "\"/><prop id=\"resource\" value=\"gpu\"/><prop id=\"backward_speed\" value=\"" + f(s.gpu_backward) +
+               "\"/></host>\n";
+      links += "<link id=\"" + d + "-local\" bandwidth=\"1TBps\" latency=\"0s\"/>\n";
+      routes += "<route src=\"" + d + "\" dst=\"" + d + "-gpu\"><link_ctn id=\"" + d + "-local\"/></route>\n";
+    }
   }
   return "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
          "<platform version=\"4.1\"><zone id=\"z\" routing=\"Floyd\">\n" +

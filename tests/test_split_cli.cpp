@@ -139,5 +139,46 @@ TEST(SplitCli, DiagramHasARowPerLane) {
   EXPECT_NE(lines[5].find("\tB1b0\t"), std::string::npos);
 }
 
+// Grouping (docs/mobile.md): an unknown method, more groups than devices.
+TEST(SplitCli, UnknownGroupingMethod) {
+  const std::string w = workload("{name: split, grouping: greedy, workers: 2}");
+  expect_error(kRoot + "platforms/mobile-4.xml", w,
+               w + ": schedule.grouping: expected none, algorithm2, brute-force or sorting, got 'greedy'");
+}
+
+TEST(SplitCli, MoreGroupsThanDevices) {
+  const std::string w = workload("{name: split, grouping: algorithm2, workers: 5}");
+  expect_error(kRoot + "platforms/mobile-4.xml", w,
+               w + ": schedule.workers: 5 workers for 4 devices: each group needs at least one device");
+}
+
+TEST(SplitCli, BruteForceGroupingBeyondSixteenDevices) {
+  const std::string platform =
+      write_file("split-17.xml", split_mixed_platform_xml(std::vector<SplitResourceSpeeds>(17, {1e11, 1e11, 0, 0})));
+  const std::string w = workload("{name: split, grouping: brute-force, workers: 4}");
+  expect_error(platform, w, w + ": schedule.grouping: brute force handles at most 16 devices, got 17");
+}
+
+// The report of a grouped run: the grouping line, the groups table, each
+// stage's devices, every device's beta, and the same in the JSON.
+TEST(SplitCli, GroupedReportListsTheGroups) {
+  const std::string json = temp_path("split-grouped.json");
+  const CliResult r = run_pipesim("run " + kRoot + "platforms/mobile-mixed-lte.xml " +
+                                  workload("{name: split, grouping: algorithm2, workers: 2}") + " --json " + json);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("grouping              algorithm2: 2 workers of 4 devices, slowest "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("groups (algorithm2)\n  worker  stage                devices\n"
+                       "  0           0            laptop-i7-0\n"
+                       "  1           1  laptop-i5-0+pi-0+pi-1\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  pi-1              cpu  0.3333"), std::string::npos) << r.out;
+  const std::string text = read_text(json);
+  EXPECT_NE(text.find("\"method\": \"algorithm2\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"devices\": [\n          \"laptop-i5-0\",\n          \"pi-0\",\n          \"pi-1\"\n        ]"),
+            std::string::npos)
+      << text;
+}
+
 }  // namespace
 }  // namespace pipesim

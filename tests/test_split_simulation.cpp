@@ -71,8 +71,9 @@ TEST(SplitSimulation, BetaIsTheorem1WhenRatiosAreCommon) {
     double forward = 0, backward = 0;
     for (int l = s.first_layer; l <= s.last_layer; ++l) forward += w.layers[l].forward.value, backward += w.layers[l].backward.value;
     const double c = (forward / 1e11) / (backward / 0.5e11);  // f / g on any one resource
-    ASSERT_EQ(s.beta.size(), 2u);
-    for (double beta : s.beta) EXPECT_NEAR(beta, c / (c + 1), 1e-12);
+    ASSERT_EQ(s.beta.size(), 1u);
+    ASSERT_EQ(s.beta[0].size(), 2u);
+    for (double beta : s.beta[0]) EXPECT_NEAR(beta, c / (c + 1), 1e-12);
     EXPECT_EQ(s.first_layer, first);
     first = s.last_layer + 1;
   }
@@ -119,7 +120,7 @@ TEST(SplitSimulation, ShippedLaptopsRunWithTheirResources) {
   const GeneratedSchedule half = generate(w, p);
   ASSERT_EQ(optimal.split->stages.size(), 2u);
   EXPECT_LE(optimal.split->period, half.split->period);
-  for (double beta : half.split->stages[0].beta) EXPECT_EQ(beta, 0.5);
+  for (double beta : half.split->stages[0].beta.at(0)) EXPECT_EQ(beta, 0.5);
   const Timeline timeline = sim.run(optimal.graph);
   ASSERT_TRUE(timeline.completed());
   // Busy time is share-weighted: per resource in the metrics, summed over

@@ -9,6 +9,7 @@
 
 #include "schedules/schedule_params.hpp"
 #include "schedules/split/split_allocation.hpp"
+#include "schedules/split/split_grouping.hpp"
 #include "schedules/split/split_partition.hpp"
 #include "sim/format.hpp"
 #include "sim/input_error.hpp"
@@ -37,13 +38,15 @@ double number_param(const Workload& w, const std::string& name, double fallback,
   return v;
 }
 
-// The bandwidth of worker k for h: its route to the next worker (the
-// previous one for the last); infinite for a single worker.
-double worker_bandwidth(const Platform& platform, int k, int workers) {
+// The bandwidth of worker k for h: the route from its first device to the
+// next worker's (the previous one's for the last); infinite for a single worker.
+double worker_bandwidth(const Platform& platform, const std::vector<std::vector<int>>& groups, int k) {
+  const int workers = static_cast<int>(groups.size());
   double b = kInf;
-  if (k + 1 < workers) b = std::min(b, platform.path(k, k + 1).bandwidth);
-  if (k > 0) b = std::min(b, platform.path(k, k - 1).bandwidth);
-  if (!(b > 0)) throw InputError(platform.file, "host '" + platform.devices[k].name + "'", "no route to its neighbour worker");
+  if (k + 1 < workers) b = std::min(b, platform.path(groups[k][0], groups[k + 1][0]).bandwidth);
+  if (k > 0) b = std::min(b, platform.path(groups[k][0], groups[k - 1][0]).bandwidth);
+  if (!(b > 0))
+    throw InputError(platform.file, "host '" + platform.devices[groups[k][0]].name + "'", "no route to its neighbour worker");
   return b;
 }
 
@@ -58,6 +61,78 @@ split::Device split_device(const Device& d) {
   const std::string prefix = "device '" + d.name + "': ";
   const std::string what = message.rfind(prefix, 0) == 0 ? message.substr(prefix.size()) : message;
   throw InputError(platform.file, "host '" + d.name + "' resources", what);
+}
+
+// A worker (one device, or a group of them): its resources summed type by
+// type as §V sums resource vectors, so the allocation gives one beta per
+// type; type_of[i][j] is the summed resource that resource j of devices[i] adds to.
+struct Worker {
+  std::vector<int> devices;
+  split::Device resources;
+  std::vector<std::vector<int>> type_of;
+};
+
+Worker make_worker(const Platform& platform, const std::vector<int>& devices) {
+  Worker w{devices, split_device(platform.devices[devices[0]]), {}};
+  if (devices.size() == 1) {  // as the device lists them (a type listed twice stays an error)
+    w.type_of.emplace_back();
+    for (std::size_t j = 0; j < w.resources.resources.size(); ++j) w.type_of[0].push_back(static_cast<int>(j));
+    return w;
+  }
+  w.resources.resources.clear();
+  for (const int v : devices) {
+    w.type_of.emplace_back();
+    for (const split::Resource& r : split_device(platform.devices[v]).resources) {
+      auto& summed = w.resources.resources;
+      auto it = std::find_if(summed.begin(), summed.end(), [&](const split::Resource& x) { return x.type == r.type; });
+      if (it == summed.end()) it = summed.insert(summed.end(), {r.type, 0, 0});
+      it->forward_speed += r.forward_speed;
+      it->backward_speed += r.backward_speed;
+      w.type_of.back().push_back(static_cast<int>(it - summed.begin()));
+    }
+  }
+  return w;
+}
+
+// The workers' devices: devices 0..q-1 alone without grouping, else the
+// method's q groups of all n devices, formed for the whole chain (a group's
+// period scales with the flops, so only their forward/backward ratio
+// counts), strongest first.
+std::vector<std::vector<int>> worker_groups(const Workload& w, const Platform& platform, int workers,
+                                            const std::string& grouping, const std::vector<split::Layer>& chain,
+                                            double& period) {
+  std::vector<std::vector<int>> groups;
+  if (grouping == "none") {
+    for (int k = 0; k < workers; ++k) groups.push_back({k});
+    return groups;
+  }
+  split::GroupingProblem problem;
+  problem.workers = workers;
+  for (const Device& d : platform.devices) problem.devices.push_back(split_device(d));
+  for (const split::Layer& l : chain) problem.forward_flops += l.forward_flops, problem.backward_flops += l.backward_flops;
+  const split::GroupingMethod method = grouping == "algorithm2" ? split::GroupingMethod::LocalSearch
+                                                                  : split::grouping_method(grouping);
+  try {
+    split::Grouping g = split::group_devices(problem, method);
+    period = g.period;
+    // The strongest group first (lowest period for the whole chain; ties: the
+    // method's order): the partition uses workers 0..S-1 of the pipeline, so
+    // every method's groups go into it the same way, and the weakest can be left idle.
+    std::vector<double> alone;
+    for (const auto& group : g.groups) alone.push_back(split::grouping_period(problem, {group}));
+    std::vector<std::size_t> order(g.groups.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) { return alone[x] < alone[y]; });
+    std::vector<std::vector<int>> sorted;
+    for (const std::size_t k : order) sorted.push_back(g.groups[k]);
+    return sorted;
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    for (const Device& d : platform.devices)
+      if (what.rfind("device '" + d.name + "': ", 0) == 0) platform_error(platform, d, what);
+    const std::string prefix = "grouping: ";
+    throw InputError(w.file, "schedule.grouping", what.rfind(prefix, 0) == 0 ? what.substr(prefix.size()) : what);
+  }
 }
 
 bool identical(const std::vector<split::WorkerProfile>& profiles) {
@@ -78,17 +153,22 @@ std::vector<ComputeResource> device_resources(const Device& device) {
 }
 
 SplitPlan plan_split(const Workload& w, const Platform& platform) {
-  check_params(w, {"workers", "partition", "epsilon", "allocation", "beta", "in_flight"});
+  check_params(w, {"workers", "grouping", "partition", "epsilon", "allocation", "beta", "in_flight"});
   if (!w.placement.automatic)
     throw InputError(w.file, "placement",
                      "schedule 'split' cuts the chain itself (eq. 1); give placement: auto or {stages: N} "
                      "(or schedule.workers), not a list of hosts");
+  const std::string grouping = param(w, "grouping", "none");
+  if (grouping != "none" && grouping != "algorithm2" && grouping != "brute-force" && grouping != "sorting")
+    throw InputError(w.file, "schedule.grouping",
+                     "expected none, algorithm2, brute-force or sorting, got '" + grouping + "'");
   const int workers = positive_param(w, "workers", w.placement.stages > 0 ? w.placement.stages : platform.size());
   if (workers > platform.size())
     throw InputError(w.file, "schedule.workers",
-                     std::to_string(workers) + " workers for " + std::to_string(platform.size()) +
-                         " devices: each worker is one device");
+                     std::to_string(workers) + " workers for " + std::to_string(platform.size()) + " devices: " +
+                         (grouping == "none" ? "each worker is one device" : "each group needs at least one device"));
   SplitPlan plan;
+  plan.grouping = grouping;
   plan.partition = param(w, "partition", "exact");
   if (plan.partition != "exact" && plan.partition != "algorithm1")
     throw InputError(w.file, "schedule.partition", "expected exact or algorithm1, got '" + plan.partition + "'");
@@ -108,11 +188,15 @@ SplitPlan plan_split(const Workload& w, const Platform& platform) {
   std::vector<split::Layer> chain;
   for (const Layer& l : w.layers)
     chain.push_back({cost_flops(l.forward, reference), cost_flops(l.backward, reference), l.activation});
+  plan.groups = worker_groups(w, platform, workers, grouping, chain, plan.grouping_period);
+  const std::vector<std::vector<int>>& groups = plan.groups;
+  std::vector<Worker> worker;
   std::vector<split::WorkerProfile> profiles;
   for (int k = 0; k < workers; ++k) {
-    const Device& d = platform.devices[k];
+    const Device& d = platform.devices[groups[k][0]];
     try {
-      profiles.push_back(split::profile_from_speeds(split_device(d), chain, worker_bandwidth(platform, k, workers)));
+      worker.push_back(make_worker(platform, groups[k]));
+      profiles.push_back(split::profile_from_speeds(worker.back().resources, chain, worker_bandwidth(platform, groups, k)));
     } catch (const std::invalid_argument& e) {
       const std::string what = e.what();
       if (what.rfind("layer ", 0) == 0) throw InputError(w.file, "layers", what);
@@ -131,10 +215,11 @@ SplitPlan plan_split(const Workload& w, const Platform& platform) {
 
   int first = 0;
   for (std::size_t s = 0; s < cut.last_layer.size(); ++s) {
-    const Device& d = platform.devices[s];
+    const Device& d = platform.devices[groups[s][0]];
     const split::StageCosts costs(profiles[s]);
     SplitStagePlan stage;
-    stage.device = static_cast<int>(s);
+    stage.device = groups[s][0];
+    stage.devices = groups[s];
     stage.first_layer = first;
     stage.last_layer = cut.last_layer[s];
     const split::StageRates rates = costs.rates(stage.first_layer, stage.last_layer);
@@ -147,7 +232,10 @@ SplitPlan plan_split(const Workload& w, const Platform& platform) {
         throw InputError(w.file, "schedule.beta", "beta " + fmt::number(beta) + " on host '" + d.name + "': " + e.what());
       platform_error(platform, d, e.what());
     }
-    stage.beta = a.beta;
+    for (const std::vector<int>& types : worker[s].type_of) {
+      stage.beta.emplace_back();
+      for (const int t : types) stage.beta.back().push_back(a.beta[t]);
+    }
     stage.forward_seconds = a.forward_seconds;
     stage.backward_seconds = a.backward_seconds;
     stage.communication_seconds = costs.communication(stage.first_layer, stage.last_layer);

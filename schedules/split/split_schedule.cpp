@@ -23,21 +23,26 @@ constexpr TaskId kNone = static_cast<TaskId>(-1);
 // given work in proportion to its share x pass speed so that all finish
 // together: part j lasts (w_j flops) / (share_j x speed_j) = flops / sum_i share_i x speed_i.
 struct Part {
+  int device;  // a device of the worker
   int resource;
   double share;
   double fraction;     // of the pass's work
   double host_factor;  // host speed / pass speed: flops -> host flops
 };
 
-std::vector<Part> parts(const std::vector<ComputeResource>& resources, const std::vector<double>& beta, bool forward) {
+// A group's parts run on every resource of every one of its devices.
+std::vector<Part> parts(const Platform& platform, const SplitStagePlan& stage, bool forward) {
   std::vector<Part> out;
   double total = 0;
-  for (std::size_t j = 0; j < resources.size(); ++j) {
-    const double share = forward ? beta[j] : 1 - beta[j];
-    const double speed = forward ? resources[j].forward_speed : resources[j].backward_speed;
-    if (share < 1e-12 || speed <= 0) continue;  // takes no part (an exact optimum gives 0)
-    out.push_back({static_cast<int>(j), std::min(share, 1.0), share * speed, resources[j].speed / speed});
-    total += share * speed;
+  for (std::size_t i = 0; i < stage.devices.size(); ++i) {
+    const std::vector<ComputeResource> resources = device_resources(platform.devices[stage.devices[i]]);
+    for (std::size_t j = 0; j < resources.size(); ++j) {
+      const double share = forward ? stage.beta[i][j] : 1 - stage.beta[i][j];
+      const double speed = forward ? resources[j].forward_speed : resources[j].backward_speed;
+      if (share < 1e-12 || speed <= 0) continue;  // takes no part (an exact optimum gives 0)
+      out.push_back({stage.devices[i], static_cast<int>(j), std::min(share, 1.0), share * speed, resources[j].speed / speed});
+      total += share * speed;
+    }
   }
   for (Part& p : out) p.fraction /= total;
   return out;
@@ -69,9 +74,8 @@ class SplitBuilder {
       }
       if (p.last_layer + 1 < static_cast<int>(w.layers.size())) st.output_bytes = w.layers[p.last_layer].activation;
       if (p.first_layer > 0) st.input_bytes = w.layers[p.first_layer - 1].activation;
-      const auto resources = device_resources(platform.devices[p.device]);
-      st.forward = parts(resources, p.beta, true);
-      st.backward = parts(resources, p.beta, false);
+      st.forward = parts(platform, p, true);
+      st.backward = parts(platform, p, false);
       st.in_flight = p.in_flight;
       // Weight stashing: one version per micro-batch in flight (the newest
       // forward uses the live one), plus one gradient buffer.
@@ -112,13 +116,15 @@ class SplitBuilder {
   }
 
   // The pass's parts, each after deps, in its resource's lane order; memory
-  // effects split between the parts in proportion to their work.
+  // effects split between the parts in proportion to their work, all on the
+  // worker's first device (a group's memory is counted there).
   std::vector<TaskId> pass(TaskKind kind, int s, int k, const std::vector<TaskId>& deps) {
     const StageInfo& st = stages_[s];
     const bool fwd = kind == TaskKind::Forward;
     std::vector<TaskId> ids;
     for (const Part& p : fwd ? st.forward : st.backward) {
       Task t = base(kind, s, k);
+      t.device = p.device;
       t.amount = (fwd ? st.forward_flops : st.backward_flops) * p.fraction * p.host_factor;
       t.resource = p.resource;
       t.lane = fwd ? 0 : 1;
@@ -189,12 +195,17 @@ GeneratedSchedule split_workload_schedule(const Workload& w, const Platform& pla
   return out;
 }
 
-// At most two parts per resource per stage and micro-batch, two transfers per boundary.
+// At most two parts per resource per stage and micro-batch (a group's
+// stage: all its devices' resources), two transfers per boundary.
 ScheduleSize split_size(const Workload& w, const Platform& platform) {
-  std::size_t resources = 1;
-  for (const Device& d : platform.devices) resources = std::max(resources, std::max<std::size_t>(1, d.resources.size()));
+  std::size_t resources = 1, all = 0;
+  for (const Device& d : platform.devices) {
+    resources = std::max(resources, std::max<std::size_t>(1, d.resources.size()));
+    all += std::max<std::size_t>(1, d.resources.size());
+  }
   const double S = std::max(1, std::min(platform.size(), static_cast<int>(w.layers.size())));
-  return {static_cast<double>(w.microbatches) * w.iterations * (2.0 * resources * S + 2 * (S - 1)), 0,
+  const double parts = std::max(static_cast<double>(resources) * S, static_cast<double>(all));
+  return {static_cast<double>(w.microbatches) * w.iterations * (2.0 * parts + 2 * (S - 1)), 0,
           std::to_string(static_cast<int>(S)) + " stages"};
 }
 
