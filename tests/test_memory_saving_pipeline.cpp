@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <random>
 #include <string>
 
@@ -101,6 +102,11 @@ void expect_stages_follow_their_programs(const std::string& policy, int* offload
     *offloads += task.kind == TaskKind::Offload && task.amount > 0;
   }
   EXPECT_GT(recomputes, 0);
+  // Everything allocated is freed: effects sum to zero per device and category.
+  std::map<std::pair<int, int>, double> sums;
+  for (const MemoryEffect& e : schedule.graph.memory_effects())
+    sums[{e.device, static_cast<int>(e.category)}] += e.bytes;
+  for (const auto& [key, sum] : sums) EXPECT_NEAR(sum, 0, 1e-3) << policy << " device " << key.first;
   for (int s = 0; s < 3; ++s) {
     const StageMemorySaving& m = schedule.memory_saving[s];
     const Stage& st = plan.stages[s];
