@@ -118,7 +118,7 @@ GeneratedSchedule generate(const Workload& workload, const Platform& platform, c
     throw InputError(workload.file, "microbatches", "must be at least 1");
   if (workload.iterations < 1) throw InputError(workload.file, "iterations", "must be at least 1");
   const auto& saving = memory_saving_schedules();
-  if (workload.memory_saving.policy != "none" &&
+  if (saves_memory(workload) &&
       std::find(saving.begin(), saving.end(), entry->names.front()) == saving.end()) {
     std::string supported;
     for (const std::string& n : saving) supported += (supported.empty() ? "" : ", ") + n;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <random>
 #include <string>
 
@@ -101,6 +102,11 @@ void expect_stages_follow_their_programs(const std::string& policy, int* offload
     *offloads += task.kind == TaskKind::Offload && task.amount > 0;
   }
   EXPECT_GT(recomputes, 0);
+  // Everything allocated is freed: effects sum to zero per device and category.
+  std::map<std::pair<int, int>, double> sums;
+  for (const MemoryEffect& e : schedule.graph.memory_effects())
+    sums[{e.device, static_cast<int>(e.category)}] += e.bytes;
+  for (const auto& [key, sum] : sums) EXPECT_NEAR(sum, 0, 1e-3) << policy << " device " << key.first;
   for (int s = 0; s < 3; ++s) {
     const StageMemorySaving& m = schedule.memory_saving[s];
     const Stage& st = plan.stages[s];
@@ -300,6 +306,39 @@ TEST(MemorySavingPipeline, FitBudgetsCountTheWaitingMicrobatches) {
   EXPECT_EQ(too_small.err.rfind("pipesim: infeasible: ", 0), 0u) << too_small.err;
   EXPECT_NE(too_small.err.find(" micro-batches in flight (policy remat, 500 slots), the device has "), std::string::npos)
       << too_small.err;
+}
+
+// One entry per stage: only gpu1..gpu4 run out of memory in the plain run,
+// so only they save; a list of the wrong length is an input error.
+TEST(MemorySavingPipeline, PerStageOptions) {
+  using pipesim::testing::read_text;
+  using pipesim::testing::run_pipesim;
+  std::string xml = read_text(kRoot + "platforms/a100-8gpu-pcie-host.xml");
+  for (std::size_t at; (at = xml.find("80GiB")) != std::string::npos;) xml.replace(at, 5, "150MiB");
+  const std::string platform = pipesim::testing::write_file("per150.xml", xml);
+  auto run = [&](const std::string& option) {
+    const std::string w = pipesim::testing::write_file(
+        "per.yaml", "microbatches: 4\nlayers:\n  - {forward: 1ms, backward: 2ms, activation: 4MiB, weights: 1MiB, "
+                    "repeat: 64}\nmemory_saving: " + option + "\n");
+    return std::make_pair(w, run_pipesim("run " + platform + " " + w));
+  };
+  const std::string none = "{policy: none}", remat = "{policy: remat}";
+  const auto [w, r] = run("[" + none + ", " + remat + ", " + remat + ", " + remat + ", {policy: both, limit: fit}, " +
+                          none + ", " + none + ", " + none + "]");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("verdict               VALID"), std::string::npos) << r.out;
+  const std::string table = r.out.substr(r.out.find("memory saving"));
+  EXPECT_EQ(table.substr(0, table.find("\n\n")),
+            "memory saving (one micro-batch per stage, against keeping every activation)\n"
+            "  stage  device  policy  in flight      limit      time  overhead       peak   saved  recomputed  offloaded\n"
+            "  1        gpu1   remat          4  29.50 MiB  30.00 ms    25.0 %  28.00 MiB  36.4 %           6  0\n"
+            "  2        gpu2   remat          4  29.50 MiB  30.00 ms    25.0 %  28.00 MiB  36.4 %           6  0\n"
+            "  3        gpu3   remat          4  29.50 MiB  30.00 ms    25.0 %  28.00 MiB  36.4 %           6  0\n"
+            "  4        gpu4    both          4  36.36 MiB  27.00 ms    12.5 %  32.00 MiB  27.3 %           3  2");
+  const auto [w3, three] = run("[" + remat + ", " + remat + ", " + remat + "]");
+  EXPECT_EQ(three.exit_code, 2);
+  EXPECT_EQ(three.err, "pipesim: error: " + w3 +
+                           ": memory_saving: 3 entries for 8 stages: give one per stage, or a single map for all\n");
 }
 
 // Only the flush schedules run the option; the others refuse it.

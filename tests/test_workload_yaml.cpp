@@ -318,7 +318,19 @@ TEST_F(WorkloadYaml, MemorySavingOption) {
   EXPECT_EQ(w.memory_saving.limit, 2147483648.0);
   EXPECT_EQ(w.memory_saving.slots, 100);
   expect_error(std::string("microbatches: 2\nmemory_saving: remat\n") + kLayers,
-               {"line 2: memory_saving: expected a map {policy: remat, limit: auto}, got 'remat'"});
+               {"line 2: memory_saving: expected a map {policy: remat, limit: auto} or a list of them, one per stage, "
+                "got 'remat'"});
+  w = load_workload(write(std::string("microbatches: 2\nmemory_saving: [{policy: remat}, {policy: none}]\n") +
+                          kLayers));
+  EXPECT_EQ(w.memory_saving.policy, "none");
+  ASSERT_EQ(w.memory_saving_stages.size(), 2u);
+  EXPECT_EQ(w.memory_saving_stages[0].policy, "remat");
+  EXPECT_EQ(w.memory_saving_stages[1].policy, "none");
+  EXPECT_TRUE(saves_memory(w));
+  expect_error(std::string("microbatches: 2\nmemory_saving: [{policy: remat}, {policy: swap}]\n") + kLayers,
+               {"line 2: memory_saving[1].policy: expected none, remat, offload or both, got 'swap'"});
+  expect_error(std::string("microbatches: 2\nmemory_saving: [{policy: remat}, 3]\n") + kLayers,
+               {"line 2: memory_saving[1]: expected a map {policy: remat, limit: auto}, got '3'"});
   expect_error(std::string("microbatches: 2\nmemory_saving: {limit: auto}\n") + kLayers,
                {"memory_saving.policy: missing required field"});
   expect_error(std::string("microbatches: 2\nmemory_saving: {policy: swap}\n") + kLayers,

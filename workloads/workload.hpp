@@ -64,7 +64,16 @@ struct Workload {
   std::string schedule;  // "1f1b", "gpipe", ...
   std::map<std::string, std::string> schedule_params;  // generator-specific
   Placement placement;
-  MemorySaving memory_saving;
+  MemorySaving memory_saving;                      // a map: every stage
+  std::vector<MemorySaving> memory_saving_stages;  // a list: one per stage (then memory_saving is none)
 };
+
+// Whether any stage saves memory.
+inline bool saves_memory(const Workload& w) {
+  if (w.memory_saving.policy != "none") return true;
+  for (const MemorySaving& m : w.memory_saving_stages)
+    if (m.policy != "none") return true;
+  return false;
+}
 
 }  // namespace pipesim

@@ -66,7 +66,15 @@ class Loader : public YamlFields {
       w.microbatches = 0;
     }
     if (auto* e = get(f, "placement")) load_placement(e->value, w);
-    if (auto* e = get(f, "memory_saving")) load_memory_saving(e->value, w.memory_saving);
+    if (auto* e = get(f, "memory_saving")) {
+      if (e->value.IsSequence() && e->value.size() > 0) {
+        std::size_t i = 0;
+        for (auto it = e->value.begin(); it != e->value.end(); ++it, ++i)
+          load_memory_saving(*it, item("memory_saving", i), w.memory_saving_stages.emplace_back());
+      } else {
+        load_memory_saving(e->value, "memory_saving", w.memory_saving);
+      }
+    }
     return w;
   }
 
@@ -150,29 +158,32 @@ class Loader : public YamlFields {
     }
   }
 
-  void load_memory_saving(const YAML::Node& n, MemorySaving& m) const {
-    if (!n.IsMap()) fail(n, "memory_saving", "expected a map {policy: remat, limit: auto}, got " + describe(n));
-    const Fields f = fields(n, "memory_saving", &kMemorySavingKeys);
+  void load_memory_saving(const YAML::Node& n, const std::string& path, MemorySaving& m) const {
+    if (!n.IsMap())
+      fail(n, path, "expected a map {policy: remat, limit: auto}" +
+                        std::string(path == "memory_saving" ? " or a list of them, one per stage" : "") + ", got " +
+                        describe(n));
+    const Fields f = fields(n, path, &kMemorySavingKeys);
     const char* policies = "none, remat, offload or both";
-    const YAML::Node& p = require(f, n, "memory_saving", "policy", policies);
-    m.policy = lower(text(p, "memory_saving.policy", policies));
+    const YAML::Node& p = require(f, n, path, "policy", policies);
+    m.policy = lower(text(p, sub(path, "policy"), policies));
     if (m.policy != "none" && m.policy != "remat" && m.policy != "offload" && m.policy != "both")
-      fail(p, "memory_saving.policy", std::string("expected ") + policies + ", got '" + p.Scalar() + "'");
+      fail(p, sub(path, "policy"), std::string("expected ") + policies + ", got '" + p.Scalar() + "'");
     if (m.policy == "offload")
-      fail(p, "memory_saving.policy",
+      fail(p, sub(path, "policy"),
            "offload alone is not supported: seed 002's offloading program recomputes the layers it does not keep; "
            "use both (or remat)");
     if (auto* e = get(f, "limit")) {
       const std::string word = e->value.IsScalar() ? lower(e->value.Scalar()) : "";
       m.fit = word == "fit";
       if (word != "auto" && word != "fit") {
-        m.limit = quantity(e->value, "memory_saving.limit", "'auto', 'fit' or a byte size like '2GiB'", parse_bytes);
+        m.limit = quantity(e->value, sub(path, "limit"), "'auto', 'fit' or a byte size like '2GiB'", parse_bytes);
         if (!(m.limit > 0))
-          fail(e->value, "memory_saving.limit", "expected 'auto', 'fit' or a positive byte size like '2GiB', got " +
-                                                    describe(e->value));
+          fail(e->value, sub(path, "limit"), "expected 'auto', 'fit' or a positive byte size like '2GiB', got " +
+                                                 describe(e->value));
       }
     }
-    if (auto* e = get(f, "slots")) m.slots = integer(e->value, "memory_saving.slots", 1);
+    if (auto* e = get(f, "slots")) m.slots = integer(e->value, sub(path, "slots"), 1);
   }
 
   void load_placement(const YAML::Node& n, Workload& w) const {

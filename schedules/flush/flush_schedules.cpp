@@ -16,12 +16,13 @@ GeneratedSchedule flush_schedule(const Workload& workload, const Platform& platf
   check_params(workload, {});
   const StagePlan plan = make_stage_plan(workload, platform);
   const auto orders = sequences(static_cast<int>(plan.stages.size()), workload.microbatches);
-  if (workload.memory_saving.policy != "none") {
+  if (saves_memory(workload)) {
     // Seed 002 per stage: the pattern's durations and memory would not be the run's, so none is returned.
     const auto programs = memory_saving::plan_stage_programs(workload, platform, plan, orders);
     memory_saving::ProgramEmitter emitter(programs, plan, platform);
     GeneratedSchedule out{build_pipeline(plan, orders, workload.iterations, platform.size(), &emitter), std::nullopt};
-    for (const auto& p : programs) out.memory_saving.push_back(p.summary);
+    for (const auto& p : programs)
+      if (p.active) out.memory_saving.push_back(p.summary);
     return out;
   }
   return {build_pipeline(plan, orders, workload.iterations, platform.size()),

@@ -91,19 +91,30 @@ int in_flight(const StageSequence& sequence) {
 
 std::vector<StageProgram> plan_stage_programs(const Workload& workload, const Platform& platform,
                                               const StagePlan& plan, const std::vector<StageSequence>& sequences) {
-  const MemorySaving& option = workload.memory_saving;
   std::vector<StageProgram> programs;
-  if (option.policy == "none") return programs;
+  if (!saves_memory(workload)) return programs;
+  const bool per_stage = !workload.memory_saving_stages.empty();
+  if (per_stage && workload.memory_saving_stages.size() != plan.stages.size())
+    throw InputError(workload.file, "memory_saving",
+                     std::to_string(workload.memory_saving_stages.size()) + " entries for " +
+                         std::to_string(plan.stages.size()) + " stages: give one per stage, or a single map for all");
   for (std::size_t s = 0; s < plan.stages.size(); ++s) {
+    const MemorySaving& option = per_stage ? workload.memory_saving_stages[s] : workload.memory_saving;
+    const std::string field = per_stage ? "memory_saving[" + std::to_string(s) + "]" : "memory_saving";
     const Stage& stage = plan.stages[s];
     const Device& device = platform.devices[stage.device];
     StageProgram p;
+    p.active = option.policy != "none";
+    if (!p.active) {
+      programs.push_back(std::move(p));
+      continue;
+    }
     p.chain = stage_chain(workload, platform, stage);
     double bandwidth = 0;
     if (option.policy == "both") {
       p.host_memory = host_memory_of(platform, stage.device);
       if (p.host_memory < 0)
-        throw InputError(workload.file, "memory_saving.policy",
+        throw InputError(workload.file, field + ".policy",
                          "both offloads to host memory, but platform " + platform.file +
                              " routes no host of kind host to " + device.name);
       bandwidth = std::min(platform.path(stage.device, p.host_memory).bandwidth,
@@ -126,7 +137,7 @@ std::vector<StageProgram> plan_stage_programs(const Workload& workload, const Pl
       double low = smallest_working_limit(p.chain, option.policy, option.slots, bandwidth);
       const Solution least = solve(p.chain, option.policy, low, option.slots, bandwidth);
       if (!least.feasible || fit_need(least) > free)
-        throw InfeasibleRun(workload.file + ": memory_saving.limit: " + where + " needs at least " +
+        throw InfeasibleRun(workload.file + ": " + field + ".limit: " + where + " needs at least " +
                             bytes_text(least.feasible ? fit_need(least) : low * flight) + " for " +
                             std::to_string(flight) + (flight == 1 ? " micro-batch" : " micro-batches") +
                             " in flight (policy " + option.policy + ", " + std::to_string(option.slots) +
@@ -144,7 +155,7 @@ std::vector<StageProgram> plan_stage_programs(const Workload& workload, const Pl
       // largest over the stages under an explicit limit (one limit for all).
       double least = smallest_working_limit(p.chain, option.policy, option.slots, bandwidth);
       std::string who = where;
-      for (std::size_t o = s + 1; option.limit > 0 && o < plan.stages.size(); ++o) {
+      for (std::size_t o = s + 1; !per_stage && option.limit > 0 && o < plan.stages.size(); ++o) {
         const Stage& other = plan.stages[o];
         const double bw = option.policy == "both" ? [&] {
           const int h = host_memory_of(platform, other.device);
@@ -154,7 +165,7 @@ std::vector<StageProgram> plan_stage_programs(const Workload& workload, const Pl
         if (need > least)
           least = need, who = "stage " + std::to_string(o) + " (" + platform.devices[other.device].name + ")";
       }
-      std::string what = workload.file + ": memory_saving.limit: " + who + " needs at least " + bytes_text(least) +
+      std::string what = workload.file + ": " + field + ".limit: " + who + " needs at least " + bytes_text(least) +
                          " per micro-batch (policy " + option.policy + ", " + std::to_string(option.slots) +
                          " slots), the limit is " + bytes_text(given);
       if (option.limit <= 0)
@@ -203,7 +214,7 @@ std::vector<StageProgram> plan_stage_programs(const Workload& workload, const Pl
 }
 
 TaskId ProgramEmitter::emit(TaskGraph& graph, const Task& base, const std::vector<TaskId>& input) {
-  const StageProgram& p = programs_[base.stage];
+  const StageProgram& p = programs_.at(base.stage);
   const auto key = std::make_tuple(base.stage, base.iteration, base.microbatch);
   if (base.kind == TaskKind::Forward) {
     ChainPlacement where;

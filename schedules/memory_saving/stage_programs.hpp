@@ -31,6 +31,7 @@ Chain stage_chain(const Workload& workload, const Platform& platform, const Stag
 int in_flight(const StageSequence& sequence);
 
 struct StageProgram {
+  bool active = false;  // false: policy none on this stage, its plain tasks stay
   Chain chain;
   Solution solution;
   int host_memory = -1;
@@ -39,7 +40,9 @@ struct StageProgram {
   StageMemorySaving summary;
 };
 
-// One program per stage, or none when the policy is none. Limit auto:
+// One entry per stage (inactive where the stage's policy is none), or none
+// when no stage saves memory. The workload's memory_saving map applies to
+// every stage, its list (memory_saving_stages) one entry per stage. Limit auto:
 // (device memory - weights - gradient buffer - one send and one receive
 // buffer each way to each neighbour stage) / in-flight micro-batches. Throws InputError for a
 // policy needing host memory the platform does not route to, and
@@ -56,7 +59,9 @@ class ProgramEmitter : public StageComputeEmitter {
  public:
   explicit ProgramEmitter(const std::vector<StageProgram>& programs, const StagePlan& plan, const Platform& platform)
       : programs_(programs), plan_(plan), platform_(platform) {}
-  bool replaces(int stage) const override { return stage < static_cast<int>(programs_.size()); }
+  bool replaces(int stage) const override {
+    return stage < static_cast<int>(programs_.size()) && programs_[stage].active;
+  }
   TaskId emit(TaskGraph& graph, const Task& base, const std::vector<TaskId>& input) override;
 
  private:
