@@ -75,6 +75,16 @@ TEST(SplitCli, ResourceOfNamingNoDevice) {
                    "property), got 'w9'");
 }
 
+TEST(SplitCli, UnknownResourceType) {
+  std::string xml = split_platform_xml(2, {1e11, 1e11, 1e12, 1e12});
+  const std::string gpu = "<prop id=\"resource\" value=\"gpu\"/>";
+  xml.replace(xml.find(gpu), gpu.size(), "<prop id=\"resource\" value=\"gpux\"/>");
+  const std::string p = write_file("split-bad-type.xml", xml);
+  expect_error(p, workload("split"),
+               p + ": host 'w0-gpu' property resource: unknown resource type 'gpux' (expected one of: cpu, gpu, npu, "
+                   "dsp, tpu, fpga)");
+}
+
 TEST(SplitCli, NoResourceForThePassItMustRun) {
   std::string xml = split_platform_xml(2, {1e11, 0, 1e12, 0});  // no backward anywhere on w0 and w1
   const std::string p = write_file("split-no-backward.xml", xml);

@@ -112,11 +112,21 @@ double pass_speed(simgrid::s4u::Host* host, const char* property, const std::str
   return value;
 }
 
+// The resource types a platform may name (seed 004's devices: CPUs, GPUs,
+// NPUs...); a closed list, so that a misspelt type is an error rather than a
+// resource that groups with nothing.
+const char* const kResourceTypes[] = {"cpu", "gpu", "npu", "dsp", "tpu", "fpga"};
+
 ComputeResource read_resource(simgrid::s4u::Host* host, const std::string& default_type, const std::string& file) {
   ComputeResource r;
   const char* type = host->get_property("resource");
+  const std::string field = "host '" + host->get_name() + "' property resource";
+  if (type != nullptr && std::find(std::begin(kResourceTypes), std::end(kResourceTypes), std::string(type)) ==
+                             std::end(kResourceTypes))
+    throw InputError(file, field, std::string("unknown resource type '") + type +
+                                      "' (expected one of: cpu, gpu, npu, dsp, tpu, fpga)");
   r.type = type != nullptr ? type : default_type;
-  if (r.type.empty()) throw InputError(file, "host '" + host->get_name() + "' property resource", "expected a resource type like 'cpu' or 'gpu'");
+  if (r.type.empty()) throw InputError(file, field, "expected a resource type like 'cpu' or 'gpu'");
   r.host = host->get_name();
   r.speed = host->get_speed();
   r.forward_speed = pass_speed(host, "forward_speed", file);
