@@ -90,53 +90,22 @@ double partition_period(const StageCosts& costs, const std::vector<int>& last_la
   return period;
 }
 
-SplitPartition exact_partition(const WorkerProfile& worker, int workers) {
-  check_workers(workers);
-  const StageCosts costs(worker);
-  const int L = costs.layers();
-  const int S = std::min(workers, L);
-  std::vector<std::vector<double>> cost(L, std::vector<double>(L, kInf));
-  for (int s = 0; s < L; ++s)
-    for (int t = s; t < L; ++t) cost[s][t] = costs.cost(s, t);
-  // best[k][t]: smallest period of layers [0, t] cut into k + 1 stages;
-  // from[k][t]: where stage k - 1 ends in it.
-  std::vector<std::vector<double>> best(S, std::vector<double>(L, kInf));
-  std::vector<std::vector<int>> from(S, std::vector<int>(L, -1));
-  for (int t = 0; t < L; ++t) best[0][t] = cost[0][t];
-  for (int k = 1; k < S; ++k)
-    for (int t = k; t < L; ++t)
-      for (int c = k - 1; c < t; ++c) {
-        const double v = std::max(best[k - 1][c], cost[c + 1][t]);
-        if (v < best[k][t]) best[k][t] = v, from[k][t] = c;
-      }
-  int stages = 0;  // index of the best stage count (fewest on ties)
-  for (int k = 1; k < S; ++k)
-    if (best[k][L - 1] < best[stages][L - 1]) stages = k;
-  SplitPartition result;
-  result.last_layer.assign(stages + 1, L - 1);
-  for (int k = stages; k > 0; --k) result.last_layer[k - 1] = from[k][result.last_layer[k]];
-  result.period = best[stages][L - 1];
-  return result;
-}
+namespace {
 
-SplitPartition exact_partition(const std::vector<WorkerProfile>& workers) {
-  if (workers.empty()) throw std::invalid_argument("partition: workers must be >= 1, got 0");
-  std::vector<StageCosts> costs;
-  for (const WorkerProfile& w : workers) {
-    if (w.layers() != workers[0].layers()) throw std::invalid_argument("partition: workers disagree on the layers");
-    costs.emplace_back(w);
-  }
-  const int L = workers[0].layers();
-  const int S = std::min(static_cast<int>(workers.size()), L);
-  // best[k][t]: smallest period of layers [0, t] on workers 0..k; from[k][t]: where worker k - 1's stage ends.
+// The min-max DP over contiguous stages, stage k on worker k:
+// best[k][t] is the smallest period of layers [0, t] cut into k + 1 stages
+// and from[k][t] where stage k - 1 ends in it; cost(k, first, last) is
+// worker k's period for those layers. Fewest stages on ties.
+template <class Cost>
+SplitPartition min_max_partition(int S, int L, const Cost& cost) {
   std::vector<std::vector<double>> best(S, std::vector<double>(L, kInf));
   std::vector<std::vector<int>> from(S, std::vector<int>(L, -1));
-  for (int t = 0; t < L; ++t) best[0][t] = costs[0].cost(0, t);
+  for (int t = 0; t < L; ++t) best[0][t] = cost(0, 0, t);
   for (int k = 1; k < S; ++k)
     for (int t = k; t < L; ++t)
       for (int c = k - 1; c < t; ++c) {
-        if (best[k - 1][c] >= best[k][t]) continue;
-        const double v = std::max(best[k - 1][c], costs[k].cost(c + 1, t));
+        if (best[k - 1][c] >= best[k][t]) continue;  // cannot improve: the max is at least that
+        const double v = std::max(best[k - 1][c], cost(k, c + 1, t));
         if (v < best[k][t]) best[k][t] = v, from[k][t] = c;
       }
   int stages = 0;
@@ -147,6 +116,31 @@ SplitPartition exact_partition(const std::vector<WorkerProfile>& workers) {
   for (int k = stages; k > 0; --k) result.last_layer[k - 1] = from[k][result.last_layer[k]];
   result.period = best[stages][L - 1];
   return result;
+}
+
+}  // namespace
+
+SplitPartition exact_partition(const WorkerProfile& worker, int workers) {
+  check_workers(workers);
+  const StageCosts costs(worker);
+  const int L = costs.layers();
+  // Identical workers: one table of stage costs serves every k.
+  std::vector<std::vector<double>> cost(L, std::vector<double>(L, kInf));
+  for (int s = 0; s < L; ++s)
+    for (int t = s; t < L; ++t) cost[s][t] = costs.cost(s, t);
+  return min_max_partition(std::min(workers, L), L, [&](int, int first, int last) { return cost[first][last]; });
+}
+
+SplitPartition exact_partition(const std::vector<WorkerProfile>& workers) {
+  if (workers.empty()) throw std::invalid_argument("partition: workers must be >= 1, got 0");
+  std::vector<StageCosts> costs;
+  for (const WorkerProfile& w : workers) {
+    if (w.layers() != workers[0].layers()) throw std::invalid_argument("partition: workers disagree on the layers");
+    costs.emplace_back(w);
+  }
+  const int L = workers[0].layers();
+  return min_max_partition(std::min(static_cast<int>(workers.size()), L), L,
+                           [&](int k, int first, int last) { return costs[k].cost(first, last); });
 }
 
 std::vector<int> greedy_partition(const StageCosts& costs, int workers, double limit) {
