@@ -199,3 +199,40 @@ TEST(SweepCli, KilledSweepResumedGivesTheSameTable) {
 
 }  // namespace
 }  // namespace pipesim
+
+namespace pipesim {
+namespace {
+
+using namespace pipesim::testing;
+
+// Every shipped spec runs as it is, every run valid; the results shown in
+// docs/whatif.md are what the gpt2-xl spec gives.
+TEST(SweepShipped, EverySpecInSweepsRunsAndTheDocumentedTableIsCurrent) {
+  const std::string root = std::string(PIPESIM_SOURCE_DIR) + "/";
+  std::size_t specs = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(root + "sweeps")) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++specs;
+    const std::string out = temp_path("shipped-" + entry.path().stem().string());
+    std::filesystem::remove_all(out);
+    const CliResult r = run_pipesim("sweep " + entry.path().string() + " -o " + out + " -j 2");
+    ASSERT_EQ(r.exit_code, 0) << entry.path() << ": " << r.err;
+    EXPECT_NE(r.out.find(" valid, 0 invalid, 0 failed) -> "), std::string::npos) << r.out;
+    if (entry.path().stem() == "gpt2-xl-topologies") {
+      EXPECT_EQ(r.out, "sweep gpt2-xl-topologies: 12 runs (12 valid, 0 invalid, 0 failed) -> " + out + "/results.csv\n");
+      EXPECT_EQ(read_text(out + "/results.csv"), read_text(root + "docs/whatif/gpt2-xl-topologies.csv"));
+      // The plot: written, and the same bytes twice.
+      if (std::system("/usr/bin/python3 -c 'import matplotlib' 2>/dev/null") != 0) continue;
+      const std::string plot = "/usr/bin/python3 " + root + "scripts/plot_sweep.py " + out + " >/dev/null";
+      ASSERT_EQ(std::system(plot.c_str()), 0);
+      const std::string first = read_text(out + "/plot.svg");
+      ASSERT_EQ(std::system(plot.c_str()), 0);
+      EXPECT_EQ(read_text(out + "/plot.svg"), first);
+      EXPECT_NE(first.find("<svg"), std::string::npos);
+    }
+  }
+  EXPECT_GE(specs, 1u);
+}
+
+}  // namespace
+}  // namespace pipesim
