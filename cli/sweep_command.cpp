@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -119,9 +120,13 @@ int sweep_command(const SweepCommandOptions& o) {
   prepare_folder(o.output);
   write_file_atomically(o.output + "/plan.json", plan_json(plan));
 
-  std::vector<SweepRun> todo;  // resuming: what has no record yet
-  for (const SweepRun& r : mine)
-    if (!find_record(o.output, r)) todo.push_back(r);
+  // Resuming: what has no record yet, or was killed by a signal (most likely
+  // from outside: Ctrl-C, a time limit, the OOM killer), is run (again).
+  std::vector<SweepRun> todo;
+  for (const SweepRun& r : mine) {
+    const std::optional<RunRecord> record = find_record(o.output, r);
+    if (!record || record->status.rfind("killed by signal", 0) == 0) todo.push_back(r);
+  }
   const bool tty = ::isatty(STDERR_FILENO) == 1;
   const auto started = std::chrono::steady_clock::now();
   std::size_t failed = 0;

@@ -158,6 +158,13 @@ TEST(SweepCli, ResumingRerunsOnlyMissingRowsAndGivesTheSameTable) {
   EXPECT_EQ(lines(r.err)[0], "sweep: 3 of 12 runs to do (9 done before), 2 at once");
   EXPECT_EQ(read_text(out + "/results.csv"), expected);
   EXPECT_EQ(fs::last_write_time(out + "/runs/0000.json"), kept);  // not run again
+  // A run killed by a signal is run again.
+  std::string record = read_text(out + "/runs/0004.json");
+  record.replace(record.find("\"valid\""), 7, "\"killed by signal 9\"");
+  std::ofstream(out + "/runs/0004.json") << record;
+  const CliResult again = run_pipesim("sweep " + spec + " -o " + out + " -j 2");
+  EXPECT_EQ(lines(again.err)[0], "sweep: 1 of 12 runs to do (11 done before), 2 at once");
+  EXPECT_EQ(read_text(out + "/results.csv"), expected);
   // A record of other inputs (the spec changed) is not reused.
   const std::string other = write_spec("resume-other");
   std::string text = read_text(other);
