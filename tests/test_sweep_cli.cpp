@@ -73,6 +73,24 @@ TEST(SweepCli, OneRowPerRunInGridOrderWithFailedRunsKept) {
   EXPECT_EQ(read_text(out1 + "/results.csv"), read_text(out + "/results.csv"));
 }
 
+// On a terminal (util-linux `script` gives one), one progress line redrawn
+// with a bar, the count, the failures and an ETA.
+TEST(SweepCli, ProgressBarOnATerminal) {
+  if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "no util-linux 'script' to give a terminal";
+  const std::string spec = write_spec("tty"), out = folder_of(spec, "out"), log = folder_of(spec, "log");
+  const std::string command = "script -qec \"" + std::string(PIPESIM_BINARY) + " sweep " + spec + " -o " + out +
+                              " -j 1\" /dev/null >" + log + " 2>&1 </dev/null";
+  ASSERT_EQ(std::system(command.c_str()), 0) << read_text(log);
+  const std::string text = read_text(log);
+  EXPECT_NE(text.find("\r[##                            ] 1/12 ETA "), std::string::npos) << text;
+  const std::size_t second = text.find("] 2/12 ETA ");
+  ASSERT_NE(second, std::string::npos) << text;
+  EXPECT_EQ(text.substr(second + 16, 15), " (1 failed)\x1b[K\r") << text;  // after "ETA 0m00s"
+  EXPECT_NE(text.find("\r[##############################] 12/12 ETA 0m00s (6 failed)\x1b[K\r\n"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("sweep: 1/12 run"), std::string::npos);  // no plain lines on a terminal
+}
+
 TEST(SweepCli, BadSpecsAreOneLineExitTwoBeforeAnythingRuns) {
   const std::string tiny = kRoot + "workloads/examples/tiny.yaml", p4 = kRoot + "platforms/complete-4.xml";
   struct Case {
