@@ -13,6 +13,7 @@
 #include "cli/command_line.hpp"
 #include "sim/input_error.hpp"
 #include "studies/sweep_plan.hpp"
+#include "studies/sweep_platforms.hpp"
 #include "studies/sweep_results.hpp"
 #include "studies/sweep_runner.hpp"
 
@@ -110,15 +111,17 @@ int sweep_command(const SweepCommandOptions& o) {
       throw UsageError(std::string("--shard: ") + e.what());
     }
   }
-  const SweepPlan plan = load_sweep_plan(o.spec);  // every input checked before anything runs
-  const std::vector<SweepRun> mine = shard_runs(plan, shard.first, shard.second);
+  SweepPlan plan = load_sweep_plan(o.spec);  // every input checked before anything runs
+  const std::string clusters = generate_clusters(plan, o.spec);  // "cluster ARGS" platforms, in a temporary folder
   SweepRunOptions run;
   run.binary = this_binary();
   run.dir = o.output;
   run.jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   run.simgrid_config = o.simgrid_config;
   prepare_folder(o.output);
+  install_clusters(plan, clusters, o.output);
   write_file_atomically(o.output + "/plan.json", plan_json(plan));
+  const std::vector<SweepRun> mine = shard_runs(plan, shard.first, shard.second);
 
   // Resuming: what has no record yet, or was killed by a signal (most likely
   // from outside: Ctrl-C, a time limit, the OOM killer), is run (again).

@@ -12,7 +12,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kSpecKeys = {"name", "platform", "workload", "set", "grid", "zip"};
+const std::vector<std::string> kSpecKeys = {"name", "platform", "workload", "generator", "set", "grid", "zip"};
 constexpr std::size_t kMaxRuns = 1000000;
 
 // One swept dimension: its columns (one, or several zipped) and its points.
@@ -34,6 +34,7 @@ class SpecReader : public YamlFields {
     std::string platform, workload;
     if (auto* e = get(f, "platform")) platform = text(e->value, "platform", "a platform file");
     if (auto* e = get(f, "workload")) workload = text(e->value, "workload", "a workload file");
+    if (auto* e = get(f, "generator")) plan.generator = text(e->value, "generator", "the path of make_platform.py");
     std::vector<WorkloadOverride> fixed;
     if (auto* e = get(f, "set")) {
       if (!e->value.IsMap()) fail(e->value, "set", "expected a map of overrides like {microbatches: 8}, got " + describe(e->value));
@@ -165,15 +166,23 @@ SweepPlan load_sweep_plan(const std::string& spec) {
   SpecReader reader(spec);
   SweepPlan plan = reader.parse(read_yaml_file(spec), [&](const YAML::Node& root) { return reader.read(root); });
   const fs::path folder = fs::path(spec).parent_path();
+  if (!plan.generator.empty()) plan.generator = resolve(folder, plan.generator);
   for (SweepRun& run : plan.runs) {
-    run.platform = resolve(folder, run.platform);
+    if (run.platform.rfind("cluster ", 0) == 0) run.cluster = run.platform.substr(8);
+    else run.platform = resolve(folder, run.platform);
     run.workload = resolve(folder, run.workload);
   }
   // Everything a run reads is checked before any runs: a bad input is one error, not a column of failures.
   for (const SweepRun& run : plan.runs) {
     std::error_code ec;
-    if (!fs::is_regular_file(run.platform, ec))
+    if (!run.cluster.empty()) {
+      if (plan.generator.empty())
+        throw InputError(spec, "generator", "expected the path of make_platform.py for platform '" + run.platform + "'");
+      if (!fs::is_regular_file(plan.generator, ec))
+        throw InputError(spec, "generator", "'" + plan.generator + "' is not a file");
+    } else if (!fs::is_regular_file(run.platform, ec)) {
       throw InputError(spec, "platform", "'" + run.platform + "' is not a platform file");
+    }
     load_workload(run.workload, run.overrides);
   }
   return plan;

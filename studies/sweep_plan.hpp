@@ -14,18 +14,20 @@ struct SweepRun {
   std::string id;                  // "0007": its index in grid order, zero-padded
   std::vector<std::string> values;  // one per SweepPlan::columns
   std::string platform, workload;  // resolved paths (relative to the spec's folder)
+  std::string cluster;  // for a platform written "cluster ARGS": ARGS, the platform is generated
   std::vector<WorkloadOverride> overrides;  // the spec's `set`, then the swept ones
 };
 
 struct SweepPlan {
   std::string name;
+  std::string generator;  // make_platform.py, resolved; needed by "cluster ARGS" platforms
   std::vector<std::string> columns;  // "platform", "workload", then the swept override keys
   std::vector<SweepRun> runs;        // grid order: the first dimension varies slowest
 };
 
 // Reads SPEC; throws InputError "SPEC: [line N: ]FIELD: WHAT" for an unknown
 // key, an empty grid or list, zipped lists of different lengths, a platform
-// that is not a file, and (by loading every run's workload with its
+// that is not a file (or "cluster ARGS" without a `generator`), and (by loading every run's workload with its
 // overrides) an override of an unknown field or a bad value.
 SweepPlan load_sweep_plan(const std::string& spec);
 

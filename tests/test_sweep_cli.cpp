@@ -91,6 +91,50 @@ TEST(SweepCli, ProgressBarOnATerminal) {
   EXPECT_EQ(text.find("sweep: 1/12 run"), std::string::npos);  // no plain lines on a terminal
 }
 
+// "cluster ARGS" platforms are written by make_platform.py into DIR/platforms
+// first; a bad one is one error line with nothing written.
+TEST(SweepCli, GeneratedClustersRunLikeTheShippedFiles) {
+  if (std::system("python3 --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
+  const std::string dir = temp_path("clusters");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string body = "workload: " + kRoot + "workloads/examples/tiny.yaml\ngenerator: " + kRoot +
+                           "scripts/make_platform.py\ngrid:\n  microbatches: [2, 8]\n  platform: ";
+  const std::string generated = dir + "/generated.yaml", shipped = dir + "/shipped.yaml";
+  std::ofstream(generated) << body << "['cluster --boxes 2 --gpus 4 --nic 100Gbps', "
+                           << "'cluster --boxes 4 --gpus 2 --network ethernet --nic 25Gbps']\n";
+  std::ofstream(shipped) << body << "[" << kRoot << "platforms/two-nvswitch-4gpu-infiniband-100g.xml, " << kRoot
+                         << "platforms/four-nvswitch-2gpu-ethernet-25g.xml]\n";
+  const CliResult a = run_pipesim("sweep " + generated + " -o " + dir + "/a -j 2");
+  const CliResult b = run_pipesim("sweep " + shipped + " -o " + dir + "/b -j 2");
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(read_text(dir + "/a/platforms/cluster-0.xml"),
+            read_text(kRoot + "platforms/two-nvswitch-4gpu-infiniband-100g.xml"));
+  // The same metrics; only the platform column differs.
+  std::vector<std::string> rows_a = lines(read_text(dir + "/a/results.csv")), rows_b = lines(read_text(dir + "/b/results.csv"));
+  ASSERT_EQ(rows_a.size(), 5u);
+  ASSERT_EQ(rows_b.size(), 5u);
+  for (std::size_t i = 1; i < 5; ++i) {
+    EXPECT_EQ(rows_a[i].substr(rows_a[i].find(",valid,")), rows_b[i].substr(rows_b[i].find(",valid,"))) << i;
+  }
+  EXPECT_EQ(rows_a[1].substr(0, 46), "0000,cluster --boxes 2 --gpus 4 --nic 100Gbps,");
+
+  const std::string bad = dir + "/bad.yaml";
+  std::ofstream(bad) << body << "['cluster --boxes 2 --gpus 4 --gpu B200']\n";
+  const CliResult r = run_pipesim("sweep " + bad + " -o " + dir + "/c");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "pipesim: error: " + bad + ": platform: 'cluster --boxes 2 --gpus 4 --gpu B200': make_platform.py "
+                   "cluster: error: argument --gpu: invalid choice: 'B200' (choose from 'A100', 'H100', 'H200', "
+                   "'MI300X')\n");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/c"));
+  const std::string nogen = dir + "/nogen.yaml";
+  std::ofstream(nogen) << "workload: " << kRoot << "workloads/examples/tiny.yaml\ngrid: {platform: ['cluster --gpus 2']}\n";
+  EXPECT_EQ(run_pipesim("sweep " + nogen + " -o " + dir + "/d").err,
+            "pipesim: error: " + nogen + ": generator: expected the path of make_platform.py for platform "
+            "'cluster --gpus 2'\n");
+}
+
 TEST(SweepCli, BadSpecsAreOneLineExitTwoBeforeAnythingRuns) {
   const std::string tiny = kRoot + "workloads/examples/tiny.yaml", p4 = kRoot + "platforms/complete-4.xml";
   struct Case {
@@ -99,7 +143,7 @@ TEST(SweepCli, BadSpecsAreOneLineExitTwoBeforeAnythingRuns) {
   const std::string here = fs::path(temp_path("x")).parent_path().string();
   const std::vector<Case> cases = {
       {"workload: " + tiny + "\nplatform: " + p4 + "\ngrid: {microbatches: [2]}\nrepeats: 3\n",
-       "line 4: repeats: unknown key 'repeats'; expected one of: name, platform, workload, set, grid, zip"},
+       "line 4: repeats: unknown key 'repeats'; expected one of: name, platform, workload, generator, set, grid, zip"},
       {"workload: " + tiny + "\nplatform: " + p4 + "\n", "grid: expected at least one swept list in 'grid' or 'zip', got none"},
       {"workload: " + tiny + "\nplatform: " + p4 + "\ngrid: {microbatches: []}\n",
        "line 3: grid.microbatches: expected at least one value, got an empty list"},
