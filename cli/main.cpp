@@ -14,6 +14,7 @@
 #include "cli/import_command.hpp"
 #include "cli/run_command.hpp"
 #include "cli/study_command.hpp"
+#include "cli/sweep_command.hpp"
 #include "cli/validate_command.hpp"
 #include "sim/memory_saving_summary.hpp"
 
@@ -63,10 +64,12 @@ int main(int argc, char** argv) {
   ValidateOptions validate;
   ImportCommandOptions import;
   StudyCommandOptions study;
+  SweepCommandOptions sweep;
   const CLI::App* run_app = add_run_command(root, run);
   const CLI::App* validate_app = add_validate_command(root, validate);
   const CLI::App* import_app = add_import_command(root, import);
   const CLI::App* study_app = add_study_command(root, study);
+  const CLI::App* sweep_app = add_sweep_command(root, sweep);
 
   CapturedStdout out;
   try {
@@ -101,6 +104,9 @@ int main(int argc, char** argv) {
     } else if (study_app->parsed()) {
       command = "study";
       status = study_command(study);
+    } else if (sweep_app->parsed()) {
+      command = sweep.merge->parsed() ? "sweep merge" : "sweep";
+      status = sweep_command(sweep);
     }
     return out.finish(status);
   } catch (const UsageError& e) {

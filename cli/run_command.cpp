@@ -10,6 +10,7 @@
 #include "analysis/worker_metrics.hpp"
 #include "cli/command_line.hpp"
 #include "cli/output_files.hpp"
+#include "cli/workload_overrides.hpp"
 #include "patterns/pattern_timing.hpp"
 #include "patterns/pattern_yaml.hpp"
 #include "reports/chrome_trace.hpp"
@@ -49,6 +50,7 @@ CLI::App* add_run_command(CLI::App& root, RunOptions& o) {
                   "of the workload, e.g. scheme=ddp for schedule master; repeatable")
       ->type_name("KEY=VALUE")
       ->allow_extra_args(false);
+  add_set_option(run, o.overrides);
   run->add_option("--cfg", o.simgrid_config, "a SimGrid setting (default network/model:CM02,\nsee docs); repeatable")
       ->type_name("KEY:VALUE")
       ->allow_extra_args(false);
@@ -66,6 +68,7 @@ int run_command(const RunOptions& options) {
     if (eq == std::string::npos || eq == 0) throw UsageError("--schedule-param needs KEY=VALUE, got '" + kv + "'");
     schedule_params.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
   }
+  const std::vector<WorkloadOverride> overrides = parse_overrides(options.overrides);
   RunLimits limits;
   if (!options.max_memory.empty()) {
     try {
@@ -85,7 +88,7 @@ int run_command(const RunOptions& options) {
   for (const auto& [option, path] : files)
     if (!path->empty()) outputs.declare(option, *path);
 
-  Workload workload = load_workload(options.workload);
+  Workload workload = load_workload(options.workload, overrides);
   for (const auto& [key, value] : schedule_params) {
     if (value.empty())
       workload.schedule_params.erase(key);

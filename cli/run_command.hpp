@@ -13,6 +13,7 @@ namespace pipesim {
 struct RunOptions {
   std::string platform, workload, json, trace, memory_trace, export_pattern;
   std::vector<std::string> simgrid_config;
+  std::vector<std::string> overrides;  // --set KEY=VALUE on the workload
   // Seed 003 (master scheduler) additions.
   std::vector<std::string> schedule_params;  // KEY=VALUE, checked by run_command
   std::string diagram, workers, export_orders;

@@ -16,6 +16,7 @@
 #include "patterns/pattern_yaml.hpp"
 #include "cli/command_line.hpp"
 #include "cli/output_files.hpp"
+#include "cli/workload_overrides.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/input_error.hpp"
 #include "workloads/workload_yaml.hpp"
@@ -34,6 +35,7 @@ CLI::App* add_validate_command(CLI::App& root, ValidateOptions& o) {
                        "or per-device orders as a PyTorch pipelining compute CSV (.csv)")
       ->required();
   validate->add_option("--json", o.json, "the verdict and the violations as a JSON object")->type_name("FILE");
+  add_set_option(validate, o.overrides);
   validate->add_option("--cfg", o.simgrid_config, "a SimGrid setting for running CSV orders; repeatable")
       ->type_name("KEY:VALUE")
       ->allow_extra_args(false);
@@ -122,6 +124,7 @@ std::vector<Violation> check_orders_file(const std::string& path, const Workload
 }  // namespace
 
 int validate_command(const ValidateOptions& options) {
+  const std::vector<WorkloadOverride> overrides = parse_overrides(options.overrides);
   OutputFiles outputs;
   outputs.declare_input("the platform", options.platform);
   outputs.declare_input("the workload", options.workload);
@@ -131,7 +134,7 @@ int validate_command(const ValidateOptions& options) {
   const bool csv = ends_with(schedule, ".csv");
   if (!csv && !ends_with(schedule, ".yaml") && !ends_with(schedule, ".yml"))
     throw InputError(schedule, "", "expected a pattern (.yaml, .yml) or per-device orders (.csv)");
-  const Workload workload = load_workload(options.workload);
+  const Workload workload = load_workload(options.workload, overrides);
   Simulation simulation(options.platform, options.simgrid_config);
   std::optional<SimulatedRun> run;
   const std::vector<Violation> violations = csv ? check_orders_file(schedule, workload, simulation, run)

@@ -13,6 +13,7 @@ namespace pipesim {
 struct ValidateOptions {
   std::string platform, workload, schedule, json;
   std::vector<std::string> simgrid_config;
+  std::vector<std::string> overrides;  // --set KEY=VALUE on the workload
 };
 
 // Adds "validate" to ROOT, filling OPTIONS when parsed.

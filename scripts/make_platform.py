@@ -18,6 +18,39 @@ i5-1135G7 4 cores x 2.4 GHz x 32 = 307 GFLOPS; Iris Xe (80 EU) 80 x 16 x
 FMA) = 48 GFLOPS. Backward speed = forward speed (no public figure to
 tell them apart). Wi-Fi 200 Mbit/s = 25 MB/s, 2 ms; LTE uplink 20 Mbit/s =
 2.5 MB/s, 30 ms; one link per device to an access point.
+
+Clusters (`make_platform.py cluster ...`, docs/platform-format.md
+"Generated clusters"): GPU presets, sustained = half the dense fp16/bf16
+tensor peak (as for the A100 above), memory, NVLink (or Infinity Fabric)
+bandwidth per direction, PCIe per direction:
+  A100-SXM4-80GB: 312 TFLOPS dense fp16 (NVIDIA A100 datasheet) -> 156 Tf;
+    80 GiB HBM2e; NVLink 3: 600 GB/s total = 300 GB/s per direction;
+    PCIe 4.0 x16, 25 GB/s effective (above).
+  H100-SXM5-80GB: 989 TFLOPS dense bf16/fp16 (NVIDIA H100 datasheet lists
+    1,979 with 2:4 sparsity) -> 495 Tf; 80 GiB HBM3; NVLink 4: 900 GB/s
+    total = 450 GB/s per direction; PCIe 5.0 x16 (63 GB/s raw), taken as
+    50 GB/s effective (twice PCIe 4.0's 25).
+  H200-SXM-141GB: same compute as H100 (NVIDIA H200 datasheet: 1,979 TFLOPS
+    sparse) -> 495 Tf; 141 GB HBM3e; NVLink 4 as H100; PCIe 5.0 as H100.
+  MI300X: 1,307.4 TFLOPS dense fp16 (AMD Instinct MI300X datasheet) ->
+    654 Tf; 192 GB HBM3; 7 Infinity Fabric links of 128 GB/s bidirectional
+    = 64 GB/s per direction to each of the 7 peers (an all-to-all mesh,
+    448 GB/s per direction in all); PCIe 5.0 as H100.
+Intra-box fabrics: nvswitch (one link per GPU to a switch, the preset's
+NVLink bandwidth), nvlink-mesh (one link per GPU pair, the NVLink bandwidth
+divided among the G-1 peers: MI300X's 64 GB/s), pcie (one PCIe link per GPU
+to a PCIe switch). Latency 1 us for each, as the shipped boxes.
+Between boxes (NIC bandwidth given, e.g. 100Gbps = 12.5 GB/s; latency
+2 us for InfiniBand-class fat-tree and rail networks, as HDR above, and an
+assumed 10 us for Ethernet through a TCP/IP stack):
+  fat-tree: one NIC per GPU to its box's leaf switch; the leaf's uplink to
+    the spine carries G x NIC / oversubscription;
+  rail: one NIC per GPU, GPU i of every box on rail switch i (non-blocking);
+    a GPU reaches another rail through its box's fabric first (PXN);
+  ethernet: one NIC per box to one switch whose core link is shared by all
+    inter-box traffic: boxes x NIC / oversubscription.
+Torus and dragonfly are SimGrid's own <cluster topology="TORUS|DRAGONFLY">
+(https://simgrid.org/doc/latest/Platform_examples.html); not generated here.
 """
 import argparse
 import pathlib
@@ -153,6 +186,89 @@ def mobile(models, network):
     return zone("mobile", "Floyd", nodes + '    <router id="ap"/>\n', links, routes, what)
 
 
+# GPU presets: (sustained speed, memory, NVLink-class bandwidth per direction in GB/s, PCIe GB/s, what).
+GPUS = {
+    "A100": ("156Tf", "80GiB", 300, 25, "A100-SXM4-80GB"),
+    "H100": ("495Tf", "80GiB", 450, 50, "H100-SXM5-80GB"),
+    "H200": ("495Tf", "141GB", 450, 50, "H200-SXM-141GB"),
+    "MI300X": ("654Tf", "192GB", 448, 50, "MI300X"),
+}
+FABRICS = ("nvswitch", "nvlink-mesh", "pcie")
+BOX_NETWORKS = ("fat-tree", "rail", "ethernet")
+
+
+def rate(text):
+    """'100Gbps' (bits) or '12.5GBps' (bytes) -> bytes per second."""
+    units = {"k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+    for suffix, factor in (("bps", 1 / 8), ("Bps", 1)):
+        if text.endswith(suffix):
+            number = text[:-len(suffix)]
+            scale = units.get(number[-1:], None)
+            if scale:
+                number = number[:-1]
+            return float(number) * (scale or 1) * factor
+    raise ValueError(f"expected a rate like 100Gbps or 12.5GBps, got '{text}'")
+
+
+def gbps(value):
+    """Bytes per second as SimGrid text: 12.5GBps."""
+    return f"{value / 1e9:g}GBps"
+
+
+def cluster(boxes, gpus, preset="A100", fabric="nvswitch", network="fat-tree", nic=12.5e9, oversubscription=1.0):
+    """BOXES boxes of GPUS GPUs, every route written out (a Full zone)."""
+    speed, memory, nvlink, pcie, model = GPUS[preset]
+    def name(b, i):
+        return f"box{b}-gpu{i}" if boxes > 1 else f"gpu{i}"
+    hosts = [(b, i) for b in range(boxes) for i in range(gpus)]
+    nodes = "".join(gpu(name(b, i), speed, memory) for b, i in hosts)
+    links, routes = [], []
+    latency = "10us" if network == "ethernet" else "2us"
+    # Inside a box.
+    if fabric == "nvlink-mesh":
+        per_pair = nvlink / max(1, gpus - 1)
+        links += [link(f"{name(b, i)}-{j}-nvlink", f"{per_pair:g}GBps", "1us")
+                  for b in range(boxes) for i in range(gpus) for j in range(i + 1, gpus)]
+    else:
+        kind, bandwidth = ("nvlink", nvlink) if fabric == "nvswitch" else ("pcie", pcie)
+        links += [link(f"{name(b, i)}-{kind}", f"{bandwidth:g}GBps", "1us") for b, i in hosts]
+
+    def inside(b, i, j):  # (link, direction) from GPU i to GPU j of box b
+        if fabric == "nvlink-mesh":
+            lo, hi = min(i, j), max(i, j)
+            return [(f"{name(b, lo)}-{hi}-nvlink", "UP" if i < j else "DOWN")]
+        kind = "nvlink" if fabric == "nvswitch" else "pcie"
+        return [(f"{name(b, i)}-{kind}", "UP"), (f"{name(b, j)}-{kind}", "DOWN")]
+    # Between boxes.
+    if boxes > 1:
+        if network == "ethernet":
+            links += [link(f"box{b}-nic", gbps(nic), latency) for b in range(boxes)]
+            links.append(link("core", gbps(boxes * nic / oversubscription), "0us"))
+        else:
+            links += [link(f"{name(b, i)}-nic", gbps(nic), latency) for b, i in hosts]
+            if network == "fat-tree":
+                links += [link(f"box{b}-uplink", gbps(gpus * nic / oversubscription), "0us") for b in range(boxes)]
+
+    def between(a, i, b, j):  # from GPU i of box a to GPU j of box b
+        if network == "ethernet":
+            return [(f"box{a}-nic", "UP"), ("core", "UP"), (f"box{b}-nic", "DOWN")]
+        if network == "fat-tree":
+            return [(f"{name(a, i)}-nic", "UP"), (f"box{a}-uplink", "UP"), (f"box{b}-uplink", "DOWN"),
+                    (f"{name(b, j)}-nic", "DOWN")]
+        hop = inside(a, i, j) if i != j else []  # rail: first to the GPU on rail j (PXN)
+        return hop + [(f"{name(a, j)}-nic", "UP"), (f"{name(b, j)}-nic", "DOWN")]
+    for x, (a, i) in enumerate(hosts):
+        for b, j in hosts[x + 1:]:
+            path = inside(a, i, j) if a == b else between(a, i, b, j)
+            routes.append(f'    <route src="{name(a, i)}" dst="{name(b, j)}">'
+                          + "".join(f'<link_ctn id="{l}" direction="{d}"/>' for l, d in path) + "</route>\n")
+    what = f"{boxes} x {gpus} {model} GPUs ({speed}, {memory}), {fabric} inside each box"
+    if boxes > 1:
+        what += f", {network} between boxes ({gbps(nic)} NICs, latency {latency}"
+        what += f", oversubscription {oversubscription:g})" if network != "rail" else ")"
+    return zone("cluster", "Full", nodes, "".join(links), "".join(routes), what=what + ".")
+
+
 # The shipped platforms: file name -> text.
 SHIPPED = {
     "nvswitch-4gpu.xml": lambda: box(4),
@@ -164,6 +280,9 @@ SHIPPED = {
     "mobile-4.xml": lambda: mobile(["laptop-i7"] * 4, "wifi"),
     "mobile-laptops-wifi.xml": lambda: mobile(["laptop-i7", "laptop-i5"], "wifi"),
     "mobile-mixed-lte.xml": lambda: mobile(["laptop-i7", "laptop-i5", "pi", "pi"], "lte"),
+    # docs/whatif.md's question: 8 GPUs as 2 boxes of 4 (100 Gb/s InfiniBand), 4 boxes of 2 (25 Gb/s Ethernet).
+    "two-nvswitch-4gpu-infiniband-100g.xml": lambda: cluster(2, 4, "A100", "nvswitch", "fat-tree", rate("100Gbps")),
+    "four-nvswitch-2gpu-ethernet-25g.xml": lambda: cluster(4, 2, "A100", "nvswitch", "ethernet", rate("25Gbps")),
 }
 
 
@@ -178,7 +297,29 @@ def main(argv):
                              + ", ".join(MOBILE) + " (e.g. laptop-i7,laptop-i7,pi), to --output")
     parser.add_argument("--network", choices=sorted(NETWORKS), default="wifi", help="with --mobile (default wifi)")
     parser.add_argument("--output", "-o", metavar="FILE", help="with --mobile: where to write it (default stdout)")
+    commands = parser.add_subparsers(dest="command", metavar="cluster")
+    c = commands.add_parser("cluster", help="write a cluster of BOXES x GPUS GPUs (see cluster --help)",
+                            description="Writes a SimGrid platform of BOXES boxes of GPUS GPUs (the figures "
+                                        "are cited in this script's docstring and docs/platform-format.md).")
+    c.add_argument("--boxes", type=int, default=1, help="boxes (default 1)")
+    c.add_argument("--gpus", type=int, required=True, help="GPUs per box")
+    c.add_argument("--gpu", choices=sorted(GPUS), default="A100", help="GPU preset (default A100)")
+    c.add_argument("--fabric", choices=FABRICS, default="nvswitch", help="inside a box (default nvswitch)")
+    c.add_argument("--network", choices=BOX_NETWORKS, default="fat-tree", help="between boxes (default fat-tree)")
+    c.add_argument("--nic", type=rate, default=rate("100Gbps"), help="NIC rate, e.g. 100Gbps or 12.5GBps")
+    c.add_argument("--oversubscription", type=float, default=1.0,
+                   help="fat-tree and ethernet: downlink/uplink ratio (default 1)")
+    c.add_argument("-o", "--output", metavar="FILE", help="the platform file (default: standard output)")
     args = parser.parse_args(argv)
+    if args.command == "cluster":
+        if args.boxes < 1 or args.gpus < 1 or args.oversubscription < 1 or args.nic <= 0:
+            c.error("--boxes and --gpus must be >= 1, --oversubscription >= 1, --nic > 0")
+        text = cluster(args.boxes, args.gpus, args.gpu, args.fabric, args.network, args.nic, args.oversubscription)
+        if args.output:
+            pathlib.Path(args.output).write_text(text)
+        else:
+            sys.stdout.write(text)
+        return 0
     if args.mobile is not None:
         models = args.mobile.split(",")
         unknown = [m for m in models if m not in MOBILE]
@@ -191,7 +332,7 @@ def main(argv):
             pathlib.Path(args.output).write_text(text)
         return 0
     if args.write_shipped is None:
-        parser.error("nothing to do: give --write-shipped DIR (e.g. --write-shipped platforms) or --mobile MODELS")
+        parser.error("nothing to do: give --write-shipped DIR (e.g. --write-shipped platforms), --mobile MODELS or cluster ...")
     out = pathlib.Path(args.write_shipped)
     if not out.is_dir():
         parser.error(f"--write-shipped: no such directory: {out}")

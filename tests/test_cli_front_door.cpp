@@ -107,7 +107,7 @@ struct Mistake {
 
 std::vector<Mistake> mistakes() {
   const std::string see_root = "; see 'pipesim --help'", see_run = "; see 'pipesim run --help'";
-  const std::string commands = " (expected run, validate, import or study)";
+  const std::string commands = " (expected run, validate, import, study or sweep)";
   return {
       {"nothing", "", "pipesim: error: no command given" + commands + see_root},
       {"unknown_command", "fly a b", "pipesim: error: unknown command 'fly'" + commands + see_root},

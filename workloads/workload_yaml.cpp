@@ -2,6 +2,7 @@
 
 #include <climits>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -262,12 +263,65 @@ class Loader : public YamlFields {
   }
 };
 
+// Sets (or removes) O.key in ROOT, a map, creating the maps on the way.
+void apply_override(const YamlFields& fields, YAML::Node& root, const WorkloadOverride& o) {
+  std::vector<std::string> parts;
+  for (std::size_t start = 0;;) {
+    const std::size_t dot = o.key.find('.', start);
+    parts.push_back(o.key.substr(start, dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  YAML::Node map = root;
+  std::string path;
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    const std::string& part = parts[i];
+    path = YamlFields::sub(path, part);
+    YAML::Node next = map[part];
+    if (!next.IsDefined() || next.IsNull()) {
+      map.remove(part);
+      map[part] = YAML::Node(YAML::NodeType::Map);
+    } else if (next.IsScalar() && path == "schedule") {  // schedule: NAME -> {name: NAME, ...}
+      YAML::Node named(YAML::NodeType::Map);
+      named["name"] = next.Scalar();
+      map[part] = named;
+    } else if (next.IsScalar() && path == "placement" && YamlFields::lower(next.Scalar()) == "auto") {
+      map[part] = YAML::Node(YAML::NodeType::Map);
+    } else if (!next.IsMap()) {
+      fields.fail(YAML::Node(), path,
+                  "cannot set '" + o.key + "': expected a map here, got " + YamlFields::describe(next));
+    }
+    YAML::Node child = map[part];
+    map.reset(child);
+  }
+  // Removed first, so the new node has no line of the file (its line would mislead).
+  map.remove(parts.back());
+  if (!o.value.empty()) map[parts.back()] = o.value;
+}
+
 }  // namespace
 
-Workload load_workload(const std::string& path) {
+Workload load_workload(const std::string& path) { return load_workload(path, {}); }
+
+WorkloadOverride parse_workload_override(const std::string& text) {
+  const std::size_t eq = text.find('=');
+  if (eq == std::string::npos) throw std::invalid_argument("expected KEY=VALUE, got '" + text + "'");
+  WorkloadOverride o{text.substr(0, eq), text.substr(eq + 1)};
+  const std::string dotted = "." + o.key + ".";
+  if (o.key.empty() || dotted.find("..") != std::string::npos)
+    throw std::invalid_argument("expected KEY=VALUE with KEY like 'microbatches' or 'schedule.k', got '" + text + "'");
+  return o;
+}
+
+Workload load_workload(const std::string& path, const std::vector<WorkloadOverride>& overrides) {
   const std::string content = read_yaml_file(path);
   Loader loader(path);
-  return loader.parse(content, [&](const YAML::Node& root) { return loader.load(root); });
+  return loader.parse(content, [&](const YAML::Node& parsed) {
+    YAML::Node root = parsed;
+    if (root.IsMap())
+      for (const WorkloadOverride& o : overrides) apply_override(loader, root, o);
+    return loader.load(root);
+  });
 }
 
 }  // namespace pipesim

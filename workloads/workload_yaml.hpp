@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "workloads/workload.hpp"
 
@@ -13,5 +14,23 @@ namespace pipesim {
 // Layers written with `repeat` come back expanded; placement indices refer to
 // the expanded chain. Schedule and host names are not validated here.
 Workload load_workload(const std::string& path);
+
+// One command-line override (`--set KEY=VALUE`): KEY is a dotted path into
+// the workload's YAML map ("microbatches", "schedule.k", "placement.stages"),
+// VALUE a scalar, or empty to remove the key.
+struct WorkloadOverride {
+  std::string key, value;
+};
+
+// Parses "KEY=VALUE"; throws std::invalid_argument when there is no '=' or
+// KEY has an empty part ("a..b", ".a").
+WorkloadOverride parse_workload_override(const std::string& text);
+
+// load_workload with OVERRIDES applied, in order, to the parsed YAML before
+// it is read, so a bad value or an unknown key is reported like one written
+// in the file (without a line number). A scalar `schedule: NAME` becomes
+// {name: NAME} when a parameter is set, and `placement: auto` becomes a map
+// when `placement.stages` is set.
+Workload load_workload(const std::string& path, const std::vector<WorkloadOverride>& overrides);
 
 }  // namespace pipesim

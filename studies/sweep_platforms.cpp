@@ -1,0 +1,101 @@
+#include "studies/sweep_platforms.hpp"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+#include "sim/input_error.hpp"
+
+namespace pipesim {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The distinct clusters of PLAN, numbered in grid order.
+std::map<std::string, int> cluster_numbers(const SweepPlan& plan) {
+  std::map<std::string, int> numbers;
+  for (const SweepRun& run : plan.runs)
+    if (!run.cluster.empty() && !numbers.count(run.cluster)) {
+      const int next = static_cast<int>(numbers.size());
+      numbers[run.cluster] = next;
+    }
+  return numbers;
+}
+
+std::string last_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line, last;
+  while (std::getline(in, line))
+    if (!line.empty()) last = line;
+  return last;
+}
+
+// python3 GENERATOR cluster ARGS -o OUT; "" or the failure's last stderr line.
+std::string run_generator(const std::string& generator, const std::string& args, const std::string& out,
+                          const std::string& err) {
+  std::vector<std::string> argv_text = {"python3", generator, "cluster"};
+  std::istringstream words(args);
+  for (std::string w; words >> w;) argv_text.push_back(w);
+  argv_text.push_back("-o");
+  argv_text.push_back(out);
+  std::vector<char*> argv;
+  for (std::string& a : argv_text) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_RDWR), e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (null < 0 || e < 0) ::_exit(127);
+    ::dup2(null, STDIN_FILENO), ::dup2(null, STDOUT_FILENO), ::dup2(e, STDERR_FILENO);
+    ::execvp(argv[0], argv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
+  const std::string line = last_line(err);
+  return line.empty() ? "the generator failed (python3 not found?)" : line;
+}
+
+}  // namespace
+
+std::string generate_clusters(const SweepPlan& plan, const std::string& spec) {
+  const std::map<std::string, int> numbers = cluster_numbers(plan);
+  if (numbers.empty()) return "";
+  std::string pattern = (fs::temp_directory_path() / "pipesim-clusters-XXXXXX").string();
+  if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary folder for the clusters");
+  for (const auto& [args, number] : numbers) {
+    const std::string out = pattern + "/cluster-" + std::to_string(number) + ".xml";
+    const std::string failure = run_generator(plan.generator, args, out, pattern + "/generator.err");
+    if (!failure.empty()) {
+      fs::remove_all(pattern);
+      throw InputError(spec, "platform", "'cluster " + args + "': " + failure);
+    }
+  }
+  fs::remove(pattern + "/generator.err");
+  return pattern;
+}
+
+void install_clusters(SweepPlan& plan, const std::string& temporary, const std::string& dir) {
+  if (temporary.empty()) return;
+  const std::map<std::string, int> numbers = cluster_numbers(plan);
+  fs::create_directories(dir + "/platforms");
+  for (const auto& [args, number] : numbers) {
+    const std::string name = "/cluster-" + std::to_string(number) + ".xml";
+    fs::copy_file(temporary + name, dir + "/platforms" + name, fs::copy_options::overwrite_existing);
+  }
+  fs::remove_all(temporary);
+  for (SweepRun& run : plan.runs)
+    if (!run.cluster.empty()) run.platform = dir + "/platforms/cluster-" + std::to_string(numbers.at(run.cluster)) + ".xml";
+}
+
+}  // namespace pipesim

@@ -1,0 +1,245 @@
+#include "studies/sweep_results.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "reports/json_writer.hpp"
+#include "sim/input_error.hpp"
+
+namespace pipesim {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* const kTopMetrics[] = {"schedule",   "valid",   "completed", "blocked_tasks", "deadlock",
+                                   "makespan",   "iteration_time", "iteration_time_per_microbatch",
+                                   "time_per_microbatch", "throughput", "microbatches", "iterations"};
+const char* const kPatternMetrics[] = {"period", "exact_period", "exact_time_per_microbatch", "simulated_period"};
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string json_list(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + json_escape(items[i]);
+  return out + "]";
+}
+
+std::vector<std::string> string_list(const YAML::Node& n) {
+  std::vector<std::string> out;
+  if (n.IsSequence())
+    for (const YAML::Node& item : n) out.push_back(item.IsScalar() ? item.Scalar() : "");
+  return out;
+}
+
+// The metrics of a --json report; columns it lacks stay empty.
+std::vector<std::string> report_metrics(const std::string& json) {
+  std::vector<std::string> out(sweep_metric_columns().size());
+  YAML::Node report;
+  try {
+    report = YAML::Load(json);
+  } catch (const YAML::Exception&) {
+    return out;
+  }
+  if (!report.IsMap()) return out;
+  std::size_t c = 0;
+  for (const char* key : kTopMetrics) {
+    const YAML::Node v = report[key];
+    out[c++] = v.IsScalar() ? v.Scalar() : "";
+  }
+  // The worst device among those given work.
+  const YAML::Node devices = report["devices"];
+  std::size_t count = 0, used = 0;
+  std::string bubble, peak, capacity;
+  double worst_bubble = -1, worst_peak = -1;
+  if (devices.IsSequence())
+    for (const YAML::Node& d : devices) {
+      ++count;
+      if (!d["tasks"].IsScalar() || d["tasks"].as<double>() <= 0) continue;
+      ++used;
+      if (d["bubble_fraction"].IsScalar() && d["bubble_fraction"].as<double>() > worst_bubble)
+        worst_bubble = d["bubble_fraction"].as<double>(), bubble = d["bubble_fraction"].Scalar();
+      if (d["peak_memory"].IsScalar() && d["peak_memory"].as<double>() > worst_peak) {
+        worst_peak = d["peak_memory"].as<double>(), peak = d["peak_memory"].Scalar();
+        capacity = d["memory_capacity"].IsScalar() ? d["memory_capacity"].Scalar() : "";
+      }
+    }
+  out[c++] = devices.IsSequence() ? std::to_string(count) : "";
+  out[c++] = devices.IsSequence() ? std::to_string(used) : "";
+  out[c++] = bubble;
+  out[c++] = peak;
+  out[c++] = capacity;
+  const YAML::Node pattern = report["pattern"];
+  for (const char* key : kPatternMetrics) {
+    const YAML::Node v = pattern.IsMap() ? pattern[key] : YAML::Node();
+    out[c++] = v.IsScalar() ? v.Scalar() : "";
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<std::string>& sweep_metric_columns() {
+  static const std::vector<std::string> columns = [] {
+    std::vector<std::string> c(std::begin(kTopMetrics), std::end(kTopMetrics));
+    for (const char* k : {"devices", "devices_used", "worst_bubble_fraction", "max_peak_memory", "memory_capacity"})
+      c.push_back(k);
+    for (const char* k : kPatternMetrics) c.push_back(std::string("pattern.") + k);
+    return c;
+  }();
+  return columns;
+}
+
+RunRecord make_record(const SweepRun& run, int wait_status, const std::string& stderr_text,
+                      const std::string& report_json) {
+  RunRecord r;
+  r.id = run.id;
+  r.inputs = run.values;
+  if (WIFEXITED(wait_status)) {
+    const int code = WEXITSTATUS(wait_status);
+    r.exit_code = std::to_string(code);
+    r.status = code == 0 ? "valid" : code == 1 ? "invalid" : "error";
+  } else {
+    r.status = "killed by signal " + std::to_string(WIFSIGNALED(wait_status) ? WTERMSIG(wait_status) : 0);
+  }
+  // The last non-empty line: the error contract makes it the only one.
+  std::string line;
+  std::istringstream lines(stderr_text);
+  for (std::string l; std::getline(lines, l);)
+    if (!l.empty()) line = l;
+  r.error = line;
+  r.metrics = report_json.empty() ? std::vector<std::string>(sweep_metric_columns().size())
+                                  : report_metrics(report_json);
+  return r;
+}
+
+std::string record_json(const RunRecord& r) {
+  std::string out = "{\n  \"id\": " + json_escape(r.id) + ",\n  \"inputs\": " + json_list(r.inputs) +
+                    ",\n  \"status\": " + json_escape(r.status) + ",\n  \"exit_code\": " + json_escape(r.exit_code) +
+                    ",\n  \"error\": " + json_escape(r.error) + ",\n  \"metrics\": {";
+  const auto& columns = sweep_metric_columns();
+  for (std::size_t i = 0; i < columns.size(); ++i)
+    out += std::string(i ? "," : "") + "\n    " + json_escape(columns[i]) + ": " + json_escape(r.metrics[i]);
+  return out + "\n  }\n}\n";
+}
+
+std::optional<RunRecord> read_record(const std::string& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return std::nullopt;
+  try {
+    const YAML::Node n = YAML::Load(read_text(path));
+    if (!n.IsMap() || !n["id"].IsScalar() || !n["status"].IsScalar() || !n["metrics"].IsMap()) return std::nullopt;
+    RunRecord r;
+    r.id = n["id"].Scalar();
+    r.inputs = string_list(n["inputs"]);
+    r.status = n["status"].Scalar();
+    r.exit_code = n["exit_code"].IsScalar() ? n["exit_code"].Scalar() : "";
+    r.error = n["error"].IsScalar() ? n["error"].Scalar() : "";
+    for (const std::string& c : sweep_metric_columns()) {
+      const YAML::Node v = n["metrics"][c];
+      if (!v.IsScalar()) return std::nullopt;  // another version's record: run again
+      r.metrics.push_back(v.Scalar());
+    }
+    return r;
+  } catch (const YAML::Exception&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<RunRecord> find_record(const std::string& dir, const SweepRun& run) {
+  std::optional<RunRecord> r = read_record(dir + "/runs/" + run.id + ".json");
+  if (r && (r->id != run.id || r->inputs != run.values)) return std::nullopt;
+  return r;
+}
+
+std::string plan_json(const SweepPlan& plan) {
+  std::string out = "{\n  \"name\": " + json_escape(plan.name) + ",\n  \"columns\": " + json_list(plan.columns) +
+                    ",\n  \"runs\": [";
+  for (std::size_t i = 0; i < plan.runs.size(); ++i)
+    out += std::string(i ? "," : "") + "\n    {\"id\": " + json_escape(plan.runs[i].id) +
+           ", \"inputs\": " + json_list(plan.runs[i].values) + "}";
+  return out + "\n  ]\n}\n";
+}
+
+SweepPlan read_plan(const std::string& dir) {
+  const std::string path = dir + "/plan.json";
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) throw InputError(dir, "", "not a sweep output folder (no plan.json)");
+  SweepPlan plan;
+  try {
+    const YAML::Node n = YAML::Load(read_text(path));
+    if (!n.IsMap() || !n["runs"].IsSequence()) throw InputError(path, "", "not a sweep plan");
+    plan.name = n["name"].IsScalar() ? n["name"].Scalar() : "";
+    plan.columns = string_list(n["columns"]);
+    for (const YAML::Node& r : n["runs"]) {
+      SweepRun run;
+      run.id = r["id"].IsScalar() ? r["id"].Scalar() : "";
+      run.values = string_list(r["inputs"]);
+      if (run.id.empty() || run.values.size() != plan.columns.size())
+        throw InputError(path, "runs", "not a sweep plan");
+      plan.runs.push_back(std::move(run));
+    }
+  } catch (const YAML::Exception& e) {
+    throw InputError(path, "", std::string("not a sweep plan: ") + e.what());
+  }
+  return plan;
+}
+
+std::string results_csv(const SweepPlan& plan, const std::vector<RunRecord>& records) {
+  std::string out = "id";
+  // Swept overrides as set.KEY: no clash with the metrics (schedule, microbatches).
+  for (const std::string& c : plan.columns)
+    out += "," + csv_field(c == "platform" || c == "workload" ? c : "set." + c);
+  out += ",status,exit_code,error";
+  for (const std::string& c : sweep_metric_columns()) out += "," + c;
+  out += "\n";
+  for (const RunRecord& r : records) {
+    out += csv_field(r.id);
+    for (const std::string& v : r.inputs) out += "," + csv_field(v);
+    out += "," + csv_field(r.status) + "," + r.exit_code + "," + csv_field(r.error);
+    for (const std::string& m : r.metrics) out += "," + csv_field(m);
+    out += "\n";
+  }
+  return out;
+}
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  const std::string temporary = path + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      std::remove(temporary.c_str());
+      throw std::runtime_error(path + ": cannot write: " + std::strerror(errno));
+    }
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    std::remove(temporary.c_str());
+    throw std::runtime_error(path + ": cannot write: " + std::strerror(error));
+  }
+}
+
+}  // namespace pipesim

@@ -1,0 +1,49 @@
+// What one run of a sweep left (DIR/runs/ID.json) and the table of them all
+// (DIR/results.csv), assembled in grid order so the same runs give the same
+// bytes however they were run: at once, resumed, in shards, merged.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "studies/sweep_plan.hpp"
+
+namespace pipesim {
+
+struct RunRecord {
+  std::string id;
+  std::vector<std::string> inputs;  // the run's SweepRun::values
+  std::string status;               // valid, invalid, error, or "killed by signal N"
+  std::string exit_code;            // empty when killed by a signal
+  std::string error;                // the run's error line, if any
+  std::vector<std::string> metrics;  // one per sweep_metric_columns(), as the --json report wrote them; empty if absent
+};
+
+// The metric columns of results.csv: the report's scalars, the worst device
+// (bubble, peak memory and its capacity), the pattern's periods.
+const std::vector<std::string>& sweep_metric_columns();
+
+// The record of RUN, from how its process ended (a waitpid status), its
+// stderr and its --json report (empty when it wrote none).
+RunRecord make_record(const SweepRun& run, int wait_status, const std::string& stderr_text,
+                      const std::string& report_json);
+
+// runs/ID.json text, and back (nullopt when missing, unreadable or not a record).
+std::string record_json(const RunRecord& record);
+std::optional<RunRecord> read_record(const std::string& path);
+
+// The record of RUN in DIR, if there is one for the same inputs.
+std::optional<RunRecord> find_record(const std::string& dir, const SweepRun& run);
+
+// DIR/plan.json: the plan's columns and runs, so merge needs no spec.
+std::string plan_json(const SweepPlan& plan);
+SweepPlan read_plan(const std::string& dir);  // throws InputError
+
+// results.csv: a header, then one row per record in plan order.
+std::string results_csv(const SweepPlan& plan, const std::vector<RunRecord>& records);
+
+// Writes TEXT to PATH through a temporary file and a rename: never half-written.
+void write_file_atomically(const std::string& path, const std::string& text);
+
+}  // namespace pipesim

@@ -1,0 +1,31 @@
+// Runs a sweep's runs, each `pipesim run` in its own process (one SimGrid
+// engine per process), JOBS at a time, and records each in DIR/runs/ID.json
+// as soon as it ends, so a killed sweep resumes where it stopped.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "studies/sweep_plan.hpp"
+#include "studies/sweep_results.hpp"
+
+namespace pipesim {
+
+struct SweepRunOptions {
+  std::string binary;  // the pipesim executable
+  std::string dir;     // the output folder (DIR/runs must exist)
+  int jobs = 1;
+  std::vector<std::string> simgrid_config;  // passed to every run as --cfg
+};
+
+// Called after each finished run with how many are done of how many.
+using SweepProgress = std::function<void(const RunRecord& record, std::size_t done, std::size_t total)>;
+
+// Runs TODO and returns their records in TODO's order. A run that fails is a
+// record (status, exit code, error line), never an exception; only a failure
+// of the sweep itself (fork, writing DIR) throws.
+std::vector<RunRecord> run_sweep(const std::vector<SweepRun>& todo, const SweepRunOptions& options,
+                                 const SweepProgress& progress);
+
+}  // namespace pipesim
