@@ -43,6 +43,8 @@ struct Windows {
 };
 
 struct Program {
+  Program(const Chain& c, const MemoryGrid& grid, double beta) : chain(c), g(grid), bandwidth(beta) { sizes(); }
+
   const Chain& chain;
   const MemoryGrid& g;
   double bandwidth;
@@ -214,8 +216,7 @@ Solution solve_offload_only(const Chain& chain, double limit, int slots, double 
   out.slot = g.slot;
   out.makespan = kInf;
   if (out.min_feasible_limit > limit) return out;
-  Program program{chain, g, bandwidth, 0, 0, 0, {}, {}, {}, {}, {}};
-  program.sizes();
+  Program program(chain, g, bandwidth);
   const int L = program.L;
   const double cells = (L + 1.0) * (program.cap + 1.0);
   if (cells > 1e8)
