@@ -1,9 +1,10 @@
 // Seed 002's dynamic programs (schedules/memory_saving), rematerialization
-// alone and with offloading, at L = 100 layers and N memory slots (500, and
+// alone, with offloading, and offloading alone, at L = 100 layers and N memory slots (500, and
 // less for offloading), on a heterogeneous chain whose limit binds (half of
 // what keeping every tape needs). docs/memory-saving.md has the numbers.
 #include <benchmark/benchmark.h>
 
+#include "schedules/memory_saving/offload_only.hpp"
 #include "schedules/memory_saving/offloading.hpp"
 #include "schedules/memory_saving/rematerialization.hpp"
 
@@ -52,5 +53,17 @@ void BM_MemorySavingOffload(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_MemorySavingOffload)->Arg(100)->Arg(200)->Arg(500)->Unit(benchmark::kMillisecond);
+
+// Offloading alone (tapes, no recomputation), the same chain, limit and β.
+void BM_MemorySavingOffloadAlone(benchmark::State& state) {
+  const Chain chain = hundred_layers();
+  const double limit = 0.5 * all_tapes(chain);
+  for (auto _ : state) {
+    const Solution s = solve_offload_only(chain, limit, 500, 1.0);
+    if (!s.feasible) state.SkipWithError("infeasible");
+    benchmark::DoNotOptimize(s.makespan);
+  }
+}
+BENCHMARK(BM_MemorySavingOffloadAlone)->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "analysis/memory.hpp"
 #include "schedules/memory_saving/idle_time.hpp"
+#include "schedules/memory_saving/offload_only.hpp"
 #include "schedules/memory_saving/offloading.hpp"
 #include "schedules/memory_saving/sequence_graph.hpp"
 #include "schedules/stages/stage_plan.hpp"
@@ -140,6 +141,73 @@ TEST(MemorySavingExecution, SimulatedTimesAndPeaksEqualThePrograms) {
     }
   }
   EXPECT_EQ(host_series, 17);
+}
+
+// Offloading alone: tapes move to host memory and back, nothing is
+// recomputed; simulated starts, end and GPU peak are the program's.
+TEST(MemorySavingExecution, OffloadAloneRunsAsTheProgramSays) {
+  std::mt19937 rng(1515);
+  const int count = 24;
+  std::vector<Instance> runs;
+  std::vector<double> bandwidths;
+  for (int k = 0; k < count; ++k) {
+    Instance r;
+    r.chain = in_bytes(testing::random_integer_chain(rng, 4 + k % 6));
+    const double beta = (k % 3 + 1) * kUnit;
+    r.limit = min_feasible_limit_offload_only(r.chain, beta) + std::uniform_int_distribution<int>(0, 4)(rng) * kUnit;
+    r.solution = solve_offload_only(r.chain, r.limit, static_cast<int>(std::llround(r.limit / kUnit)), beta);
+    ASSERT_TRUE(r.solution.feasible) << k;
+    runs.push_back(r);
+    bandwidths.push_back(beta);
+  }
+  Simulation sim(pairs_platform(bandwidths));
+  const Platform& platform = sim.platform();
+  TaskGraph graph(platform.size());
+  for (int k = 0; k < count; ++k) {
+    ChainPlacement where;
+    where.gpu = platform.find("gpu" + std::to_string(k));
+    where.host_memory = platform.find("mem" + std::to_string(k));
+    where.gpu_speed = kSpeed;
+    where.microbatch = k;
+    runs[k].ids = append_chain_sequence(graph, runs[k].chain, runs[k].solution.ops, where);
+  }
+  int offloads = 0, recomputes = 0;
+  for (const Task& t : graph.tasks()) {
+    offloads += t.kind == TaskKind::Offload && t.amount > 0;
+    recomputes += t.kind == TaskKind::Recompute;
+  }
+  EXPECT_EQ(offloads, 76);  // tapes moved, nothing recomputed
+  EXPECT_EQ(recomputes, 0);
+  const Timeline timeline = sim.run(graph);
+  ASSERT_TRUE(timeline.completed());
+  const std::vector<DevicePeak> peaks = peak_memory(graph, timeline);
+  const std::vector<MemorySample> trace = memory_trace(graph, timeline);
+  int host_series = 0;
+  for (int k = 0; k < count; ++k) {
+    const Instance& r = runs[k];
+    const std::string where = "instance " + std::to_string(k);
+    double end = 0;
+    for (std::size_t n = 0; n < r.ids.size(); ++n) {
+      EXPECT_NEAR(timeline.start[r.ids[n]], r.solution.ops[n].start, 1e-6 * r.solution.makespan) << where << " op " << n;
+      end = std::max(end, timeline.finish[r.ids[n]]);
+    }
+    EXPECT_NEAR(end, r.solution.makespan, 1e-6 * r.solution.makespan) << where;
+    const int gpu = platform.find("gpu" + std::to_string(k)), mem = platform.find("mem" + std::to_string(k));
+    EXPECT_NEAR(peaks[gpu].total, r.solution.peak_memory, 1e-6 * r.solution.peak_memory) << where;
+    EXPECT_LE(peaks[gpu].total, r.limit) << where;
+    double offloaded = 0;  // tapes: ā^i bytes each
+    for (const Operation& op : r.solution.ops) offloaded += op.kind == OpKind::Offload ? r.chain.abar(op.layer) : 0;
+    if (offloaded > 0) {
+      ++host_series;
+      EXPECT_GT(peaks[mem].total, 0) << where;
+      EXPECT_LE(peaks[mem].total, offloaded) << where;
+      double level = -1;
+      for (const MemorySample& s : trace)
+        if (s.device == mem) level = s.bytes;
+      EXPECT_EQ(level, 0) << where;
+    }
+  }
+  EXPECT_EQ(host_series, 23);
 }
 
 // Lemma 1: operations run in order on a GPU while a transfer moves data at β

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "analysis/memory.hpp"
+#include "schedules/memory_saving/offload_only.hpp"
 #include "schedules/memory_saving/offloading.hpp"
 #include "schedules/memory_saving/stage_programs.hpp"
 #include "schedules/registry.hpp"
@@ -68,7 +69,9 @@ void set_limit(Workload& w, const Platform& p, const std::string& policy, double
   double least = 0;
   for (const Stage& st : make_stage_plan(w, p).stages) {
     const Chain c = stage_chain(w, p, st);
-    least = std::max(least, policy == "both" ? min_feasible_limit_offloading(c, kPcie) : min_feasible_limit(c));
+    least = std::max(least, policy == "both"      ? min_feasible_limit_offloading(c, kPcie)
+                            : policy == "offload" ? min_feasible_limit_offload_only(c, kPcie)
+                                                  : min_feasible_limit(c));
   }
   w.memory_saving.policy = policy;
   w.memory_saving.limit = least + extra * kUnit;
@@ -101,7 +104,11 @@ void expect_stages_follow_their_programs(const std::string& policy, int* offload
     recomputes += task.kind == TaskKind::Recompute;
     *offloads += task.kind == TaskKind::Offload && task.amount > 0;
   }
-  EXPECT_GT(recomputes, 0);
+  if (policy == "offload") {
+    EXPECT_EQ(recomputes, 0);  // offloading alone never recomputes
+  } else if (policy == "remat") {
+    EXPECT_GT(recomputes, 0);
+  }
   // Everything allocated is freed: effects sum to zero per device and category.
   std::map<std::pair<int, int>, double> sums;
   for (const MemoryEffect& e : schedule.graph.memory_effects())
@@ -139,6 +146,12 @@ TEST(MemorySavingPipeline, RematStagesFollowTheirPrograms) {
 TEST(MemorySavingPipeline, OffloadingStagesFollowTheirPrograms) {
   int offloads = 0;
   expect_stages_follow_their_programs("both", &offloads);
+  EXPECT_GT(offloads, 0);
+}
+
+TEST(MemorySavingPipeline, OffloadAloneStagesFollowTheirPrograms) {
+  int offloads = 0;
+  expect_stages_follow_their_programs("offload", &offloads);
   EXPECT_GT(offloads, 0);
 }
 
@@ -201,6 +214,15 @@ TEST(MemorySavingPipeline, InfeasibleLimitIsOneLineAndExitOne) {
                        "micro-batch (policy remat, 500 slots), the limit is 41943040 bytes (40.00 MiB)\n");
   EXPECT_EQ(r.out, "");
   EXPECT_FALSE(std::filesystem::exists(json));
+  // Offloading alone keeps a^0 and two tapes at least: the same 64 MiB here.
+  const std::string alone = tiny_with("{policy: offload, limit: 40MiB}");
+  const auto o = run_pipesim("run " + kRoot + "platforms/a100-8gpu-pcie-host.xml " + alone + " --json " + json);
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_EQ(o.err, "pipesim: infeasible: " + alone +
+                       ": memory_saving.limit: stage 1 (gpu1) needs at least 67108864 bytes (64.00 MiB) per "
+                       "micro-batch (policy offload, 500 slots), the limit is 41943040 bytes (40.00 MiB)\n");
+  EXPECT_EQ(o.out, "");
+  EXPECT_FALSE(std::filesystem::exists(json));
   // auto: the device is too small for its in-flight micro-batches.
   const std::string small = pipesim::testing::write_file(
       "small.xml", pipesim::testing::read_text(kRoot + "platforms/a100-8gpu-pcie-host.xml"));
@@ -219,8 +241,9 @@ TEST(MemorySavingPipeline, InfeasibleLimitIsOneLineAndExitOne) {
 
 // The A100 box with 150 MiB GPUs, 64 layers of 4 MiB activations, 1F1B with
 // 4 micro-batches: keeping everything runs out of memory; remat with limit
-// auto fits, 4 stages at +25 % per micro-batch; offloading too, with less
-// overhead, and its offloaded bytes appear as host-memory's series.
+// auto fits, 4 stages at +25 % per micro-batch; offloading alone fits with
+// no overhead (4 MiB moves in 0.17 ms beside 1 ms forwards), its offloaded
+// bytes appear as host-memory's series, and both chooses it.
 TEST(MemorySavingPipeline, AutoBudgetsMakeAnOversizedPipelineFit) {
   using pipesim::testing::read_text;
   using pipesim::testing::run_pipesim;
@@ -243,23 +266,30 @@ TEST(MemorySavingPipeline, AutoBudgetsMakeAnOversizedPipelineFit) {
             std::string::npos)
       << remat.out;
   const std::string csv = pipesim::testing::temp_path("fit.csv"), json = pipesim::testing::temp_path("fit.json");
-  const auto both = run("both", "--quiet --memory-trace " + csv + " --json " + json);
-  EXPECT_EQ(both.exit_code, 0) << both.err;
-  EXPECT_NE(read_text(csv).find("\n0.002,host-memory,activations,4194304\n"), std::string::npos);
+  const auto offload = run("offload", "--quiet --memory-trace " + csv + " --json " + json);
+  EXPECT_EQ(offload.exit_code, 0) << offload.err;
+  EXPECT_NE(read_text(csv).find("\n0.002,host-memory,activations,8388608\n"), std::string::npos);
   EXPECT_NE(read_text(json).find(R"("memory_saving": [)"), std::string::npos);
   EXPECT_NE(read_text(json).find(R"("stage": 1,
       "device": "gpu1",
-      "policy": "both",
+      "policy": "offload",
       "in_flight": 4,
       "limit": 30932992,
-      "time": 0.028,
+      "time": 0.024,
       "baseline_time": 0.024,
       "peak_memory": 29360128,
       "baseline_peak_memory": 46137344,
-      "recomputed": 4,
-      "offloaded": 3)"),
+      "recomputed": 0,
+      "offloaded": 4)"),
             std::string::npos)
       << read_text(json);
+  // both: the faster of its two programs, here offloading alone.
+  const auto both = run("both", "");
+  EXPECT_EQ(both.exit_code, 0) << both.err;
+  EXPECT_NE(both.out.find("  1        gpu1    both          4   29.50 MiB  24.00 ms     0.0 %  28.00 MiB  36.4 %"
+                          "           0  4\n"),
+            std::string::npos)
+      << both.out;
 }
 
 // limit fit: one micro-batch at its peak beside the others waiting between
@@ -334,7 +364,7 @@ TEST(MemorySavingPipeline, PerStageOptions) {
             "  1        gpu1   remat          4  29.50 MiB  30.00 ms    25.0 %  28.00 MiB  36.4 %           6  0\n"
             "  2        gpu2   remat          4  29.50 MiB  30.00 ms    25.0 %  28.00 MiB  36.4 %           6  0\n"
             "  3        gpu3   remat          4  29.50 MiB  30.00 ms    25.0 %  28.00 MiB  36.4 %           6  0\n"
-            "  4        gpu4    both          4  36.36 MiB  27.00 ms    12.5 %  32.00 MiB  27.3 %           3  2");
+            "  4        gpu4    both          4  32.26 MiB  24.00 ms     0.0 %  28.00 MiB  36.4 %           0  4");
   const auto [w3, three] = run("[" + remat + ", " + remat + ", " + remat + "]");
   EXPECT_EQ(three.exit_code, 2);
   EXPECT_EQ(three.err, "pipesim: error: " + w3 +
@@ -372,6 +402,11 @@ TEST(MemorySavingPipeline, OffloadingWithoutHostMemoryIsAnInputError) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "pipesim: error: " + workload + ": memory_saving.policy: both offloads to host memory, but platform " +
                        kRoot + "platforms/nvswitch-4gpu.xml routes no host of kind host to gpu0\n");
+  const std::string alone = tiny_with("{policy: offload}");
+  const auto o = pipesim::testing::run_pipesim("run " + kRoot + "platforms/nvswitch-4gpu.xml " + alone);
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_EQ(o.err, "pipesim: error: " + alone + ": memory_saving.policy: offload moves activations to host memory, "
+                       "but platform " + kRoot + "platforms/nvswitch-4gpu.xml routes no host of kind host to gpu0\n");
 }
 
 }  // namespace

@@ -298,8 +298,7 @@ TEST(WorkloadExamples, Gpt2Xl) {
   EXPECT_EQ(w.input, b * s * 8);
 }
 
-// memory_saving: policy and limit, with defaults; offload alone is refused
-// with the reason (docs/workload-format.md#memory-saving).
+// memory_saving: policy and limit, with defaults (docs/workload-format.md#memory-saving).
 TEST_F(WorkloadYaml, MemorySavingOption) {
   Workload w = load_workload(write(std::string("microbatches: 2\n") + kLayers));
   EXPECT_EQ(w.memory_saving.policy, "none");
@@ -335,9 +334,8 @@ TEST_F(WorkloadYaml, MemorySavingOption) {
                {"memory_saving.policy: missing required field"});
   expect_error(std::string("microbatches: 2\nmemory_saving: {policy: swap}\n") + kLayers,
                {"line 2: memory_saving.policy: expected none, remat, offload or both, got 'swap'"});
-  expect_error(std::string("microbatches: 2\nmemory_saving: {policy: offload}\n") + kLayers,
-               {"line 2: memory_saving.policy: offload alone is not supported: seed 002's offloading program "
-                "recomputes the layers it does not keep; use both (or remat)"});
+  w = load_workload(write(std::string("microbatches: 2\nmemory_saving: {policy: Offload}\n") + kLayers));
+  EXPECT_EQ(w.memory_saving.policy, "offload");
   expect_error(std::string("microbatches: 2\nmemory_saving: {policy: remat, limit: 0}\n") + kLayers,
                {"line 2: memory_saving.limit: expected 'auto', 'fit' or a positive byte size like '2GiB', got '0'"});
   expect_error(std::string("microbatches: 2\nmemory_saving: {policy: remat, limit: lots}\n") + kLayers, {"line 2: memory_saving.limit:"});

@@ -44,7 +44,7 @@ struct Placement {
 // Seed 002's memory saving applied to every stage of a flush pipeline
 // (docs/workload-format.md#memory-saving, docs/memory-saving.md).
 struct MemorySaving {
-  std::string policy = "none";  // none, remat, both (offload is refused: see the docs)
+  std::string policy = "none";  // none, remat, offload or both (docs/workload-format.md)
   double limit = 0;             // bytes per micro-batch; 0 = auto (or fit)
   bool fit = false;             // limit fit: the largest that fits beside the waiting micro-batches
   int slots = 500;              // the program's memory grid N

@@ -170,10 +170,6 @@ class Loader : public YamlFields {
     m.policy = lower(text(p, sub(path, "policy"), policies));
     if (m.policy != "none" && m.policy != "remat" && m.policy != "offload" && m.policy != "both")
       fail(p, sub(path, "policy"), std::string("expected ") + policies + ", got '" + p.Scalar() + "'");
-    if (m.policy == "offload")
-      fail(p, sub(path, "policy"),
-           "offload alone is not supported: seed 002's offloading program recomputes the layers it does not keep; "
-           "use both (or remat)");
     if (auto* e = get(f, "limit")) {
       const std::string word = e->value.IsScalar() ? lower(e->value.Scalar()) : "";
       m.fit = word == "fit";

@@ -21,11 +21,16 @@ SequenceEmitter::SequenceEmitter(TaskGraph& graph, const Chain& chain, const Cha
       tape_(chain.length() + 1, false),
       forwarded_(chain.length() + 1, false),
       on_host_(chain.length() + 1, false),
+      host_tape_(chain.length() + 1, false),
       prefetch_(chain.length() + 1, kNoTask),
       offload_(chain.length() + 1, kNoTask),
       last_gpu_(kNoTask),
       last_link_(kNoTask),
       gradient_(chain.length()) {}
+
+double SequenceEmitter::host_size(int i) const {
+  return host_tape_[i] ? chain_.layers[i - 1].tape_size : chain_.a(i);
+}
 
 Task SequenceEmitter::make(TaskKind kind, int layer) const {
   Task t;
@@ -98,7 +103,7 @@ std::vector<TaskId> SequenceEmitter::emit(const std::vector<Step>& steps, const 
         if (all) plain_[i] = false;
         (all ? tape_ : plain_)[i] = true;
         if (on_host_[i]) {  // recomputed: the host copy is stale (replay_with_transfers forgets it too)
-          graph_.add_memory(id, host, kActivations, MemoryWhen::AtFinish, -chain_.a(i));
+          graph_.add_memory(id, host, kActivations, MemoryWhen::AtFinish, -host_size(i));
           on_host_[i] = false;
         }
         prefetch_[i] = kNoTask;  // recomputed: a later use waits for this forward, in the GPU order
@@ -121,14 +126,15 @@ std::vector<TaskId> SequenceEmitter::emit(const std::vector<Step>& steps, const 
         break;
       }
       case OpKind::Offload: {
-        if (!plain_[i]) fail("nothing to offload (a^i not on the GPU)");
+        if (!plain_[i] && !tape_[i]) fail("nothing to offload (a^i not on the GPU)");
         Task t = make(TaskKind::Offload, i);
         t.peer = host;
-        t.amount = chain_.a(i);
+        t.amount = tape_[i] ? layer.tape_size : layer.output_size;  // after F_all^i the tape ā^i moves
         id = add(t, {last_link_, last_gpu_, prefetch_[i]}, false);
-        graph_.add_memory(id, host, kActivations, MemoryWhen::AtStart, chain_.a(i));
-        if (on_host_[i]) graph_.add_memory(id, host, kActivations, MemoryWhen::AtStart, -chain_.a(i));  // replaced
+        graph_.add_memory(id, host, kActivations, MemoryWhen::AtStart, t.amount);
+        if (on_host_[i]) graph_.add_memory(id, host, kActivations, MemoryWhen::AtStart, -host_size(i));  // replaced
         on_host_[i] = true;
+        host_tape_[i] = tape_[i];
         offload_[i] = id;
         break;
       }
@@ -138,22 +144,22 @@ std::vector<TaskId> SequenceEmitter::emit(const std::vector<Step>& steps, const 
         Task t = make(TaskKind::Prefetch, i);
         t.device = host;
         t.peer = gpu;
-        t.amount = chain_.a(i);
+        t.amount = host_size(i);
         id = add(t, {last_link_, last_gpu_}, false);
-        graph_.add_memory(id, gpu, kActivations, MemoryWhen::AtStart, chain_.a(i));
-        graph_.add_memory(id, host, kActivations, MemoryWhen::AtFinish, -chain_.a(i));
+        graph_.add_memory(id, gpu, kActivations, MemoryWhen::AtStart, t.amount);
+        graph_.add_memory(id, host, kActivations, MemoryWhen::AtFinish, -t.amount);
         on_host_[i] = false;
-        plain_[i] = true;
+        (host_tape_[i] ? tape_ : plain_)[i] = true;
         prefetch_[i] = id;
         break;
       }
       case OpKind::Free: {
-        if (!plain_[i]) fail("nothing to free (a^i not on the GPU)");
+        if (!plain_[i] && !tape_[i]) fail("nothing to free (a^i not on the GPU)");
         Task t = make(TaskKind::Offload, i);  // zero bytes: completes at once, in the GPU order
         t.peer = host >= 0 ? host : gpu;
         id = add(t, {offload_[i], prefetch_[i]}, true);
-        graph_.add_memory(id, gpu, kActivations, MemoryWhen::AtStart, -chain_.a(i));
-        plain_[i] = false;
+        graph_.add_memory(id, gpu, kActivations, MemoryWhen::AtStart, -(tape_[i] ? layer.tape_size : layer.output_size));
+        plain_[i] = tape_[i] = false;
         offload_[i] = kNoTask;
         break;
       }
@@ -167,7 +173,7 @@ std::vector<TaskId> SequenceEmitter::emit(const std::vector<Step>& steps, const 
 void SequenceEmitter::release_host_copies(TaskId task) {
   for (int i = 1; i <= chain_.length(); ++i)
     if (on_host_[i]) {
-      graph_.add_memory(task, where_.host_memory, kActivations, MemoryWhen::AtFinish, -chain_.a(i));
+      graph_.add_memory(task, where_.host_memory, kActivations, MemoryWhen::AtFinish, -host_size(i));
       on_host_[i] = false;
     }
 }

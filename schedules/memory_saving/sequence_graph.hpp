@@ -34,7 +34,8 @@ struct ChainPlacement {
 // - compute steps are GPU tasks in the device order: Forward the first time a
 //   layer runs forward, Recompute afterwards, Backward; they also wait for the
 //   prefetch of an input;
-// - Offload / Prefetch are transfers GPU -> host memory / host memory -> GPU,
+// - Offload / Prefetch are transfers GPU -> host memory / host memory -> GPU
+//   of a^i, or of the tape ā^i when F_all^i's tape is on the GPU,
 //   one after the other (each waits for the previous transfer and for the last
 //   GPU task listed before it);
 // - Free i is a zero-byte Offload on the GPU, in the device order, after the
@@ -64,7 +65,9 @@ class SequenceEmitter {
   TaskGraph& graph_;
   const Chain& chain_;
   ChainPlacement where_;
-  std::vector<bool> plain_, tape_, forwarded_, on_host_;
+  double host_size(int i) const;  // bytes of the host copy of layer i
+
+  std::vector<bool> plain_, tape_, forwarded_, on_host_, host_tape_;  // host_tape_: the copy is ā^i
   std::vector<TaskId> prefetch_, offload_;  // latest per a^i, kNoTask if none
   TaskId last_gpu_, last_link_;
   std::vector<TaskId> after_;

@@ -5,7 +5,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "schedules/memory_saving/offloading.hpp"
+#include "schedules/memory_saving/combined.hpp"
+#include "schedules/memory_saving/offload_only.hpp"
 #include "sim/format.hpp"
 #include "sim/input_error.hpp"
 #include "workloads/costs.hpp"
@@ -32,15 +33,20 @@ int host_memory_of(const Platform& platform, int gpu) {
 }
 
 Solution solve(const Chain& chain, const std::string& policy, double limit, int slots, double bandwidth) {
-  return policy == "both" ? solve_offloading(chain, limit, slots, bandwidth)
-                          : solve_rematerialization(chain, limit, slots);
+  if (policy == "both") return solve_combined(chain, limit, slots, bandwidth);
+  if (policy == "offload") return solve_offload_only(chain, limit, slots, bandwidth);
+  return solve_rematerialization(chain, limit, slots);
 }
+
+bool uses_host_memory(const std::string& policy) { return policy == "both" || policy == "offload"; }
 
 // The smallest limit at which the program, on its grid, finds a sequence:
 // from the least any sequence needs, up by 1 % steps (the grid rounds sizes
 // up, so just above the least it may still fail).
 double smallest_working_limit(const Chain& chain, const std::string& policy, int slots, double bandwidth) {
-  double limit = policy == "both" ? min_feasible_limit_offloading(chain, bandwidth) : min_feasible_limit(chain);
+  double limit = policy == "both"      ? min_feasible_limit_combined(chain, bandwidth)
+                 : policy == "offload" ? min_feasible_limit_offload_only(chain, bandwidth)
+                                       : min_feasible_limit(chain);
   for (int step = 0; step < 2000; ++step, limit *= 1.01)
     if (solve(chain, policy, limit, slots, bandwidth).feasible) return limit;
   return limit;
@@ -111,11 +117,11 @@ std::vector<StageProgram> plan_stage_programs(const Workload& workload, const Pl
     }
     p.chain = stage_chain(workload, platform, stage);
     double bandwidth = 0;
-    if (option.policy == "both") {
+    if (uses_host_memory(option.policy)) {
       p.host_memory = host_memory_of(platform, stage.device);
       if (p.host_memory < 0)
         throw InputError(workload.file, field + ".policy",
-                         "both offloads to host memory, but platform " + platform.file +
+                         std::string(option.policy == "both" ? "both offloads" : "offload moves activations") + " to host memory, but platform " + platform.file +
                              " routes no host of kind host to " + device.name);
       bandwidth = std::min(platform.path(stage.device, p.host_memory).bandwidth,
                            platform.path(p.host_memory, stage.device).bandwidth);
@@ -157,7 +163,7 @@ std::vector<StageProgram> plan_stage_programs(const Workload& workload, const Pl
       std::string who = where;
       for (std::size_t o = s + 1; !per_stage && option.limit > 0 && o < plan.stages.size(); ++o) {
         const Stage& other = plan.stages[o];
-        const double bw = option.policy == "both" ? [&] {
+        const double bw = uses_host_memory(option.policy) ? [&] {
           const int h = host_memory_of(platform, other.device);
           return h < 0 ? 0.0 : std::min(platform.path(other.device, h).bandwidth, platform.path(h, other.device).bandwidth);
         }() : 0.0;

@@ -22,6 +22,7 @@ struct Change {
 std::vector<Operation> replay_with_transfers(const Chain& chain, const std::vector<Step>& steps, double bandwidth) {
   const int L = chain.length();
   std::vector<bool> plain(L + 1, false), tape(L + 1, false), on_cpu(L + 1, false);
+  std::vector<bool> cpu_tape(L + 1, false);  // the CPU copy is ā^i (offloaded after F_all^i), not a^i
   std::vector<double> arrival(L + 1, kNever), offload_end(L + 1, kNever);
   int gradient = L;  // δ^L is counted from the start, like a^0
   double gpu_free = 0, link_free = 0;
@@ -45,8 +46,7 @@ std::vector<Operation> replay_with_transfers(const Chain& chain, const std::vect
       plain[i - 1] = false;
       changes.push_back({end, -chain.a(i - 1)});
     };
-    auto transfer_time = [&]() {
-      const double size = chain.a(i);
+    auto transfer_time = [&](double size) {
       if (size == 0) return 0.0;
       if (bandwidth <= 0) fail("transfer over a link of bandwidth 0");
       return size / bandwidth;
@@ -90,8 +90,9 @@ std::vector<Operation> replay_with_transfers(const Chain& chain, const std::vect
         break;
       }
       case OpKind::Offload:
-        if (!plain[i]) fail("nothing to offload (a^i not on the GPU)");
-        op.duration = transfer_time();
+        if (!plain[i] && !tape[i]) fail("nothing to offload (a^i not on the GPU)");
+        cpu_tape[i] = tape[i];
+        op.duration = transfer_time(tape[i] ? layer.tape_size : layer.output_size);
         op.start = std::max({link_free, gpu_free, arrival[i]});
         link_free = offload_end[i] = op.start + op.duration;
         on_cpu[i] = true;
@@ -99,17 +100,17 @@ std::vector<Operation> replay_with_transfers(const Chain& chain, const std::vect
       case OpKind::Prefetch:
         if (!on_cpu[i]) fail("nothing to prefetch (a^i never offloaded)");
         if (plain[i] || tape[i]) fail("a^i already on the GPU");
-        op.duration = transfer_time();
+        op.duration = transfer_time(cpu_tape[i] ? layer.tape_size : layer.output_size);
         op.start = std::max(link_free, gpu_free);
         link_free = arrival[i] = op.start + op.duration;
-        changes.push_back({op.start, chain.a(i)});
-        plain[i] = true;
+        changes.push_back({op.start, cpu_tape[i] ? layer.tape_size : layer.output_size});
+        (cpu_tape[i] ? tape : plain)[i] = true;
         break;
       case OpKind::Free:
-        if (!plain[i]) fail("nothing to free (a^i not on the GPU)");
+        if (!plain[i] && !tape[i]) fail("nothing to free (a^i not on the GPU)");
         op.start = std::max({gpu_free, offload_end[i], arrival[i]});
-        changes.push_back({op.start, -chain.a(i)});
-        plain[i] = false;
+        changes.push_back({op.start, -(tape[i] ? layer.tape_size : layer.output_size)});
+        plain[i] = tape[i] = false;
         offload_end[i] = kNever;
         gpu_free = op.start;
         break;

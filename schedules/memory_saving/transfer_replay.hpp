@@ -16,10 +16,11 @@ namespace pipesim::memory_saving {
 // - compute steps (F_all, F_ck, F_none, B) and frees run in list order on the
 //   GPU, each once the previous one has ended and its inputs are on the GPU
 //   (a prefetched input: once its prefetch has ended);
-// - Offload i copies a^i to CPU memory and Prefetch i copies it back; they
+// - Offload i copies a^i to CPU memory (the tape ā^i if F_all^i's tape is on
+//   the GPU) and Prefetch i copies it back (as a tape then); they
 //   run in list order on the link (size / bandwidth each), each once the
 //   link is free and the GPU work listed before it has ended;
-// - Free i drops a^i from the GPU; after an Offload of a^i it waits for the
+// - Free i drops a^i (or the tape ā^i) from the GPU; after an Offload of a^i it waits for the
 //   offload's end (the GPU memory of an offloaded value is released then).
 // Memory: an operation holds its output and overhead from its start, frees
 // its inputs and overhead at its end; a prefetch holds a^i from its start.
