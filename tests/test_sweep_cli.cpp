@@ -207,6 +207,22 @@ TEST(SweepCli, MergedShardsEqualTheSingleRunByteForByte) {
   EXPECT_FALSE(fs::exists(partial));
 }
 
+// Usage mistakes in 'sweep merge' point to its own help, not to 'sweep --help'.
+TEST(SweepCli, MergeUsageErrorsPointToMergeHelp) {
+  const CliResult none = run_pipesim("sweep merge");
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_EQ(none.out, "");
+  EXPECT_EQ(none.err, "pipesim: error: DIR is required; see 'pipesim sweep merge --help'\n");
+  const CliResult no_output = run_pipesim("sweep merge " + temp_path("merge-in"));
+  EXPECT_EQ(no_output.exit_code, 2);
+  EXPECT_EQ(no_output.err, "pipesim: error: --output is required; see 'pipesim sweep merge --help'\n");
+  const CliResult unknown = run_pipesim("sweep merge --bogus");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_EQ(unknown.err, "pipesim: error: unknown option --bogus; see 'pipesim sweep merge --help'\n");
+  // The sweep itself still points to 'sweep --help'.
+  EXPECT_EQ(run_pipesim("sweep").err, "pipesim: error: SPEC.yaml is required; see 'pipesim sweep --help'\n");
+}
+
 TEST(SweepCli, ResumingRerunsOnlyMissingRowsAndGivesTheSameTable) {
   const std::string spec = write_spec("resume"), out = folder_of(spec, "out");
   ASSERT_EQ(run_pipesim("sweep " + spec + " -o " + out + " -j 2").exit_code, 0);
