@@ -104,24 +104,35 @@ std::string usage_error_line(const CLI::App& root, const CLI::ParseError& error)
     if (extra[0].size() > 1 && extra[0][0] == '-') return usage_error_line("", "unknown option " + extra[0]);
     return usage_error_line("", "unknown command '" + extra[0] + "'" + expected);
   }
-  const CLI::App& command = *chosen.front();
+  // The deepest chosen command ("sweep merge"), so that the line points to its own --help.
+  const CLI::App* top = chosen.front();
+  const CLI::App* deepest = top;
+  std::string name = top->get_name();
+  for (auto subs = deepest->get_subcommands([](const CLI::App* c) { return c->parsed(); }); !subs.empty();
+       subs = deepest->get_subcommands([](const CLI::App* c) { return c->parsed(); })) {
+    deepest = subs.front();
+    name += " " + deepest->get_name();
+  }
+  const CLI::App& command = *deepest;
   // An unknown option is the likely cause of whatever else went wrong.
-  for (const CLI::App* app : {&root, &command})
+  for (const CLI::App* app : {&root, top, deepest})
     for (const std::string& arg : app->remaining())
       if (arg.size() > 1 && arg[0] == '-')
-        return usage_error_line(app == &root ? "" : command.get_name(), "unknown option " + arg);
+        return usage_error_line(app == &root ? "" : app == top ? top->get_name() : name, "unknown option " + arg);
   std::vector<std::string> extra = command.remaining();
+  if (deepest != top)
+    for (const std::string& arg : top->remaining()) extra.push_back(arg);
   for (const std::string& arg : root.remaining()) extra.push_back(arg);  // after "--"
   if (!extra.empty())
-    return usage_error_line(command.get_name(), "unexpected argument '" + extra[0] + "' (" + command.get_name() +
-                                                    " takes " + positional_names(command) + ")");
+    return usage_error_line(name, "unexpected argument '" + extra[0] + "' (" + name + " takes " +
+                                      positional_names(command) + ")");
   std::string what = error.what();
   // "--json: 1 required FILE missing" -> "--json needs a value"
   const std::size_t colon = what.find(':');
   if (dynamic_cast<const CLI::ArgumentMismatch*>(&error) && colon != std::string::npos &&
       what.size() >= 8 && what.compare(what.size() - 8, 8, " missing") == 0)
     what = what.substr(0, colon) + " needs a value";
-  return usage_error_line(command.get_name(), what);
+  return usage_error_line(name, what);
 }
 
 }  // namespace pipesim

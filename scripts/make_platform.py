@@ -49,8 +49,19 @@ assumed 10 us for Ethernet through a TCP/IP stack):
     a GPU reaches another rail through its box's fabric first (PXN);
   ethernet: one NIC per box to one switch whose core link is shared by all
     inter-box traffic: boxes x NIC / oversubscription.
-Torus and dragonfly are SimGrid's own <cluster topology="TORUS|DRAGONFLY">
-(https://simgrid.org/doc/latest/Platform_examples.html); not generated here.
+Torus and dragonfly (`cluster --network torus|dragonfly`) are SimGrid's own
+<cluster topology="TORUS|DRAGONFLY" topo_parameters=...>
+(https://simgrid.org/doc/latest/Platform_examples.html, SimGrid's
+examples/platforms/cluster_torus.xml and cluster_dragonfly.xml): one host per
+node, so each node is one GPU (a box of several GPUs per node would need a
+zone per node, which the XML <cluster> cannot express); the cluster's <prop>
+children go to every host, so each GPU gets the preset's memory. Every link
+is one NIC (--nic, default 100 Gb/s) with the InfiniBand-class 2 us latency;
+SimGrid's dragonfly multiplies it by the number of links it states between
+two routers, chassis or groups. SimGrid 3.32's dragonfly routing reaches
+group j through router j of the first chassis (DragonflyZone.cpp), so it
+needs at least as many routers per chassis as groups; the generator refuses
+other shapes, which crash SimGrid.
 """
 import argparse
 import pathlib
@@ -195,6 +206,7 @@ GPUS = {
 }
 FABRICS = ("nvswitch", "nvlink-mesh", "pcie")
 BOX_NETWORKS = ("fat-tree", "rail", "ethernet")
+DIRECT_NETWORKS = ("torus", "dragonfly")  # SimGrid's <cluster topology=...>, one GPU per node
 
 
 def rate(text):
@@ -269,6 +281,55 @@ def cluster(boxes, gpus, preset="A100", fabric="nvswitch", network="fat-tree", n
     return zone("cluster", "Full", nodes, "".join(links), "".join(routes), what=what + ".")
 
 
+def torus_dims(text):
+    """'2,2,2' -> [2, 2, 2]: the size of each dimension, each >= 1."""
+    try:
+        dims = [int(d) for d in text.split(",")]
+    except ValueError:
+        dims = []
+    if not dims or min(dims) < 1:
+        raise argparse.ArgumentTypeError(f"expected sizes >= 1 separated by commas, like 2,2,2, got '{text}'")
+    return dims
+
+
+def dragonfly_parameters(text):
+    """SimGrid's 'groups,links;chassis,links;routers,links;nodes' -> [[g, l], [c, l], [r, l], [n]]."""
+    try:
+        parts = [[int(x) for x in part.split(",")] for part in text.split(";")]
+    except ValueError:
+        parts = []
+    if [len(p) for p in parts] != [2, 2, 2, 1] or min(min(p) for p in parts) < 1:
+        raise argparse.ArgumentTypeError("expected 'groups,links;chassis,links;routers,links;nodes' with every number >= 1, "
+                         f"like 2,1;2,1;2,1;2, got '{text}'")
+    if parts[0][0] > 1 and parts[2][0] < parts[0][0]:
+        # SimGrid 3.32's DragonflyZone joins group j through router j of a chassis: fewer routers crash it.
+        raise argparse.ArgumentTypeError(f"SimGrid's dragonfly routing needs at least as many routers per chassis as "
+                                         f"groups ({parts[0][0]}), got {parts[2][0]} in '{text}'")
+    return parts
+
+
+def direct_cluster(network, shape, preset="A100", nic=12.5e9):
+    """SimGrid's own torus or dragonfly <cluster>, one GPU per node (SHAPE from torus_dims or
+    dragonfly_parameters)."""
+    speed, memory, _, _, model = GPUS[preset]
+    if network == "torus":
+        nodes, topology, parameters = 1, "TORUS", ",".join(map(str, shape))
+        for d in shape:
+            nodes *= d
+        what = f"{nodes} {model} GPUs ({speed}, {memory}), one per node of a {'x'.join(map(str, shape))} torus"
+    else:
+        nodes, topology = shape[0][0] * shape[1][0] * shape[2][0] * shape[3][0], "DRAGONFLY"
+        parameters = ";".join(",".join(map(str, p)) for p in shape)
+        what = (f"{nodes} {model} GPUs ({speed}, {memory}), one per node of a dragonfly of {shape[0][0]} groups x "
+                f"{shape[1][0]} chassis x {shape[2][0]} routers x {shape[3][0]} nodes")
+    what += f", every link {gbps(nic)}, latency 2us."
+    return (HEADER.format(what=what)
+            + f'  <cluster id="{network}" topology="{topology}" topo_parameters="{parameters}" prefix="gpu" '
+              f'radical="0-{nodes - 1}" suffix="" speed="{speed}" bw="{gbps(nic)}" lat="2us">\n'
+            + f'    <prop id="memory" value="{memory}"/>\n'
+            + "  </cluster>\n</platform>\n")
+
+
 # The shipped platforms: file name -> text.
 SHIPPED = {
     "nvswitch-4gpu.xml": lambda: box(4),
@@ -301,20 +362,47 @@ def main(argv):
     c = commands.add_parser("cluster", help="write a cluster of BOXES x GPUS GPUs (see cluster --help)",
                             description="Writes a SimGrid platform of BOXES boxes of GPUS GPUs (the figures "
                                         "are cited in this script's docstring and docs/platform-format.md).")
-    c.add_argument("--boxes", type=int, default=1, help="boxes (default 1)")
-    c.add_argument("--gpus", type=int, required=True, help="GPUs per box")
+    c.add_argument("--boxes", type=int, help="boxes (default 1; not with torus or dragonfly)")
+    c.add_argument("--gpus", type=int, help="GPUs per box (required, except with torus or dragonfly: one per node)")
     c.add_argument("--gpu", choices=sorted(GPUS), default="A100", help="GPU preset (default A100)")
-    c.add_argument("--fabric", choices=FABRICS, default="nvswitch", help="inside a box (default nvswitch)")
-    c.add_argument("--network", choices=BOX_NETWORKS, default="fat-tree", help="between boxes (default fat-tree)")
+    c.add_argument("--fabric", choices=FABRICS, help="inside a box (default nvswitch; not with torus or dragonfly)")
+    c.add_argument("--network", choices=BOX_NETWORKS + DIRECT_NETWORKS, default="fat-tree",
+                   help="between boxes (default fat-tree), or SimGrid's torus or dragonfly of one-GPU nodes")
     c.add_argument("--nic", type=rate, default=rate("100Gbps"), help="NIC rate, e.g. 100Gbps or 12.5GBps")
-    c.add_argument("--oversubscription", type=float, default=1.0,
+    c.add_argument("--oversubscription", type=float,
                    help="fat-tree and ethernet: downlink/uplink ratio (default 1)")
+    c.add_argument("--torus-dims", type=torus_dims, metavar="X,Y,...",
+                   help="with --network torus: the nodes along each dimension, e.g. 2,2,2 (8 GPUs)")
+    c.add_argument("--dragonfly", type=dragonfly_parameters, metavar="G,L;C,L;R,L;N",
+                   help="with --network dragonfly: SimGrid's topo_parameters, groups,links;chassis,links;"
+                        "routers,links;nodes per router, e.g. '2,1;2,1;2,1;2' (16 GPUs)")
     c.add_argument("-o", "--output", metavar="FILE", help="the platform file (default: standard output)")
     args = parser.parse_args(argv)
     if args.command == "cluster":
-        if args.boxes < 1 or args.gpus < 1 or args.oversubscription < 1 or args.nic <= 0:
-            c.error("--boxes and --gpus must be >= 1, --oversubscription >= 1, --nic > 0")
-        text = cluster(args.boxes, args.gpus, args.gpu, args.fabric, args.network, args.nic, args.oversubscription)
+        if args.nic <= 0:
+            c.error("--nic must be > 0")
+        if args.network in DIRECT_NETWORKS:
+            shape = args.torus_dims if args.network == "torus" else args.dragonfly
+            option = "--torus-dims" if args.network == "torus" else "--dragonfly"
+            if shape is None:
+                c.error(f"--network {args.network} needs {option}")
+            if args.gpus not in (None, 1) or args.boxes is not None or args.fabric or args.oversubscription:
+                c.error(f"--network {args.network}: each node is one GPU (SimGrid's <cluster> has one host per node); "
+                        "--boxes, --gpus other than 1, --fabric and --oversubscription do not apply")
+            if (args.torus_dims if args.network == "dragonfly" else args.dragonfly) is not None:
+                c.error(f"--torus-dims goes with --network torus, --dragonfly with --network dragonfly")
+            text = direct_cluster(args.network, shape, args.gpu, args.nic)
+        else:
+            if args.torus_dims is not None or args.dragonfly is not None:
+                c.error("--torus-dims and --dragonfly go with --network torus and --network dragonfly")
+            if args.gpus is None:
+                c.error("the following arguments are required: --gpus")
+            boxes = 1 if args.boxes is None else args.boxes
+            oversubscription = 1.0 if args.oversubscription is None else args.oversubscription
+            if boxes < 1 or args.gpus < 1 or oversubscription < 1:
+                c.error("--boxes and --gpus must be >= 1, --oversubscription >= 1, --nic > 0")
+            text = cluster(boxes, args.gpus, args.gpu, args.fabric or "nvswitch", args.network, args.nic,
+                           oversubscription)
         if args.output:
             pathlib.Path(args.output).write_text(text)
         else:

@@ -2,6 +2,10 @@
 // XML that pipesim runs.
 #include <gtest/gtest.h>
 
+#include <boost/property_tree/json_parser.hpp>
+#include <boost/property_tree/ptree.hpp>
+#include <fstream>
+
 #include "tests/cli_runner.hpp"
 
 namespace pipesim {
@@ -48,6 +52,60 @@ TEST(MakePlatformCluster, RailFatTreeEthernetAndMeshRoutes) {
     EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
   }
   EXPECT_EQ(generate("--gpus 0", "bad.xml"), "");  // refused
+}
+
+// The devices of a `pipesim run --json` file and the bytes its links carried (each hop counts).
+struct RunTotals {
+  std::size_t devices = 0, links_used = 0;
+  double link_bytes = 0;
+};
+RunTotals totals(const std::string& json) {
+  boost::property_tree::ptree tree;
+  boost::property_tree::read_json(json, tree);
+  RunTotals t;
+  t.devices = tree.get_child("devices").size();
+  for (const auto& [_, link] : tree.get_child("links")) {
+    const double bytes = link.get<double>("bytes");
+    t.link_bytes += bytes;
+    if (bytes > 0) ++t.links_used;
+  }
+  return t;
+}
+
+TEST(MakePlatformCluster, TorusAndDragonflyAreSimGridClustersOfOneGpuNodes) {
+  if (std::system("python3 --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
+  const std::string torus = generate("--network torus --torus-dims 2,2,2", "torus.xml");
+  EXPECT_TRUE(has(torus, "<cluster id=\"torus\" topology=\"TORUS\" topo_parameters=\"2,2,2\" prefix=\"gpu\" "
+                         "radical=\"0-7\" suffix=\"\" speed=\"156Tf\" bw=\"12.5GBps\" lat=\"2us\">\n"
+                         "    <prop id=\"memory\" value=\"80GiB\"/>\n  </cluster>"));
+  const std::string dragonfly = generate("--network dragonfly --dragonfly '2,1;2,1;2,1;2' --gpu H100 --nic 200Gbps",
+                                         "dragonfly.xml");
+  EXPECT_TRUE(has(dragonfly, "topology=\"DRAGONFLY\" topo_parameters=\"2,1;2,1;2,1;2\" prefix=\"gpu\" "
+                             "radical=\"0-15\" suffix=\"\" speed=\"495Tf\" bw=\"25GBps\""));
+
+  // tiny.yaml: 4 stages on gpu0..gpu3, 8 micro-batches of 16 MiB each way over 3 stage boundaries:
+  // 6 x 128 MiB sent. The links carry more: some transfers cross several links.
+  const double sent = 6 * 128.0 * 1024 * 1024;
+  const std::string json = temp_path("direct.json");
+  const CliResult t = run_pipesim("run " + temp_path("torus.xml") + " " + kRoot + "workloads/examples/tiny.yaml --json " + json);
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  const RunTotals on_torus = totals(json);
+  EXPECT_EQ(on_torus.devices, 8u);
+  EXPECT_EQ(on_torus.link_bytes, sent / 6 * 8);  // gpu1 and gpu2 differ in 2 coordinates: 2 hops each way
+  EXPECT_EQ(on_torus.links_used, 6u);
+  const CliResult d = run_pipesim("run " + temp_path("dragonfly.xml") + " " + kRoot + "workloads/examples/tiny.yaml --json " + json);
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  const RunTotals on_dragonfly = totals(json);
+  EXPECT_EQ(on_dragonfly.devices, 16u);
+  // node - router - node within a router (2 links), node - router - router - node across routers (3).
+  EXPECT_EQ(on_dragonfly.link_bytes, sent / 6 * 14);
+  EXPECT_EQ(on_dragonfly.links_used, 10u);
+
+  // Refused: no shape, a box of several GPUs per node, a malformed shape.
+  EXPECT_EQ(generate("--network torus", "bad.xml"), "");
+  EXPECT_EQ(generate("--network torus --torus-dims 2,2 --gpus 8", "bad.xml"), "");
+  EXPECT_EQ(generate("--network dragonfly --dragonfly '2,1;2'", "bad.xml"), "");
+  EXPECT_EQ(generate("--gpus 4 --torus-dims 2,2", "bad.xml"), "");
 }
 
 }  // namespace
