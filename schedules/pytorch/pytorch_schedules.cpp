@@ -74,6 +74,19 @@ GeneratedSchedule zbv(const Workload& w, const Platform& platform) {
   return build(w, platform, zbv_orders(rank_count(w, platform, 2), w.microbatches));
 }
 
+// DualPipeV: its overlapped pairs run side by side on two lanes of the device
+// (build_orders_graph), sharing its speed.
+GeneratedSchedule dualpipev(const Workload& w, const Platform& platform) {
+  check_params(w, {});
+  ExplicitOrders generated;
+  try {
+    generated = dualpipev_orders(rank_count(w, platform, 2), w.microbatches);
+  } catch (const std::invalid_argument& e) {  // fewer micro-batches than stages, which PyTorch refuses
+    throw InputError(w.file, "microbatches", e.what());
+  }
+  return build(w, platform, std::move(generated));
+}
+
 // schedule: {name: csv, file: orders.csv}: the file's path is relative to
 // the workload's folder; micro-batches from the workload, else from the file.
 GeneratedSchedule csv(const Workload& w, const Platform& platform) {
@@ -128,6 +141,7 @@ const bool registered =
                       orders_size) &&
     register_schedule({"zb-h1"}, zb_h1, orders_size) && register_schedule({"zb-h2"}, zb_h2, orders_size) &&
     register_schedule({"zbv", "schedulezbvzerobubble", "zbvzerobubble", "zb-v"}, zbv, orders_size) &&
+    register_schedule({"dualpipev", "scheduledualpipev"}, dualpipev, orders_size) &&
     register_schedule({"csv"}, csv, orders_size);
 
 }  // namespace
