@@ -73,6 +73,41 @@ TEST(PytorchCli, DualPipeVCsvRunsAsTheGenerator) {
   EXPECT_EQ(read_text(exported), read_text(kRoot + "tests/data/pytorch/dualpipev_4rank_10mb.csv"));
 }
 
+// A CSV row on host memory (kind host: rank 8 of the A100 platform) is one
+// error line, for run (as generate() refuses any schedule's compute there)
+// and for validate, which does not go through generate().
+TEST(PytorchCli, ARankOnHostMemoryIsRefused) {
+  std::string orders;
+  for (int s = 0; s < 9; ++s) orders += std::to_string(s) + "F0," + std::to_string(s) + "B0\n";
+  const std::string csv = write_file("host-rank.csv", orders);
+  const std::string platform = kRoot + "platforms/a100-8gpu-pcie-host.xml";
+  const std::string message = "pipesim: error: " + csv +
+                              ": line 9 (rank 8): rank 8 is 'host-memory', which is host memory (kind host) and runs "
+                              "no stage; leave its row empty or put the compute devices first in the platform\n";
+  const std::string layers = "layers:\n  - {forward: 1ms, backward: 2ms, activation: 1MiB, repeat: 9}\n";
+  CliResult r = run_pipesim("run " + platform + " " +
+                            write_file("host-rank.yaml", layers + "schedule: {name: csv, file: " + csv + "}\n"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, message);
+  r = run_pipesim("validate " + platform + " " + write_file("host-rank-validate.yaml", "microbatches: 1\n" + layers) + " " + csv);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, message);
+}
+
+// An alias (PyTorch's class name, any case) reports its schedule's canonical name.
+TEST(PytorchCli, AnAliasReportsTheCanonicalName) {
+  const std::string json = temp_path("alias.json");
+  const CliResult r = run_pipesim("run " + write_file("p2.xml", complete_platform_xml(2)) + " " +
+                                  write_file("alias.yaml", "microbatches: 4\n" + kUnitLayers +
+                                                               "schedule: ScheduleZBVZeroBubble\n") +
+                                  " --json " + json);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(line_of(r.out, "schedule"), "schedule              zbv");
+  EXPECT_NE(read_text(json).find("\"schedule\": \"zbv\""), std::string::npos);
+}
+
 // validate runs the CSV and reports the same makespan and bubbles beside the verdict.
 TEST(PytorchCli, ValidateReportsTheSimulatedMakespanAndBubbles) {
   const std::string workload = write_file("zb1p-validate.yaml", "microbatches: 8\n" + kUnitLayers);
@@ -268,8 +303,9 @@ INSTANTIATE_TEST_SUITE_P(
                 "such as 2F0, 1I3, 0W1 or 3B2, an overlapped pair (aFm;bBn)OVERLAP_F_B (or SEND_F, RECV_F, SEND_B, RECV_B "
                 "in the comms format), got '0X0'"},
         BadCase{"missing_backward", "0F0,0F1,0B0\n1F0,1B0,1F1,1B1\n", kCsvWorkload("missing_backward"),
-                "TMP/missing_backward.csv: no backward (B, or I and W) of stage 0 for micro-batch 1 (the workload "
-                "has micro-batches 0..1)"},
+                "TMP/missing_backward.csv: no backward (B, or I and W) of stage 0 for micro-batch 1 (micro-batches "
+                "0..1: the workload gives no microbatches, so 2 = 1 + the largest micro-batch in "
+                "TMP/missing_backward.csv)"},
         BadCase{"missing_microbatch", "0F0,0B0\n1F0,1B0\n",
                 "microbatches: 3\n" + kCsvWorkload("missing_microbatch"),
                 "TMP/missing_microbatch.csv: no F of stage 0 for micro-batches 1..2 (the workload has micro-batches "

@@ -214,6 +214,15 @@ std::vector<std::pair<int, int>> orders_stage_layers(const ExplicitOrders& order
   return layers;
 }
 
+void check_ranks_compute(const ExplicitOrders& orders, const Platform& platform) {
+  for (std::size_t r = 0; r < orders.ranks.size() && r < static_cast<std::size_t>(platform.size()); ++r)
+    if (!orders.ranks[r].empty() && is_host_memory(platform.devices[r]))
+      throw InputError(orders.file, "line " + std::to_string(r + 1) + " (rank " + std::to_string(r) + ")",
+                       "rank " + std::to_string(r) + " is '" + platform.devices[r].name +
+                           "', which is host memory (kind host) and runs no stage; leave its row empty or put the "
+                           "compute devices first in the platform");
+}
+
 namespace {
 
 int slot(TaskKind kind) {

@@ -115,7 +115,8 @@ void check_comms(const ExplicitOrders& orders, int M, const Platform& platform, 
 
 }  // namespace
 
-std::vector<Violation> validate_orders(const ExplicitOrders& orders, int M, const Platform& platform) {
+std::vector<Violation> validate_orders(const ExplicitOrders& orders, int M, const Platform& platform,
+                                       bool microbatches_from_file) {
   std::vector<Violation> out;
   const int S = orders.stages;
   const int R = static_cast<int>(orders.ranks.size());
@@ -204,7 +205,11 @@ std::vector<Violation> validate_orders(const ExplicitOrders& orders, int M, cons
       else if (b.empty() && (i.empty() || w.empty()))
         add("structure", (i.empty() ? W + " without " + I : I + " without " + W) + ": a split backward needs both halves", r);
     }
-    const std::string tail = " (the workload has micro-batches 0.." + std::to_string(M - 1) + ")";
+    const std::string tail =
+        microbatches_from_file
+            ? " (micro-batches 0.." + std::to_string(M - 1) + ": the workload gives no microbatches, so " +
+                  std::to_string(M) + " = 1 + the largest micro-batch in " + orders.file + ")"
+            : " (the workload has micro-batches 0.." + std::to_string(M - 1) + ")";
     if (!no_forward.empty())
       add("structure", "no F of stage " + std::to_string(s) + " for micro-batch" + ranges(no_forward) + tail, r);
     if (!no_backward.empty())

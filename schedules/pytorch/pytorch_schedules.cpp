@@ -3,7 +3,6 @@
 // per-rank orders (rank r = device r) and builds them with
 // build_orders_graph. Which PyTorch class each follows: docs/pytorch.md.
 #include <algorithm>
-#include <filesystem>
 #include <stdexcept>
 #include <string>
 
@@ -106,13 +105,11 @@ GeneratedSchedule csv(const Workload& w, const Platform& platform) {
   const auto it = w.schedule_params.find("file");
   if (it == w.schedule_params.end() || it->second.empty())
     throw InputError(w.file, "schedule.file", "expected the path of a PyTorch compute CSV (schedule: {name: csv, file: orders.csv})");
-  namespace fs = std::filesystem;
-  const fs::path given(it->second);
-  const std::string path =
-      given.is_absolute() ? given.string() : (fs::path(w.file).parent_path() / given).string();
+  const std::string path = schedule_file_path(w);
   ExplicitOrders orders = read_orders_csv(path);
+  check_ranks_compute(orders, platform);
   const int M = w.microbatches > 0 ? w.microbatches : orders.microbatches();
-  const std::vector<Violation> wrong = validate_orders(orders, M, platform);
+  const std::vector<Violation> wrong = validate_orders(orders, M, platform, w.microbatches <= 0);
   if (!wrong.empty()) throw InputError(path, "", wrong.front().message);
   const auto layers = orders_stage_layers(orders, w, platform);
   return {build_orders_graph(orders, layers, w, platform, M, w.iterations, comm_seconds).graph, std::nullopt};
