@@ -108,6 +108,26 @@ TEST(PytorchCli, AnAliasReportsTheCanonicalName) {
   EXPECT_NE(read_text(json).find("\"schedule\": \"zbv\""), std::string::npos);
 }
 
+// A pair in the comms format, derived by hand (F 1 s, B 2 s, free
+// transfers): gpu1 runs 1F0 [1,2], then (1F1;1B0) from 2: 1F1 ends at 4,
+// 1B0 at 5 (shared speed), 1B1 [5,7]; gpu0's 0B0 [5,7], 0B1 [7,9]. With
+// comm_step 1s every SEND and RECV takes a step: the pair starts at 4 and
+// ends at 7, and gpu0 ends with RECV_B1 [10,11], 0B1 [11,13].
+TEST(PytorchCli, OverlappedPairInTheCommsFormat) {
+  write_file("pair-comms.csv",
+             "0F0,0SEND_F0,0F1,0SEND_F1,0RECV_B0,0B0,0RECV_B1,0B1\n"
+             "1RECV_F0,1F0,1RECV_F1,(1F1;1B0)OVERLAP_F_B,1SEND_B0,1B1,1SEND_B1\n");
+  const std::string layers = "layers:\n  - {forward: 1s, backward: 2s, activation: 0B, repeat: 2}\n";
+  const std::string platform = write_file("p2.xml", complete_platform_xml(2));
+  for (const auto& [step, makespan] : {std::pair<std::string, std::string>{"", "9.00 s"}, {", comm_step: 1s", "13.00 s"}}) {
+    const CliResult r = run_pipesim(
+        "run " + platform + " " +
+        write_file("pair-comms.yaml", layers + "schedule: {name: csv, file: pair-comms.csv" + step + "}\n"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(line_of(r.out, "makespan"), "makespan              " + makespan) << step;
+  }
+}
+
 // validate runs the CSV and reports the same makespan and bubbles beside the verdict.
 TEST(PytorchCli, ValidateReportsTheSimulatedMakespanAndBubbles) {
   const std::string workload = write_file("zb1p-validate.yaml", "microbatches: 8\n" + kUnitLayers);
