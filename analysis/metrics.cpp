@@ -57,7 +57,7 @@ double steady_time_per_microbatch(const TaskGraph& graph, const Timeline& timeli
 
 namespace {
 
-// Share-weighted busy time per compute resource, for graphs that use lanes
+// Busy time (work at full speed) per compute resource, for graphs that use lanes
 // or shares; nothing otherwise, so other runs report exactly what they did.
 void resource_metrics(const TaskGraph& graph, const Timeline& timeline, const Platform& platform, Metrics& m) {
   bool lanes = false;
@@ -73,8 +73,14 @@ void resource_metrics(const TaskGraph& graph, const Timeline& timeline, const Pl
     const Task& task = graph.task(t);
     if (is_transfer(task.kind) || !ran(timeline, t)) continue;
     auto& resources = m.devices[task.device].resources;
-    if (task.resource >= 0 && static_cast<std::size_t>(task.resource) < resources.size())
-      resources[task.resource].busy_time += task.share * (timeline.finish[t] - timeline.start[t]);
+    if (task.resource < 0 || static_cast<std::size_t>(task.resource) >= resources.size()) continue;
+    // A task with a share runs at exactly it; one without may have split the
+    // speed with another lane (DualPipeV's pairs): its work at full speed.
+    const Device& device = platform.devices[task.device];
+    const double speed = device.resources.empty() ? device.speed : device.resources[task.resource].speed;
+    const double duration = timeline.finish[t] - timeline.start[t];
+    resources[task.resource].busy_time +=
+        task.share < 1 ? task.share * duration : (speed > 0 ? std::min(duration, task.amount / speed) : duration);
   }
   for (DeviceMetrics& dm : m.devices)
     for (ResourceMetrics& r : dm.resources) r.utilization = m.makespan > 0 ? r.busy_time / m.makespan : 0;

@@ -147,6 +147,9 @@ void replace(const std::string& path, const std::string& temporary, const Failur
 }  // namespace
 
 void OutputFiles::declare_input(const std::string& what, const std::string& path) {
+  for (const Output& output : outputs_)  // an input known only once the workload is read
+    if (same_file(output.path, path))
+      throw InputError(output.path, output.option, "is " + what + ", an input; choose another output file");
   inputs_.push_back({what, path});
 }
 

@@ -18,7 +18,9 @@ class OutputFiles {
   enum class Parent { MustExist, Create };
 
   // Records an input file, which no output may be. WHAT names it in the
-  // message ("the workload"). Declare inputs before outputs.
+  // message ("the workload"). Declare inputs before outputs where possible;
+  // an input declared later (the schedule file a workload names) is checked
+  // against the outputs declared so far. Throws InputError "OUTPUT: OPTION: WHAT".
   void declare_input(const std::string& what, const std::string& path);
 
   // Checks that PATH can be written as OPTION's output and records it. Its

@@ -95,6 +95,9 @@ int run_command(const RunOptions& options) {
     else
       workload.schedule_params[key] = value;
   }
+  // The pattern or CSV the workload's schedule reads is an input too.
+  if (const std::string file = schedule_file_path(workload); !file.empty())
+    outputs.declare_input("the schedule file", file);
   // Settings the schedule needs (cpu/optim:Lazy for shared resources), then the user's.
   std::vector<std::string> simgrid_config = schedule_simgrid_config(workload.schedule);
   simgrid_config.insert(simgrid_config.end(), options.simgrid_config.begin(), options.simgrid_config.end());
@@ -112,10 +115,11 @@ int run_command(const RunOptions& options) {
     pattern->simulated_period = simulated_period(*pattern, metrics, graph, timeline);
   }
   const PatternSummary* promised = pattern ? &*pattern : nullptr;
+  const std::string schedule_name = canonical_schedule_name(workload.schedule);  // an alias reports its schedule
 
   if (!options.json.empty()) {
     std::ostringstream text;
-    write_json_report(text, metrics, platform, workload.schedule, promised, schedule.split ? &*schedule.split : nullptr,
+    write_json_report(text, metrics, platform, schedule_name, promised, schedule.split ? &*schedule.split : nullptr,
                       &schedule.memory_saving);
     outputs.set(options.json, text.str());
   }
@@ -161,7 +165,7 @@ int run_command(const RunOptions& options) {
   }
   outputs.commit();
   if (!options.quiet)
-    write_summary(std::cout, metrics, platform, workload.schedule, promised, schedule.split ? &*schedule.split : nullptr,
+    write_summary(std::cout, metrics, platform, schedule_name, promised, schedule.split ? &*schedule.split : nullptr,
                       &schedule.memory_saving);
   return metrics.valid ? 0 : 1;
 }

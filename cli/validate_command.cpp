@@ -105,9 +105,10 @@ std::vector<Violation> check_orders_file(const std::string& path, const Workload
                                          std::optional<SimulatedRun>& run) {
   const Platform& platform = simulation.platform();
   const ExplicitOrders orders = read_orders_csv(path);
+  check_ranks_compute(orders, platform);  // as generate() refuses compute on host memory for `run`
   const auto layers = orders_stage_layers(orders, w, platform);
   const int M = w.microbatches > 0 ? w.microbatches : orders.microbatches();  // 0: left out (schedule csv)
-  std::vector<Violation> out = validate_orders(orders, M, platform);
+  std::vector<Violation> out = validate_orders(orders, M, platform, w.microbatches <= 0);
   if (std::any_of(out.begin(), out.end(), [](const Violation& v) { return v.kind == "structure"; })) return out;
   const OrdersGraph g = build_orders_graph(orders, layers, w, platform, M);
   const Timeline timeline = simulation.run(g.graph);

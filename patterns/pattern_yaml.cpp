@@ -306,9 +306,7 @@ Pattern load_workload_pattern(const Workload& w, const Platform& platform) {
     throw InputError(w.file, "schedule.file", "missing: the pattern file, as in schedule: {name: pattern, file: my.pattern.yaml}");
   if (!w.placement.automatic || w.placement.stages != 0)
     throw InputError(w.file, "placement", "not used with schedule 'pattern': the pattern file places every task");
-  std::filesystem::path path(file->second);
-  if (path.is_relative()) path = std::filesystem::path(w.file).parent_path() / path;
-  return load_pattern(path.string(), w, platform);
+  return load_pattern(schedule_file_path(w), w, platform);
 }
 
 void write_pattern_yaml(std::ostream& out, const Pattern& p, const Platform& platform) {

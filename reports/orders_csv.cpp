@@ -48,10 +48,23 @@ void write_orders_csv(std::ostream& os, const TaskGraph& g, const Timeline& tl) 
     }
   }
   while (!rows.empty() && rows.back().empty()) rows.pop_back();
+  auto cell = [&](TaskId id) {
+    const Task& t = g.task(id);
+    return std::to_string(t.stage) + letter(t.kind) + std::to_string(t.microbatch);
+  };
   for (const auto& row : rows) {
     for (std::size_t i = 0; i < row.size(); ++i) {
-      const Task& t = g.task(row[i]);
-      os << (i ? "," : "") << t.stage << letter(t.kind) << t.microbatch;
+      os << (i ? "," : "");
+      // Two ops side by side (TaskGraph::append_beside_previous): DualPipeV's pair cell.
+      if (i + 1 < row.size() && g.beside_previous(row[i + 1])) {
+        if (g.task(row[i]).kind != TaskKind::Forward)
+          throw std::invalid_argument("it runs " + g.describe(row[i + 1]) + " beside " + g.describe(row[i]) +
+                                      ", and PyTorch's overlapped pairs start with a forward");
+        os << '(' << cell(row[i]) << ';' << cell(row[i + 1]) << ")OVERLAP_F_B";
+        ++i;
+      } else {
+        os << cell(row[i]);
+      }
     }
     os << '\n';
   }

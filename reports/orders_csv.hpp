@@ -12,7 +12,9 @@ namespace pipesim {
 
 // Row d = device d (up to the last device that computes), cells
 // <stage><F|B|I|W><micro-batch> of the first iteration, in the device's
-// order (by simulated start for a device without one), comma-separated.
+// order (by simulated start for a device without one), comma-separated; a
+// task run beside the previous one (DualPipeV) shares its cell as
+// (aFm;bBn)OVERLAP_F_B.
 // Throws std::invalid_argument (the reason) for graphs PyTorch's format
 // cannot hold: other compute kinds (recompute, update, ...), tasks without a
 // stage, or a stage on two devices.

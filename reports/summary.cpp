@@ -117,7 +117,7 @@ void write_resources(std::ostream& os, const Metrics& m, const SplitPlan* split)
                       fmt::time(dm.resources[r].busy_time), fmt::percent(dm.resources[r].utilization)});
   }
   if (rows.size() == 1) return;
-  os << "\nresources (busy: share x duration of their tasks)\n";
+  os << "\nresources (busy: the work of their tasks at full speed)\n";
   write_table(os, rows);
 }
 

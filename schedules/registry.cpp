@@ -75,6 +75,11 @@ std::vector<std::string> schedule_names() {
   return names;
 }
 
+std::string canonical_schedule_name(const std::string& name) {
+  const Entry* e = find(name);
+  return e ? e->names.front() : name;
+}
+
 std::string schedule_names_text() {
   std::string text;
   for (const Entry& e : entries()) {

@@ -80,5 +80,8 @@ bool register_memory_saving(const std::string& canonical_name);
 std::vector<std::string> schedule_names();
 // "1f1b (1f1b-flush, pipedream-flush, schedule1f1b), 1f1b-pattern, ...": every name.
 std::string schedule_names_text();
+// The canonical name of a schedule given by any of its names ("zbv" for
+// "schedulezbvzerobubble"); the name itself when no schedule has it.
+std::string canonical_schedule_name(const std::string& name);
 
 }  // namespace pipesim

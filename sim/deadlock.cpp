@@ -10,7 +10,10 @@ std::string explain_deadlock(const TaskGraph& graph, const Timeline& timeline) {
   constexpr TaskId kNone = std::numeric_limits<TaskId>::max();
   auto unfinished = [&](TaskId t) { return std::isnan(timeline.finish[t]); };
   std::vector<TaskId> order_prev(graph.size(), kNone);
-  graph.for_each_order_link([&](TaskId previous, TaskId next) { order_prev[next] = previous; });
+  // Around groups side by side a task has several order predecessors: keep an unfinished one.
+  graph.for_each_order_link([&](TaskId previous, TaskId next) {
+    if (order_prev[next] == kNone || !unfinished(order_prev[next])) order_prev[next] = previous;
+  });
   // The task a blocked task waits for, and why.
   auto waits_for = [&](TaskId t, bool& by_order) {
     by_order = false;

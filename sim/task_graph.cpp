@@ -67,6 +67,17 @@ void TaskGraph::append_to_order(TaskId task) {
   device_order_.at(tasks_.at(task).device).push_back(task);
 }
 
+void TaskGraph::append_beside_previous(TaskId task) {
+  const auto& order = device_order_.at(tasks_.at(task).device);
+  if (order.empty()) throw std::invalid_argument("task graph: a task beside nothing in its device order");
+  const Task &a = tasks_[order.back()], &b = tasks_[task];
+  if (a.resource == b.resource && a.lane == b.lane)
+    throw std::invalid_argument("task graph: a task beside the previous one needs another lane");
+  if (beside_.size() < tasks_.size()) beside_.resize(tasks_.size(), false);
+  beside_[task] = true;
+  append_to_order(task);
+}
+
 std::string TaskGraph::describe(TaskId id) const {
   const Task& t = tasks_.at(id);
   std::string s(to_string(t.kind));

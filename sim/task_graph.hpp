@@ -92,7 +92,15 @@ class TaskGraph {
   // ordered task waits for the previous ordered task of its resource and
   // lane. Lanes with no ordered task run ready tasks by priority.
   void append_to_order(TaskId task);
-  // Calls f(previous, next) for every such consecutive pair of every device's order.
+  // Appends a compute task that runs beside the previous ordered task of its
+  // device, on another lane (DualPipeV's overlapped forward and backward).
+  // Around such a group the order is strict: every task of the group waits
+  // for every task of the group before it, and every task of the group after
+  // it for every task of this one (besides the per-lane links above).
+  void append_beside_previous(TaskId task);
+  bool beside_previous(TaskId task) const { return task < beside_.size() && beside_[task]; }
+  // Calls f(previous, next) for every order link: consecutive ordered tasks
+  // of one lane, and the links around groups (each pair once).
   template <class F>
   void for_each_order_link(F f) const;
 
@@ -118,6 +126,7 @@ class TaskGraph {
   std::vector<std::vector<TaskId>> device_order_;
   std::vector<MemoryEffect> memory_;
   std::vector<StaticMemory> static_memory_;
+  std::vector<bool> beside_;  // per task, sized on first use: runs beside the previous ordered task
 };
 
 template <class F>
@@ -127,9 +136,27 @@ void TaskGraph::for_each_order_link(F f) const {
     TaskId task;
   };
   std::vector<Last> last;
+  std::vector<TaskId> group, previous_group;
   for (const auto& order : device_order_) {
     last.clear();
-    for (const TaskId t : order) {
+    group.clear();
+    for (std::size_t i = 0; i <= order.size(); ++i) {
+      // A group ends where the next task does not run beside it: link it to the one before.
+      if (i == order.size() || !beside_previous(order[i])) {
+        if (!group.empty() && (group.size() > 1 || previous_group.size() > 1))
+          for (const TaskId t : group)
+            for (const TaskId p : previous_group) {
+              const Task& a = tasks_[p];
+              const Task& b = tasks_[t];
+              if (a.resource == b.resource && a.lane == b.lane) continue;  // a lane link covers it
+              f(p, t);
+            }
+        previous_group.swap(group);
+        group.clear();
+        if (i == order.size()) break;
+      }
+      const TaskId t = order[i];
+      group.push_back(t);
       const Task& task = tasks_[t];
       auto it = last.begin();
       while (it != last.end() && (it->resource != task.resource || it->lane != task.lane)) ++it;
@@ -140,6 +167,7 @@ void TaskGraph::for_each_order_link(F f) const {
         it->task = t;
       }
     }
+    previous_group.clear();
   }
 }
 

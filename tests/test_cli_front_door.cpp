@@ -237,6 +237,37 @@ TEST(CliOutputs, OutputThatIsAnInputIsRefused) {
   EXPECT_EQ(read_text(dir + "/graph.txt"), read_text(kResNet18));
 }
 
+// The file a workload's schedule reads (schedule csv, pattern) is an input
+// too: relative to the workload's folder, named directly or by another path.
+TEST(CliOutputs, TheScheduleFileIsAnInput) {
+  const std::string dir = fresh_dir("schedule-file");
+  write_inputs(dir);
+  fs::create_directory(dir + "/w");
+  const std::string orders = "0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1\n";
+  std::ofstream(dir + "/w/o.csv") << orders;
+  std::ofstream(dir + "/w/csv.yaml")
+      << "layers:\n  - {forward: 1ms, backward: 2ms, activation: 1MiB, repeat: 2}\nschedule: {name: csv, file: o.csv}\n";
+  expect_one_error_line(run_pipesim("run p.xml w/csv.yaml --json w/o.csv", "", dir),
+                        "pipesim: error: w/o.csv: --json: is the schedule file, an input; choose another output file");
+  expect_one_error_line(run_pipesim("run p.xml w/csv.yaml --quiet --export-orders ./w/../w/o.csv", "", dir),
+                        "pipesim: error: ./w/../w/o.csv: --export-orders: is the schedule file, an input; choose "
+                        "another output file");
+  EXPECT_EQ(read_text(dir + "/w/o.csv"), orders);
+  // A pattern file, exported over itself; and a file given with --schedule-param.
+  ASSERT_EQ(run_pipesim("run p.xml w.yaml --quiet --export-pattern w/pat.yaml", "", dir).exit_code, 0);
+  const std::string pattern = read_text(dir + "/w/pat.yaml");
+  std::ofstream(dir + "/w/pat-run.yaml")
+      << "microbatches: 4\nlayers:\n  - {forward: 1ms, backward: 2ms, activation: 1MiB, repeat: 2}\n"
+         "schedule: {name: pattern, file: pat.yaml}\n";
+  expect_one_error_line(run_pipesim("run p.xml w/pat-run.yaml --quiet --export-pattern w/pat.yaml", "", dir),
+                        "pipesim: error: w/pat.yaml: --export-pattern: is the schedule file, an input; choose "
+                        "another output file");
+  expect_one_error_line(run_pipesim("run p.xml w/csv.yaml --schedule-param file=pat.yaml --trace w/pat.yaml", "", dir),
+                        "pipesim: error: w/pat.yaml: --trace: is the schedule file, an input; choose another output "
+                        "file");
+  EXPECT_EQ(read_text(dir + "/w/pat.yaml"), pattern);
+}
+
 TEST(CliOutputs, DeviceIsWrittenInPlaceAndItsWriteErrorReported) {
   if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
   const std::string dir = fresh_dir("devfull");

@@ -82,6 +82,44 @@ TEST(EngineLanes, EachLaneRunsItsOrderOneTaskAtATime) {
   EXPECT_NEAR(tl.finish[b0], 4.0, 1e-9);
 }
 
+// Lanes without a share (DualPipeV's overlapped F and B) split the resource
+// fairly while both run, and a lone one gets all of it: the pair ends when
+// their work at full speed would, under the default TI model too.
+TEST(EngineLanes, UnboundedLanesShareTheResourceFairly) {
+  Simulation sim(complete_platform(1, "1GBps", "0s", "1Tf"));
+  TaskGraph g(1);
+  const TaskId f = g.add(compute(0, 1e12, 0));
+  const TaskId b = g.add(compute(0, 2e12, 1));
+  const Timeline tl = sim.run(g);
+  EXPECT_NEAR(tl.finish[f], 2.0, 1e-9);  // half of 1 Tf while both run
+  EXPECT_NEAR(tl.finish[b], 3.0, 1e-9);  // then all of it
+}
+
+// A task appended beside the previous one (DualPipeV's pair) starts after
+// what precedes the pair, and the task after the pair waits for both.
+TEST(EngineLanes, APairSideBySideIsOneStepOfTheOrder) {
+  Simulation sim(complete_platform(1, "1GBps", "0s", "1Tf"));
+  TaskGraph g(1);
+  const TaskId x = g.add(compute(0, 1e12));
+  const TaskId f = g.add(compute(0, 1e12));
+  const TaskId b = g.add(compute(0, 2e12, 1));
+  const TaskId y = g.add(compute(0, 1e12));
+  g.append_to_order(x);
+  g.append_to_order(f);
+  g.append_beside_previous(b);
+  g.append_to_order(y);
+  EXPECT_TRUE(g.beside_previous(b));
+  EXPECT_FALSE(g.beside_previous(f));
+  const Timeline tl = sim.run(g);
+  EXPECT_DOUBLE_EQ(tl.start[b], 1.0);  // after x, not beside it
+  EXPECT_NEAR(tl.finish[f], 3.0, 1e-9);
+  EXPECT_NEAR(tl.finish[b], 4.0, 1e-9);
+  EXPECT_NEAR(tl.start[y], 4.0, 1e-9);  // after both
+  TaskGraph same_lane(1);
+  same_lane.append_to_order(same_lane.add(compute(0, 1)));
+  EXPECT_THROW(same_lane.append_beside_previous(same_lane.add(compute(0, 1))), std::invalid_argument);
+}
+
 TEST(EngineLanes, ALaneDeadlockNamesTheDeviceOrder) {
   Simulation sim(complete_platform(1));
   TaskGraph g(1);

@@ -43,6 +43,91 @@ TEST(PytorchCli, RunsPyTorchsZb1pCsv) {
   EXPECT_NE(read_text(json).find("\"makespan\": 49,"), std::string::npos);
 }
 
+// PyTorch's DualPipeV artifact, run as a CSV (micro-batches from the file),
+// is the dualpipev schedule on 4 devices with 10 micro-batches: the same
+// JSON but for the schedule's name, and 63 s with unit costs and free
+// transfers (busy 2·10·3 s, plus the V's ramp of 3 forwards).
+TEST(PytorchCli, DualPipeVCsvRunsAsTheGenerator) {
+  const std::string layers =
+      "layers:\n  - {forward: 1s, backward: 2s, backward_input: 1s, backward_weight: 1s, activation: 0B, repeat: 8}\n";
+  write_file("dualpipev_4rank_10mb.csv", read_text(kRoot + "tests/data/pytorch/dualpipev_4rank_10mb.csv"));
+  const std::string platform = kRoot + "platforms/nvswitch-4gpu.xml";
+  const std::string a = temp_path("dualpipev-generated.json"), b = temp_path("dualpipev-csv.json");
+  CliResult r = run_pipesim("run " + platform + " " +
+                            write_file("dualpipev-generated.yaml", "microbatches: 10\n" + layers + "schedule: dualpipev\n") +
+                            " --json " + a);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(line_of(r.out, "schedule"), "schedule              dualpipev");
+  EXPECT_EQ(line_of(r.out, "makespan"), "makespan              63.00 s");
+  EXPECT_EQ(line_of(r.out, "  gpu3"), "  gpu3     44  60.00 s  3.00 s   4.8 %          0 B  80.00 GiB  -");
+  r = run_pipesim("run " + platform + " " +
+                  write_file("dualpipev-csv.yaml", layers + "schedule: {name: csv, file: dualpipev_4rank_10mb.csv}\n") +
+                  " --quiet --json " + b);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::regex name("\"schedule\": \"[^\"]*\"");
+  EXPECT_EQ(std::regex_replace(read_text(a), name, ""), std::regex_replace(read_text(b), name, ""));
+  // The export writes the pairs back as PyTorch's cells.
+  const std::string exported = temp_path("dualpipev-export.csv");
+  r = run_pipesim("run " + platform + " " + temp_path("dualpipev-csv.yaml") + " --quiet --export-orders " + exported);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_text(exported), read_text(kRoot + "tests/data/pytorch/dualpipev_4rank_10mb.csv"));
+}
+
+// A CSV row on host memory (kind host: rank 8 of the A100 platform) is one
+// error line, for run (as generate() refuses any schedule's compute there)
+// and for validate, which does not go through generate().
+TEST(PytorchCli, ARankOnHostMemoryIsRefused) {
+  std::string orders;
+  for (int s = 0; s < 9; ++s) orders += std::to_string(s) + "F0," + std::to_string(s) + "B0\n";
+  const std::string csv = write_file("host-rank.csv", orders);
+  const std::string platform = kRoot + "platforms/a100-8gpu-pcie-host.xml";
+  const std::string message = "pipesim: error: " + csv +
+                              ": line 9 (rank 8): rank 8 is 'host-memory', which is host memory (kind host) and runs "
+                              "no stage; leave its row empty or put the compute devices first in the platform\n";
+  const std::string layers = "layers:\n  - {forward: 1ms, backward: 2ms, activation: 1MiB, repeat: 9}\n";
+  CliResult r = run_pipesim("run " + platform + " " +
+                            write_file("host-rank.yaml", layers + "schedule: {name: csv, file: " + csv + "}\n"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, message);
+  r = run_pipesim("validate " + platform + " " + write_file("host-rank-validate.yaml", "microbatches: 1\n" + layers) + " " + csv);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, message);
+}
+
+// An alias (PyTorch's class name, any case) reports its schedule's canonical name.
+TEST(PytorchCli, AnAliasReportsTheCanonicalName) {
+  const std::string json = temp_path("alias.json");
+  const CliResult r = run_pipesim("run " + write_file("p2.xml", complete_platform_xml(2)) + " " +
+                                  write_file("alias.yaml", "microbatches: 4\n" + kUnitLayers +
+                                                               "schedule: ScheduleZBVZeroBubble\n") +
+                                  " --json " + json);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(line_of(r.out, "schedule"), "schedule              zbv");
+  EXPECT_NE(read_text(json).find("\"schedule\": \"zbv\""), std::string::npos);
+}
+
+// A pair in the comms format, derived by hand (F 1 s, B 2 s, free
+// transfers): gpu1 runs 1F0 [1,2], then (1F1;1B0) from 2: 1F1 ends at 4,
+// 1B0 at 5 (shared speed), 1B1 [5,7]; gpu0's 0B0 [5,7], 0B1 [7,9]. With
+// comm_step 1s every SEND and RECV takes a step: the pair starts at 4 and
+// ends at 7, and gpu0 ends with RECV_B1 [10,11], 0B1 [11,13].
+TEST(PytorchCli, OverlappedPairInTheCommsFormat) {
+  write_file("pair-comms.csv",
+             "0F0,0SEND_F0,0F1,0SEND_F1,0RECV_B0,0B0,0RECV_B1,0B1\n"
+             "1RECV_F0,1F0,1RECV_F1,(1F1;1B0)OVERLAP_F_B,1SEND_B0,1B1,1SEND_B1\n");
+  const std::string layers = "layers:\n  - {forward: 1s, backward: 2s, activation: 0B, repeat: 2}\n";
+  const std::string platform = write_file("p2.xml", complete_platform_xml(2));
+  for (const auto& [step, makespan] : {std::pair<std::string, std::string>{"", "9.00 s"}, {", comm_step: 1s", "13.00 s"}}) {
+    const CliResult r = run_pipesim(
+        "run " + platform + " " +
+        write_file("pair-comms.yaml", layers + "schedule: {name: csv, file: pair-comms.csv" + step + "}\n"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(line_of(r.out, "makespan"), "makespan              " + makespan) << step;
+  }
+}
+
 // validate runs the CSV and reports the same makespan and bubbles beside the verdict.
 TEST(PytorchCli, ValidateReportsTheSimulatedMakespanAndBubbles) {
   const std::string workload = write_file("zb1p-validate.yaml", "microbatches: 8\n" + kUnitLayers);
@@ -162,7 +247,7 @@ TEST_P(RoundTrip, ExportThenRunTheCsvGivesTheSameJson) {
 
 INSTANTIATE_TEST_SUITE_P(Pytorch, RoundTrip,
                          ::testing::Values("interleaved-1f1b", "looped-bfs", "interleaved-zb", "zb-h1", "zb-h2", "zbv",
-                                           "1f1b", "gpipe"),
+                                           "dualpipev", "1f1b", "gpipe"),
                          [](const auto& info) { return std::regex_replace(info.param, std::regex("-"), "_"); });
 
 TEST(PytorchCli, ExportWritesPyTorchsCells) {
@@ -235,10 +320,12 @@ INSTANTIATE_TEST_SUITE_P(
                 "weights live on one device)"},
         BadCase{"unknown_action", "0F0,0X0\n", kCsvWorkload("unknown_action"),
                 "TMP/unknown_action.csv: line 1 (rank 0), column 2: expected an op <stage><F|B|I|W><micro-batch> "
-                "such as 2F0, 1I3, 0W1 or 3B2 (or SEND_F, RECV_F, SEND_B, RECV_B in the comms format), got '0X0'"},
+                "such as 2F0, 1I3, 0W1 or 3B2, an overlapped pair (aFm;bBn)OVERLAP_F_B (or SEND_F, RECV_F, SEND_B, RECV_B "
+                "in the comms format), got '0X0'"},
         BadCase{"missing_backward", "0F0,0F1,0B0\n1F0,1B0,1F1,1B1\n", kCsvWorkload("missing_backward"),
-                "TMP/missing_backward.csv: no backward (B, or I and W) of stage 0 for micro-batch 1 (the workload "
-                "has micro-batches 0..1)"},
+                "TMP/missing_backward.csv: no backward (B, or I and W) of stage 0 for micro-batch 1 (micro-batches "
+                "0..1: the workload gives no microbatches, so 2 = 1 + the largest micro-batch in "
+                "TMP/missing_backward.csv)"},
         BadCase{"missing_microbatch", "0F0,0B0\n1F0,1B0\n",
                 "microbatches: 3\n" + kCsvWorkload("missing_microbatch"),
                 "TMP/missing_microbatch.csv: no F of stage 0 for micro-batches 1..2 (the workload has micro-batches "
@@ -246,9 +333,22 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"send_without_recv", "0F0,0SEND_F0,0RECV_B0,0B0\n1F0,1B0,1SEND_B0\n", kCsvWorkload("send_without_recv"),
                 "TMP/send_without_recv.csv: 0SEND_F0 on gpu0 (rank 0) at column 2 has no matching 1RECV_F0 on gpu1 "
                 "(rank 1)"},
-        BadCase{"overlap", "0F0,(0F1;1B0)OVERLAP_F_B\n", kCsvWorkload("overlap"),
-                "TMP/overlap.csv: line 1 (rank 0), column 2: DualPipeV's overlapped pairs '(aFm;bBn)OVERLAP_F_B' are "
-                "not supported: write the two ops as two cells, got '(0F1;1B0)OVERLAP_F_B'"},
+        BadCase{"overlap_two_devices", "0F0,(0F1;1B0)OVERLAP_F_B,0B0,0B1\n1F0,1F1,1B1\n",
+                kCsvWorkload("overlap_two_devices"),
+                "TMP/overlap_two_devices.csv: (0F1;1B0)OVERLAP_F_B on gpu0 (rank 0) at column 2: stage 1 runs on "
+                "gpu1 (rank 1) too, so the pair would run on two devices (an overlapped pair shares one device)"},
+        BadCase{"overlap_backward_first", "0F0,(0B0;0F1)OVERLAP_F_B,0B1\n", kCsvWorkload("overlap_backward_first"),
+                "TMP/overlap_backward_first.csv: line 1 (rank 0), column 2: an overlapped pair (aFm;bBn)OVERLAP_F_B "
+                "holds a forward, then a backward (B or I), got '(0B0;0F1)OVERLAP_F_B'"},
+        BadCase{"overlap_three_ops", "(0F0;0B0;0F1)OVERLAP_F_B,0B1\n", kCsvWorkload("overlap_three_ops"),
+                "TMP/overlap_three_ops.csv: line 1 (rank 0), column 1: expected an op <stage><F|B|I|W><micro-batch> "
+                "such as 2F0, 1I3, 0W1 or 3B2, an overlapped pair (aFm;bBn)OVERLAP_F_B (or SEND_F, RECV_F, SEND_B, "
+                "RECV_B in the comms format), got '0B0;0F1'"},
+        BadCase{"dualpipev_few_microbatches", "",
+                "microbatches: 7\nlayers:\n  - {forward: 1s, backward: 2s, activation: 1MiB, repeat: 8}\n"
+                "schedule: ScheduleDualPipeV\n",
+                "TMP/dualpipev_few_microbatches.yaml: microbatches: DualPipeV needs at least as many micro-batches as "
+                "stages (8), got 7"},
         BadCase{"no_file", "",
                 "microbatches: 1\nlayers:\n  - {forward: 1s, backward: 2s, activation: 1MiB}\nschedule: {name: csv}\n",
                 "TMP/no_file.yaml: schedule.file: expected the path of a PyTorch compute CSV (schedule: {name: csv, "

@@ -332,12 +332,26 @@ TEST(PytorchOrders, Zb1pCommsCsvIsValid) {
 namespace pipesim {
 namespace {
 
-// DualPipeV's orders (no schedule runs them yet: the overlapped pairs need
-// two tasks at once on a device) equal PyTorch's artifact for 4 ranks and
-// 10 micro-batches, cell for cell, overlapped pairs included.
+// DualPipeV's orders equal PyTorch's artifact for 4 ranks and 10
+// micro-batches, cell for cell, overlapped pairs included, written and read.
 TEST(PytorchOrders, DualPipeVIsPyTorchsCsv) {
   const std::string dir = std::string(PIPESIM_SOURCE_DIR) + "/tests/data/pytorch/";
   EXPECT_EQ(orders_csv_text(dualpipev_orders(4, 10)), testing::read_text(dir + "dualpipev_4rank_10mb.csv"));
+  const ExplicitOrders read = read_orders_csv(dir + "dualpipev_4rank_10mb.csv");
+  const ExplicitOrders made = dualpipev_orders(4, 10);
+  ASSERT_EQ(read.ranks.size(), made.ranks.size());
+  int pairs = 0;
+  for (std::size_t r = 0; r < made.ranks.size(); ++r) {
+    ASSERT_EQ(read.ranks[r].size(), made.ranks[r].size()) << r;
+    for (std::size_t i = 0; i < made.ranks[r].size(); ++i) {
+      EXPECT_EQ(cell_name(read.ranks[r][i]), cell_name(made.ranks[r][i])) << r << " " << i;
+      EXPECT_EQ(read.ranks[r][i].overlaps_next, made.ranks[r][i].overlaps_next) << r << " " << i;
+      pairs += made.ranks[r][i].overlaps_next;
+    }
+  }
+  EXPECT_EQ(pairs, 41);  // the file's OVERLAP_F_B cells
+  EXPECT_EQ(read.microbatches(), 10);
+  EXPECT_EQ(read.stages, 8);
   for (int p : {1, 2, 3, 4, 6})
     for (int M = 2 * p; M <= 2 * p + 8; ++M) {
       const ExplicitOrders o = dualpipev_orders(p, M);

@@ -6,6 +6,7 @@
 // bubble once their iterations tile; and the peak activations each keeps
 // in flight.
 #include <algorithm>
+#include <cstdio>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -63,7 +64,7 @@ Workload chain(const Case& c, double activation) {
     }
     w.layers.push_back(layer);
   }
-  if (c.v > 1 && c.schedule != "zbv") w.schedule_params["virtual_stages"] = std::to_string(c.v);
+  if (c.v > 1 && c.schedule != "zbv" && c.schedule != "dualpipev") w.schedule_params["virtual_stages"] = std::to_string(c.v);
   return w;
 }
 
@@ -78,6 +79,9 @@ double closed_form_makespan(const Case& c) {
   // ZB-H2, and ZB-V (PyTorch: zero bubble when T_F = T_B = T_W): only the
   // ramp of the first iteration, the iterations tile.
   if (c.schedule == "zb-h2" || c.schedule == "zbv") return busy + (c.p - 1) * F;
+  // DualPipeV with its pairs sharing the device (no published form for this
+  // model; hand-derived below for p = 2, M = 4): the same ramp of p-1 forwards.
+  if (c.schedule == "dualpipev") return busy + (c.p - 1) * F;
   ADD_FAILURE() << "no closed form for " << c.schedule;
   return 0;
 }
@@ -123,6 +127,8 @@ std::vector<Case> closed_form_cases() {
   for (int p : {2, 3, 4})
     for (int M : {2 * p - 1, 3 * p})
       for (int K : {1, 3}) cases.push_back({"zbv", p, 2, M, 1, 1, K});
+  for (int p : {1, 2, 3, 4})
+    for (int M : {2 * p, 2 * p + 1, 4 * p + 2}) cases.push_back({"dualpipev", p, 2, M});
   return cases;
 }
 
@@ -177,6 +183,62 @@ std::vector<Case> peak_cases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Pytorch, PeakActivations, ::testing::ValuesIn(peak_cases()), case_name);
+
+}  // namespace
+}  // namespace pipesim
+
+namespace pipesim {
+namespace {
+
+// DualPipeV on 2 devices, 4 micro-batches, unit costs (F 1 s, I 1 s, W 1 s,
+// B 2 s per stage), free transfers: every op's start and finish derived by
+// hand from the orders
+//   gpu0: 0F0 0F1 0F2 3F0 3I0 3W0 3F1 (0F3;3B1) (3F2;0B0) 3B2 (3F3;0B1) 3B3 0I2 0W2 0I3 0W3
+//   gpu1: 1F0 2F0 1F1 2F1 1F2 2B0 (2F2;1B0) (1F3;2B1) (2F3;1B1) 2B2 1B2 2I3 1I3 2W3 1W3
+// A pair starts when the ops before it have finished (each of its two ops
+// when its input is there too) and shares the device: each runs at half
+// speed while both run, at full speed alone. E.g. at 7 s gpu0 starts 0F3
+// (1 s of work) and 3B1 (2 s): 0F3 ends at 9, 3B1 has 1 s left and ends at
+// 10. (3F3;0B1) at 16: 0B1 waits for 1B1 (until 17), so 3F3 runs alone.
+TEST(DualPipeV, HandDerivedTimesWithUnitCosts) {
+  Case c{"dualpipev", 2, 2, 4};
+  Simulation sim(testing::complete_platform(2));
+  const TaskGraph g = generate_schedule(chain(c, 0), sim.platform());
+  const Timeline tl = sim.run(g);
+  ASSERT_TRUE(tl.completed()) << tl.deadlock;
+  const char* kinds = "FBIW";
+  auto name = [&](TaskId t) {
+    const Task& task = g.task(t);
+    const int k = task.kind == TaskKind::Forward ? 0 : task.kind == TaskKind::Backward ? 1
+                  : task.kind == TaskKind::BackwardInput ? 2 : 3;
+    return std::to_string(task.stage) + kinds[k] + std::to_string(task.microbatch);
+  };
+  auto times = [&](int d) {
+    std::string s;
+    for (TaskId t : g.device_order(d)) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "%s%s[%g,%g]", s.empty() ? "" : " ", name(t).c_str(), tl.start[t], tl.finish[t]);
+      s += buf;
+    }
+    return s;
+  };
+  EXPECT_EQ(times(0),
+            "0F0[0,1] 0F1[1,2] 0F2[2,3] 3F0[3,4] 3I0[4,5] 3W0[5,6] 3F1[6,7] 0F3[7,9] 3B1[7,10] 3F2[10,11] "
+            "0B0[11,13] 3B2[13,15] 3F3[16,17] 0B1[17,19] 3B3[19,21] 0I2[21,22] 0W2[22,23] 0I3[23,24] 0W3[24,25]");
+  EXPECT_EQ(times(1),
+            "1F0[1,2] 2F0[2,3] 1F1[3,4] 2F1[4,5] 1F2[5,6] 2B0[6,8] 2F2[8,10] 1B0[8,11] 1F3[11,13] 2B1[11,14] "
+            "2F3[14,16] 1B1[14,17] 2B2[17,19] 1B2[19,21] 2I3[21,22] 1I3[22,23] 2W3[23,24] 1W3[24,25]");
+  EXPECT_DOUBLE_EQ(tl.makespan, 25);  // busy 24 + (p-1)·T_F
+  // The pairs' second ops run on lane 1, the rest on lane 0.
+  for (TaskId t : g.device_order(0)) EXPECT_EQ(g.task(t).lane, g.beside_previous(t) ? 1 : 0) << name(t);
+  // The device's work is counted once: 24 s busy, and as much work on its resource.
+  const Metrics m = compute_metrics(g, tl, sim.platform(), 1);
+  for (int d = 0; d < 2; ++d) {
+    EXPECT_DOUBLE_EQ(m.devices[d].busy_time, 24);
+    ASSERT_EQ(m.devices[d].resources.size(), 1u);
+    EXPECT_DOUBLE_EQ(m.devices[d].resources[0].busy_time, 24);
+  }
+}
 
 }  // namespace
 }  // namespace pipesim

@@ -292,7 +292,7 @@ std::vector<Malformed> malformed() {
        kPatternHead + "  - {task: F1, device: gpu0, start: 4}\n  - {task: B1, device: gpu0, start: 1}\n" + two,
        "expected an offset in [0, period)"},
       {"missing_pattern", kPatternWorkload, "absent.yaml", "", "cannot open: no such file"},
-      {"csv_overlap_f_b", kTwoLayers, "o.csv", "0F0,(0F1;1B0)OVERLAP_F_B\n", "OVERLAP_F_B"},
+      {"csv_overlap_f_b", kTwoLayers, "o.csv", "0F0,(1B0;0F1)OVERLAP_F_B\n", "holds a forward, then a backward"},
       {"csv_sharding", kTwoLayers, "o.csv", "0F0,0UNSHARD\n", "sharding actions (UNSHARD, RESHARD, REDUCE_GRAD) are not supported"},
       {"csv_garbage", kTwoLayers, "o.csv", "0F0,hello\n", "got 'hello'"},
       {"csv_too_many_ranks", kTwoLayers, "o.csv", "0F0\n1F0\n2F0\n", "3 rows (ranks), but the platform has 2 devices"},

@@ -89,8 +89,19 @@ TEST(OrdersCsv, RejectsWhatItCannotRead) {
   ASSERT_EQ(comms.comms[0].size(), 1u);
   EXPECT_EQ(cell_name(comms.comms[0][0]), "0SEND_F0");
   EXPECT_EQ(comms.comms[0][0].after, 1);
-  EXPECT_NE(error_of("0F0\n0F1,(0F7;7B3)OVERLAP_F_B\n").find("line 2 (rank 1), column 2: DualPipeV's overlapped pairs"),
+  // DualPipeV's pairs: two ops of one cell, the F marked as overlapping the next.
+  const ExplicitOrders pair = parse_orders_csv("0F0\n0F1,(0F7;7B3)OVERLAP_F_B,1F2\n", "o.csv");
+  ASSERT_EQ(pair.ranks[1].size(), 4u);
+  EXPECT_EQ(cell_name(pair.ranks[1][1]), "0F7");
+  EXPECT_TRUE(pair.ranks[1][1].overlaps_next);
+  EXPECT_EQ(cell_name(pair.ranks[1][2]), "7B3");
+  EXPECT_FALSE(pair.ranks[1][2].overlaps_next);
+  EXPECT_EQ(pair.ranks[1][2].column, 2);
+  EXPECT_EQ(pair.ranks[1][3].column, 3);
+  EXPECT_EQ(pair.stages, 8);
+  EXPECT_NE(error_of("0F0\n(0F7;7W3)OVERLAP_F_B\n").find("line 2 (rank 1), column 1: an overlapped pair"),
             std::string::npos);
+  EXPECT_NE(error_of("(0F7;7B3)OVERLAP\n").find("expected an overlapped pair"), std::string::npos);
   EXPECT_NE(error_of("1UNSHARD\n").find("sharding actions"), std::string::npos);
   EXPECT_NE(error_of("0F0,F0\n").find("column 2: expected an op <stage><F|B|I|W><micro-batch>"), std::string::npos);
   EXPECT_NE(error_of("0F0,0Q0\n").find("got '0Q0'"), std::string::npos);

@@ -2,6 +2,7 @@
 // schedule, and where the stages go. Plain data, read from YAML.
 #pragma once
 
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -67,6 +68,15 @@ struct Workload {
   MemorySaving memory_saving;                      // a map: every stage
   std::vector<MemorySaving> memory_saving_stages;  // a list: one per stage (then memory_saving is none)
 };
+
+// The schedule's `file` parameter (schedule pattern, csv) as a path: relative
+// ones are relative to the workload's folder. "" when there is none.
+inline std::string schedule_file_path(const Workload& w) {
+  const auto it = w.schedule_params.find("file");
+  if (it == w.schedule_params.end() || it->second.empty()) return "";
+  const std::filesystem::path given(it->second);
+  return given.is_absolute() ? given.string() : (std::filesystem::path(w.file).parent_path() / given).string();
+}
 
 // Whether any stage saves memory.
 inline bool saves_memory(const Workload& w) {

@@ -34,16 +34,44 @@ struct Cell {
   bool comm = false;
   OrderedOp op;    // compute
   CommOp message;  // comm
+  bool pair = false;  // (aFm;bBn)OVERLAP_F_B: op is the F, second the B (or I)
+  OrderedOp second;
 };
+
+Cell parse_single(std::string_view cell, const std::string& file, const std::string& where, int column);
+
+// DualPipeV's (aFm;bBn)OVERLAP_F_B: a forward and a backward run at once.
+Cell parse_pair(std::string_view cell, const std::string& file, const std::string& where, int column) {
+  const std::string got = ", got '" + std::string(cell) + "'";
+  const std::string_view suffix = ")OVERLAP_F_B";
+  const std::size_t semicolon = cell.find(';');
+  if (cell.front() != '(' || cell.size() <= suffix.size() ||
+      cell.substr(cell.size() - suffix.size()) != suffix || semicolon == std::string_view::npos)
+    throw InputError(file, where, "expected an overlapped pair (aFm;bBn)OVERLAP_F_B such as (0F3;7B1)OVERLAP_F_B" + got);
+  const std::string_view first = trim(cell.substr(1, semicolon - 1)),
+                         second = trim(cell.substr(semicolon + 1, cell.size() - suffix.size() - semicolon - 1));
+  Cell out;
+  out.pair = true;
+  const Cell f = parse_single(first, file, where, column), b = parse_single(second, file, where, column);
+  if (f.comm || b.comm || f.op.kind != TaskKind::Forward ||
+      (b.op.kind != TaskKind::Backward && b.op.kind != TaskKind::BackwardInput))
+    throw InputError(file, where,
+                     "an overlapped pair (aFm;bBn)OVERLAP_F_B holds a forward, then a backward (B or I)" + got);
+  out.op = f.op;
+  out.op.overlaps_next = true;
+  out.second = b.op;
+  return out;
+}
 
 Cell parse_cell(std::string_view cell, const std::string& file, std::size_t row, int column) {
   const std::string where =
       "line " + std::to_string(row + 1) + " (rank " + std::to_string(row) + "), column " + std::to_string(column);
+  if (!cell.empty() && cell.front() == '(') return parse_pair(cell, file, where, column);
+  return parse_single(cell, file, where, column);
+}
+
+Cell parse_single(std::string_view cell, const std::string& file, const std::string& where, int column) {
   const std::string got = ", got '" + std::string(cell) + "'";
-  if (cell.find("OVERLAP_F_B") != std::string_view::npos)
-    throw InputError(file, where,
-                     "DualPipeV's overlapped pairs '(aFm;bBn)OVERLAP_F_B' are not supported: write the two ops as "
-                     "two cells" + got);
   std::size_t i = 0;
   while (i < cell.size() && is_digit(cell[i])) ++i;
   std::size_t j = i;
@@ -52,8 +80,8 @@ Cell parse_cell(std::string_view cell, const std::string& file, std::size_t row,
   while (k < cell.size() && is_digit(cell[k])) ++k;
   const std::string_view action = cell.substr(i, j - i);
   const char* expected =
-      "expected an op <stage><F|B|I|W><micro-batch> such as 2F0, 1I3, 0W1 or 3B2 (or SEND_F, RECV_F, SEND_B, RECV_B "
-      "in the comms format)";
+      "expected an op <stage><F|B|I|W><micro-batch> such as 2F0, 1I3, 0W1 or 3B2, an overlapped pair "
+      "(aFm;bBn)OVERLAP_F_B (or SEND_F, RECV_F, SEND_B, RECV_B in the comms format)";
   if (i == 0 || action.empty() || k != cell.size()) throw InputError(file, where, expected + got);
   const bool comm = action == "SEND_F" || action == "RECV_F" || action == "SEND_B" || action == "RECV_B";
   if (action == "UNSHARD" || action == "RESHARD" || action == "REDUCE_GRAD")
@@ -128,6 +156,10 @@ ExplicitOrders parse_orders_csv(const std::string& text, const std::string& file
       rank.push_back(parsed.op);
       orders.stages = std::max(orders.stages, rank.back().stage + 1);
       ++ops;
+      if (parsed.pair) {
+        rank.push_back(parsed.second);
+        orders.stages = std::max(orders.stages, rank.back().stage + 1);
+      }
     }
   }
   if (ops == 0) throw InputError(file, "", "no ops: expected one row per rank with cells such as 0F0, 0B0");
@@ -182,6 +214,15 @@ std::vector<std::pair<int, int>> orders_stage_layers(const ExplicitOrders& order
   return layers;
 }
 
+void check_ranks_compute(const ExplicitOrders& orders, const Platform& platform) {
+  for (std::size_t r = 0; r < orders.ranks.size() && r < static_cast<std::size_t>(platform.size()); ++r)
+    if (!orders.ranks[r].empty() && is_host_memory(platform.devices[r]))
+      throw InputError(orders.file, "line " + std::to_string(r + 1) + " (rank " + std::to_string(r) + ")",
+                       "rank " + std::to_string(r) + " is '" + platform.devices[r].name +
+                           "', which is host memory (kind host) and runs no stage; leave its row empty or put the "
+                           "compute devices first in the platform");
+}
+
 namespace {
 
 int slot(TaskKind kind) {
@@ -213,6 +254,12 @@ class OrdersBuilder {
       out_.graph.add_static_memory(s.device, MemoryCategory::Weights, s.weights);
       out_.graph.add_static_memory(s.device, MemoryCategory::Gradients, s.weights);
     }
+    // The second op of an overlapped pair runs on lane 1, beside its forward.
+    lane1_.assign(4, std::vector<bool>(static_cast<std::size_t>(S_) * M_, false));
+    for (const auto& rank : orders_.ranks)
+      for (std::size_t i = 0; i + 1 < rank.size(); ++i)
+        if (rank[i].overlaps_next)
+          lane1_[slot(rank[i + 1].kind)][static_cast<std::size_t>(rank[i + 1].stage) * M_ + rank[i + 1].microbatch] = true;
     for (it_ = 0; it_ < iterations; ++it_) {
       for (auto& table : ids_) table.assign(static_cast<std::size_t>(S_) * M_, kNone);
       tf_ = tb_ = ids_[0];
@@ -225,12 +272,20 @@ class OrdersBuilder {
         continue;
       }
       for (const auto& rank : orders_.ranks)
-        for (const OrderedOp& op : rank) out_.graph.append_to_order(at(slot(op.kind), op.stage, op.microbatch));
+        for (std::size_t i = 0; i < rank.size(); ++i) append(rank, i, at(slot(rank[i].kind), rank[i].stage, rank[i].microbatch));
     }
     return std::move(out_);
   }
 
  private:
+  // Op i of a rank's order: beside the previous one when they form a pair.
+  void append(const std::vector<OrderedOp>& rank, std::size_t i, TaskId id) {
+    if (i > 0 && rank[i - 1].overlaps_next)
+      out_.graph.append_beside_previous(id);
+    else
+      out_.graph.append_to_order(id);
+  }
+
   TaskId& at(int kind, int s, int m) { return ids_[kind][static_cast<std::size_t>(s) * M_ + m]; }
   TaskId& tf(int s, int m) { return tf_[static_cast<std::size_t>(s) * M_ + m]; }  // s -> s+1
   TaskId& tb(int s, int m) { return tb_[static_cast<std::size_t>(s) * M_ + m]; }  // s+1 -> s
@@ -248,6 +303,7 @@ class OrdersBuilder {
     t.microbatch = m;
     t.iteration = it_;
     t.priority = static_cast<double>(it_) * M_ + m;
+    t.lane = lane1_[slot(kind)][static_cast<std::size_t>(s) * M_ + m] ? 1 : 0;
     const TaskId id = out_.graph.add(t, deps);
     out_.names.push_back(cell_name({kind, s, m, 0}));
     return id;
@@ -320,6 +376,7 @@ class OrdersBuilder {
       const CommOp* comm;  // null: the compute op
       const OrderedOp* op;
       TaskId id;
+      bool beside = false;  // the second op of an overlapped pair
     };
     const int R = static_cast<int>(orders_.ranks.size());
     std::vector<std::vector<Item>> rows(R);
@@ -335,7 +392,9 @@ class OrdersBuilder {
             send_at[{comms[c].action, comms[c].stage, comms[c].microbatch}] = {r, static_cast<int>(rows[r].size())};
           rows[r].push_back({&comms[c], nullptr, kNone});
         }
-        if (i < ops.size()) rows[r].push_back({nullptr, &ops[i], at(slot(ops[i].kind), ops[i].stage, ops[i].microbatch)});
+        if (i < ops.size())
+          rows[r].push_back({nullptr, &ops[i], at(slot(ops[i].kind), ops[i].stage, ops[i].microbatch),
+                             i > 0 && ops[i - 1].overlaps_next});
       }
     }
     // Sends depend on compute only; receives on whatever precedes their send,
@@ -379,7 +438,10 @@ class OrdersBuilder {
     for (int r = 0; r < R; ++r)
       for (const Item& item : rows[r]) {
         if (item.id == kNone) throw std::invalid_argument("explicit orders: the receives wait on each other");
-        out_.graph.append_to_order(item.id);
+        if (item.beside)
+          out_.graph.append_beside_previous(item.id);
+        else
+          out_.graph.append_to_order(item.id);
       }
   }
 
@@ -390,6 +452,7 @@ class OrdersBuilder {
   double comm_seconds_;  // < 0: SEND and RECV cells are not simulated
   OrdersGraph out_;
   std::vector<TaskId> ids_[4], tf_, tb_;  // ids_[F, B, I, W][s * M + m]
+  std::vector<std::vector<bool>> lane1_;  // [F, B, I, W][s * M + m]: the second op of an overlapped pair
 };
 
 }  // namespace

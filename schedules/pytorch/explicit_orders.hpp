@@ -21,9 +21,9 @@ struct OrderedOp {
   int stage = 0;
   int microbatch = 0;
   int column = 0;  // 1-based column in its row, for messages
-  // DualPipeV: this op (an F) and the next (a B) form one
-  // (aFm;bBn)OVERLAP_F_B cell, meant to run at once on the device. Only
-  // dualpipev_orders sets it; nothing runs such orders yet.
+  // DualPipeV: this op (an F) and the next (a B or I) form one
+  // (aFm;bBn)OVERLAP_F_B cell and run at once on the device, the second on
+  // lane 1 (build_orders_graph).
   bool overlaps_next = false;
 };
 
@@ -79,9 +79,9 @@ struct ExplicitOrders {
 };
 
 // Throws InputError ("FILE: line 2 (rank 1), column 5: WHAT") for anything
-// but F, B, I, W and SEND_F, RECV_F, SEND_B, RECV_B cells: DualPipeV's
-// OVERLAP_F_B pairs, sharding actions, garbage; also for a file without
-// compute ops.
+// but F, B, I, W, (aFm;bBn)OVERLAP_F_B (an F, then a B or I) and SEND_F,
+// RECV_F, SEND_B, RECV_B cells: sharding actions, garbage; also for a file
+// without compute ops.
 ExplicitOrders parse_orders_csv(const std::string& text, const std::string& file);
 ExplicitOrders read_orders_csv(const std::string& path);
 
@@ -92,6 +92,11 @@ ExplicitOrders read_orders_csv(const std::string& path);
 // on different devices have a route. Throws InputError.
 std::vector<std::pair<int, int>> orders_stage_layers(const ExplicitOrders& orders, const Workload& workload,
                                                      const Platform& platform);
+
+// A CSV's rows are ranks, and rank r is device r: a row with ops on host
+// memory (kind host) is an InputError "FILE: line N (rank r): ..." (what
+// generate() refuses for every schedule, found before validate runs too).
+void check_ranks_compute(const ExplicitOrders& orders, const Platform& platform);
 
 struct OrdersGraph {
   TaskGraph graph;

@@ -37,8 +37,8 @@ ExplicitOrders zb_h2_orders(int ranks, int microbatches);
 // DualPipeV (ScheduleDualPipeV; DeepSeek-V3's DualPipe folded into a V):
 // two stages per rank in a V, forward and backward of two micro-batches
 // paired in OVERLAP_F_B cells (OrderedOp::overlaps_next), the other
-// backwards whole or split. Orders only: running a pair concurrently needs
-// two tasks at once on one device, which the task graph cannot say yet.
+// backwards whole or split; build_orders_graph runs each pair's two ops side
+// by side on two lanes of the device.
 // Throws std::invalid_argument when microbatches < 2·ranks (PyTorch's rule).
 ExplicitOrders dualpipev_orders(int ranks, int microbatches);
 

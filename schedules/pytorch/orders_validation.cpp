@@ -115,7 +115,8 @@ void check_comms(const ExplicitOrders& orders, int M, const Platform& platform, 
 
 }  // namespace
 
-std::vector<Violation> validate_orders(const ExplicitOrders& orders, int M, const Platform& platform) {
+std::vector<Violation> validate_orders(const ExplicitOrders& orders, int M, const Platform& platform,
+                                       bool microbatches_from_file) {
   std::vector<Violation> out;
   const int S = orders.stages;
   const int R = static_cast<int>(orders.ranks.size());
@@ -144,6 +145,24 @@ std::vector<Violation> validate_orders(const ExplicitOrders& orders, int M, cons
       else
         places[slot(op.kind)][static_cast<std::size_t>(op.stage) * M + op.microbatch].push_back({r, i, &op});
     }
+  // An overlapped pair shares one device: neither of its stages may run elsewhere.
+  for (int r = 0; r < R; ++r) {
+    const auto& ops = orders.ranks[r];
+    for (std::size_t i = 0; i + 1 < ops.size(); ++i) {
+      if (!ops[i].overlaps_next) continue;
+      for (const OrderedOp* op : {&ops[i], &ops[i + 1]})
+        for (int other : stage_on[op->stage])
+          if (other != r) {
+            add("structure",
+                "(" + cell_name(ops[i]) + ";" + cell_name(ops[i + 1]) + ")OVERLAP_F_B on " + rank_text(platform, r) +
+                    " at column " + std::to_string(ops[i].column) + ": stage " + std::to_string(op->stage) +
+                    " runs on " + rank_text(platform, other) +
+                    " too, so the pair would run on two devices (an overlapped pair shares one device)",
+                r);
+            break;
+          }
+    }
+  }
   for (int s = 0; s < S; ++s) {
     if (!has_ops[s]) {
       add("structure",
@@ -186,7 +205,11 @@ std::vector<Violation> validate_orders(const ExplicitOrders& orders, int M, cons
       else if (b.empty() && (i.empty() || w.empty()))
         add("structure", (i.empty() ? W + " without " + I : I + " without " + W) + ": a split backward needs both halves", r);
     }
-    const std::string tail = " (the workload has micro-batches 0.." + std::to_string(M - 1) + ")";
+    const std::string tail =
+        microbatches_from_file
+            ? " (micro-batches 0.." + std::to_string(M - 1) + ": the workload gives no microbatches, so " +
+                  std::to_string(M) + " = 1 + the largest micro-batch in " + orders.file + ")"
+            : " (the workload has micro-batches 0.." + std::to_string(M - 1) + ")";
     if (!no_forward.empty())
       add("structure", "no F of stage " + std::to_string(s) + " for micro-batch" + ranges(no_forward) + tail, r);
     if (!no_backward.empty())

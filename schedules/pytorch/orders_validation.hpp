@@ -14,6 +14,9 @@ namespace pipesim {
 // for every stage and micro-batch, no stage without ops) and dependencies
 // (a device that runs a consumer before a producer it holds itself).
 // Dependencies between devices show up as a deadlock when run.
-std::vector<Violation> validate_orders(const ExplicitOrders& orders, int microbatches, const Platform& platform);
+// microbatches_from_file: the workload gave no count, so it is 1 + the
+// largest micro-batch the orders name, and the messages say so.
+std::vector<Violation> validate_orders(const ExplicitOrders& orders, int microbatches, const Platform& platform,
+                                       bool microbatches_from_file = false);
 
 }  // namespace pipesim

@@ -3,7 +3,6 @@
 // per-rank orders (rank r = device r) and builds them with
 // build_orders_graph. Which PyTorch class each follows: docs/pytorch.md.
 #include <algorithm>
-#include <filesystem>
 #include <stdexcept>
 #include <string>
 
@@ -74,6 +73,19 @@ GeneratedSchedule zbv(const Workload& w, const Platform& platform) {
   return build(w, platform, zbv_orders(rank_count(w, platform, 2), w.microbatches));
 }
 
+// DualPipeV: its overlapped pairs run side by side on two lanes of the device
+// (build_orders_graph), sharing its speed.
+GeneratedSchedule dualpipev(const Workload& w, const Platform& platform) {
+  check_params(w, {});
+  ExplicitOrders generated;
+  try {
+    generated = dualpipev_orders(rank_count(w, platform, 2), w.microbatches);
+  } catch (const std::invalid_argument& e) {  // fewer micro-batches than stages, which PyTorch refuses
+    throw InputError(w.file, "microbatches", e.what());
+  }
+  return build(w, platform, std::move(generated));
+}
+
 // schedule: {name: csv, file: orders.csv}: the file's path is relative to
 // the workload's folder; micro-batches from the workload, else from the file.
 GeneratedSchedule csv(const Workload& w, const Platform& platform) {
@@ -93,13 +105,11 @@ GeneratedSchedule csv(const Workload& w, const Platform& platform) {
   const auto it = w.schedule_params.find("file");
   if (it == w.schedule_params.end() || it->second.empty())
     throw InputError(w.file, "schedule.file", "expected the path of a PyTorch compute CSV (schedule: {name: csv, file: orders.csv})");
-  namespace fs = std::filesystem;
-  const fs::path given(it->second);
-  const std::string path =
-      given.is_absolute() ? given.string() : (fs::path(w.file).parent_path() / given).string();
+  const std::string path = schedule_file_path(w);
   ExplicitOrders orders = read_orders_csv(path);
+  check_ranks_compute(orders, platform);
   const int M = w.microbatches > 0 ? w.microbatches : orders.microbatches();
-  const std::vector<Violation> wrong = validate_orders(orders, M, platform);
+  const std::vector<Violation> wrong = validate_orders(orders, M, platform, w.microbatches <= 0);
   if (!wrong.empty()) throw InputError(path, "", wrong.front().message);
   const auto layers = orders_stage_layers(orders, w, platform);
   return {build_orders_graph(orders, layers, w, platform, M, w.iterations, comm_seconds).graph, std::nullopt};
@@ -128,6 +138,7 @@ const bool registered =
                       orders_size) &&
     register_schedule({"zb-h1"}, zb_h1, orders_size) && register_schedule({"zb-h2"}, zb_h2, orders_size) &&
     register_schedule({"zbv", "schedulezbvzerobubble", "zbvzerobubble", "zb-v"}, zbv, orders_size) &&
+    register_schedule({"dualpipev", "scheduledualpipev"}, dualpipev, orders_size) &&
     register_schedule({"csv"}, csv, orders_size);
 
 }  // namespace

@@ -104,7 +104,12 @@ class Executor {
       for (const TaskId* d = graph_.deps_begin(t); d != graph_.deps_end(t); ++d) succ_ids_[fill[*d]++] = t;
     }
     graph_.for_each_order_link([this](TaskId previous, TaskId next) {
-      order_next_[previous] = next;
+      if (order_next_[previous] == kNone) {
+        order_next_[previous] = next;
+      } else {  // a task before a group of tasks side by side (TaskGraph::append_beside_previous)
+        if (order_more_.empty()) order_more_.resize(graph_.size());
+        order_more_[previous].push_back(next);
+      }
       ++waiting_[next];
     });
   }
@@ -232,6 +237,9 @@ class Executor {
     for (std::uint32_t i = succ_offsets_[t]; i < succ_offsets_[t + 1]; ++i)
       if (--waiting_[succ_ids_[i]] == 0) make_ready(succ_ids_[i]);
     if (order_next_[t] != kNone && --waiting_[order_next_[t]] == 0) make_ready(order_next_[t]);
+    if (!order_more_.empty())
+      for (const TaskId next : order_more_[t])
+        if (--waiting_[next] == 0) make_ready(next);
     if (!is_transfer(task.kind)) {
       const std::uint32_t s = slot(t);
       busy_[s] = false;
@@ -266,6 +274,7 @@ class Executor {
   std::vector<std::uint32_t> succ_offsets_;
   std::vector<TaskId> succ_ids_;
   std::vector<TaskId> order_next_;
+  std::vector<std::vector<TaskId>> order_more_;  // further order successors; empty unless a graph has groups
   std::vector<s4u::ActivityPtr> live_;
   std::vector<s4u::ActivityPtr> graveyard_;
   std::vector<ReadyQueue> ready_;        // per slot, as busy_, greedy_ and tick_
