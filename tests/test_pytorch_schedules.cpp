@@ -148,6 +148,9 @@ int expected_peak(const Case& c, int r) {
   if (c.schedule == "zb-h2") return std::min(2 * p - 1, M);  // the paper's (2p-1)·M_B
   if (c.schedule == "zbv") return std::min(2 * p, 2 * M);    // the paper: 1F1B's p·M_B, in half-size stashes
   if (c.schedule == "looped-bfs") return v * M;
+  // DeepSeek's DualPipe table: activations PP + 1 per device for DualPipeV on
+  // PP / 2 devices, PP being the stages (here 2p, each a half-size stash).
+  if (c.schedule == "dualpipev") return 2 * p + 1;
   ADD_FAILURE() << c.schedule;
   return 0;
 }
@@ -178,6 +181,7 @@ std::vector<Case> peak_cases() {
     }
     cases.push_back({"looped-bfs", p, 2, 3});
     for (int M : {2 * p - 1, 2 * p}) cases.push_back({"zbv", p, 2, M});  // enough micro-batches to fill the V
+    for (int M : {2 * p, 3 * p, 5 * p}) cases.push_back({"dualpipev", p, 2, M});  // needs M >= 2p
   }
   return cases;
 }
