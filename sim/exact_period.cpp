@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -14,10 +15,10 @@
 namespace pipesim {
 namespace {
 
-struct Arc {
-  double delay;   // scaled
-  double tokens;
-  std::size_t index;  // into TimedEventGraph::arcs
+struct Arc {  // 16 bytes: there can be millions
+  double delay;         // scaled
+  int tokens;           // exact; Howard computes in double (TightFloat)
+  std::uint32_t index;  // into TimedEventGraph::arcs
 };
 // A compressed graph: one allocation for millions of arcs (a flush
 // schedule's pattern has every task of an iteration), out-arcs in arc order.
@@ -100,6 +101,22 @@ std::vector<int> find_cycle(const TimedEventGraph& g, Use use) {
   return {};
 }
 
+// The event graph for Howard, delays divided by `scale`: built from the arcs
+// in source order without copying them first (there can be millions), then
+// each arc's weights filled in that order; the arc index is freed on return.
+Graph compressed(const TimedEventGraph& g, double scale) {
+  const OutArcs all = out_arcs(g, [](const EventArc&) { return true; });
+  const Ends ends{&g};
+  Graph graph(boost::edges_are_sorted, boost::make_transform_iterator(all.ids.begin(), ends),
+              boost::make_transform_iterator(all.ids.end(), ends), g.nodes.size());
+  std::size_t k = 0;
+  for (const auto e : boost::make_iterator_range(boost::edges(graph))) {
+    const std::size_t i = all.ids[k++];
+    graph[e] = Arc{g.arcs[i].delay / scale, g.arcs[i].tokens, static_cast<std::uint32_t>(i)};
+  }
+  return graph;
+}
+
 std::string names(const TimedEventGraph& g, const std::vector<int>& cycle) {
   std::string s;
   for (int v : cycle) s += g.nodes[v] + " -> ";
@@ -135,17 +152,9 @@ ExactPeriod exact_period(const TimedEventGraph& g) {
     result.critical_cycle = any_cycle();
     return result;
   }
-  // Built from the arcs in source order without copying them first (the
-  // graph can have millions), then each arc's weights filled in that order.
-  const OutArcs all = out_arcs(g, [](const EventArc&) { return true; });
-  const Ends ends{&g};
-  Graph graph(boost::edges_are_sorted, boost::make_transform_iterator(all.ids.begin(), ends),
-              boost::make_transform_iterator(all.ids.end(), ends), static_cast<std::size_t>(n));
-  std::size_t k = 0;
-  for (const auto e : boost::make_iterator_range(boost::edges(graph))) {
-    const std::size_t i = all.ids[k++];
-    graph[e] = Arc{g.arcs[i].delay / scale, static_cast<double>(g.arcs[i].tokens), i};
-  }
+  if (g.arcs.size() > std::numeric_limits<std::uint32_t>::max())
+    throw std::invalid_argument("exact period: more than 2^32 arcs");
+  const Graph graph = compressed(g, scale);
   std::vector<boost::graph_traits<Graph>::edge_descriptor> cycle;
   const double ratio = boost::maximum_cycle_ratio(graph, boost::get(boost::vertex_index, graph),
                                                   boost::get(&Arc::delay, graph),
