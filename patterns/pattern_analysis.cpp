@@ -50,6 +50,12 @@ TimedEventGraph pattern_event_graph(const Pattern& p, const PatternTiming& t) {
   const std::vector<int> succ = p.successors();
   const std::vector<int> transfer = p.transfer_of();
   TimedEventGraph g;
+  // Sized once: a flush schedule's pattern has every task of an iteration.
+  g.nodes.reserve(p.ops.size() + p.transfers.size());
+  std::size_t chain_arcs = 0;
+  for (int i = 0; i < n; ++i)
+    if (succ[i] >= 0) chain_arcs += transfer[i] < 0 ? 1 : 2;
+  g.arcs.reserve(chain_arcs + p.ops.size() + p.transfers.size());  // chains, device and link cycles
   for (int i = 0; i < n; ++i) g.add_node(name(p, i));
   for (const PatternTransfer& tr : p.transfers) g.add_node(name(p, tr.from) + "->" + name(p, succ.at(tr.from)));
   auto transfer_node = [&](int t) { return n + t; };

@@ -2,22 +2,57 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <string>
 
-#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/compressed_sparse_row_graph.hpp>
 #include <boost/graph/howard_cycle_ratio.hpp>
+#include <boost/iterator/transform_iterator.hpp>
+#include <boost/range/iterator_range.hpp>
 
 namespace pipesim {
 namespace {
 
-struct Arc {
-  double delay;   // scaled
-  double tokens;
-  std::size_t index;  // into TimedEventGraph::arcs
+struct Arc {  // 16 bytes: there can be millions
+  double delay;         // scaled
+  int tokens;           // exact; Howard computes in double (TightFloat)
+  std::uint32_t index;  // into TimedEventGraph::arcs
 };
-using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property, Arc>;
+// A compressed graph: one allocation for millions of arcs (a flush
+// schedule's pattern has every task of an iteration), out-arcs in arc order.
+using Graph = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, Arc>;
+
+// Arc ids grouped by source node, in arc order within a node (counting sort):
+// offsets[v] .. offsets[v + 1] index `ids`.
+struct OutArcs {
+  std::vector<std::size_t> offsets;
+  std::vector<std::size_t> ids;
+};
+
+// An arc id's (from, to), for building the compressed graph.
+struct Ends {
+  const TimedEventGraph* g = nullptr;
+  std::pair<std::size_t, std::size_t> operator()(std::size_t a) const {
+    return {static_cast<std::size_t>(g->arcs[a].from), static_cast<std::size_t>(g->arcs[a].to)};
+  }
+};
+
+template <class Use>
+OutArcs out_arcs(const TimedEventGraph& g, Use use) {
+  const std::size_t n = g.nodes.size();
+  OutArcs out;
+  out.offsets.assign(n + 1, 0);
+  for (const EventArc& a : g.arcs)
+    if (use(a)) ++out.offsets[a.from + 1];
+  for (std::size_t v = 0; v < n; ++v) out.offsets[v + 1] += out.offsets[v];
+  out.ids.resize(out.offsets[n]);
+  std::vector<std::size_t> fill(out.offsets.begin(), out.offsets.end() - 1);
+  for (std::size_t a = 0; a < g.arcs.size(); ++a)
+    if (use(g.arcs[a])) out.ids[fill[g.arcs[a].from]++] = a;
+  return out;
+}
 
 // Boost's default tolerance is an absolute 0.005, far too coarse for delays
 // in seconds; delays are scaled to at most 1, so this is relative to the
@@ -33,9 +68,7 @@ struct TightFloat {
 template <class Use>
 std::vector<int> find_cycle(const TimedEventGraph& g, Use use) {
   const int n = static_cast<int>(g.nodes.size());
-  std::vector<std::vector<int>> out(n);
-  for (std::size_t a = 0; a < g.arcs.size(); ++a)
-    if (use(g.arcs[a])) out[g.arcs[a].from].push_back(g.arcs[a].to);
+  const OutArcs out = out_arcs(g, use);
   std::vector<char> color(n, 0);  // 0 new, 1 on the stack, 2 done
   std::vector<int> parent(n, -1);
   std::vector<std::pair<int, std::size_t>> stack;
@@ -45,12 +78,12 @@ std::vector<int> find_cycle(const TimedEventGraph& g, Use use) {
     stack.push_back({root, 0});
     while (!stack.empty()) {
       auto& [v, next] = stack.back();
-      if (next == out[v].size()) {
+      if (next == out.offsets[v + 1] - out.offsets[v]) {
         color[v] = 2;
         stack.pop_back();
         continue;
       }
-      const int w = out[v][next++];
+      const int w = g.arcs[out.ids[out.offsets[v] + next++]].to;
       if (color[w] == 1) {  // back arc: the cycle is w .. v on the stack
         std::vector<int> cycle;
         for (int u = v; u != w; u = parent[u]) cycle.push_back(u);
@@ -66,6 +99,22 @@ std::vector<int> find_cycle(const TimedEventGraph& g, Use use) {
     }
   }
   return {};
+}
+
+// The event graph for Howard, delays divided by `scale`: built from the arcs
+// in source order without copying them first (there can be millions), then
+// each arc's weights filled in that order; the arc index is freed on return.
+Graph compressed(const TimedEventGraph& g, double scale) {
+  const OutArcs all = out_arcs(g, [](const EventArc&) { return true; });
+  const Ends ends{&g};
+  Graph graph(boost::edges_are_sorted, boost::make_transform_iterator(all.ids.begin(), ends),
+              boost::make_transform_iterator(all.ids.end(), ends), g.nodes.size());
+  std::size_t k = 0;
+  for (const auto e : boost::make_iterator_range(boost::edges(graph))) {
+    const std::size_t i = all.ids[k++];
+    graph[e] = Arc{g.arcs[i].delay / scale, g.arcs[i].tokens, static_cast<std::uint32_t>(i)};
+  }
+  return graph;
 }
 
 std::string names(const TimedEventGraph& g, const std::vector<int>& cycle) {
@@ -91,26 +140,30 @@ ExactPeriod exact_period(const TimedEventGraph& g) {
   if (!zero.empty())
     throw std::invalid_argument("exact period: cycle with zero tokens (the schedule deadlocks): " +
                                 names(g, zero));
-  const auto any = find_cycle(g, [](const EventArc&) { return true; });
-  if (any.empty()) throw std::invalid_argument("exact period: the event graph has no cycle");
+  // Searched only when needed: one pass less over millions of arcs.
+  auto any_cycle = [&g] {
+    auto any = find_cycle(g, [](const EventArc&) { return true; });
+    if (any.empty()) throw std::invalid_argument("exact period: the event graph has no cycle");
+    return any;
+  };
 
   ExactPeriod result;
   if (scale == 0) {  // all delays zero: every cycle has ratio 0
-    result.critical_cycle = any;
+    result.critical_cycle = any_cycle();
     return result;
   }
-  Graph graph(n);
-  for (std::size_t i = 0; i < g.arcs.size(); ++i) {
-    const EventArc& a = g.arcs[i];
-    boost::add_edge(a.from, a.to, Arc{a.delay / scale, static_cast<double>(a.tokens), i}, graph);
-  }
+  if (g.arcs.size() > std::numeric_limits<std::uint32_t>::max())
+    throw std::invalid_argument("exact period: more than 2^32 arcs");
+  const Graph graph = compressed(g, scale);
   std::vector<boost::graph_traits<Graph>::edge_descriptor> cycle;
   const double ratio = boost::maximum_cycle_ratio(graph, boost::get(boost::vertex_index, graph),
                                                   boost::get(&Arc::delay, graph),
                                                   boost::get(&Arc::tokens, graph), &cycle,
                                                   TightFloat());
-  if (!std::isfinite(ratio) || cycle.empty())
+  if (!std::isfinite(ratio) || cycle.empty()) {
+    any_cycle();  // throws when there is no cycle at all (Howard's infinity)
     throw std::logic_error("exact period: cycle ratio computation failed");
+  }
   // Recompute the ratio from the critical cycle's original arcs, so the
   // period carries no scaling round-off.
   double delay = 0, tokens = 0;

@@ -109,6 +109,31 @@ TEST(Memory, EqualTimeTieBreaks) {
   }
 }
 
+// The same effects listed in task order (as graphs build them, the packed-key
+// sort) give the same trace as in any order (the general sort above).
+TEST(Memory, EqualTimeTieBreaksWithEffectsInTaskOrder) {
+  TaskGraph g(1);
+  for (int i = 0; i < 4; ++i) g.add(compute(0, i));
+  Timeline tl;
+  set_times(tl, {{0, 5}, {5, 6}, {5, 6}, {0, 5}});
+  g.add_memory(0, 0, C, Finish, 8);    // alloc AtFinish, task 0
+  g.add_memory(1, 0, G, Start, 2);     // alloc AtStart, task 1
+  g.add_memory(2, 0, A, Start, 1);     // alloc AtStart, task 2
+  g.add_memory(2, 0, W, Start, -16);   // free AtStart
+  g.add_memory(3, 0, C, Finish, 4);    // alloc AtFinish, task 3
+  g.add_memory(3, 0, O, Finish, -32);  // free AtFinish
+  g.add_memory(3, 0, A, Finish, 64);   // alloc AtFinish, task 3, listed after the one above
+  const auto trace = memory_trace(g, tl);
+  ASSERT_EQ(trace.size(), 7u);
+  const std::vector<MemoryCategory> order = {O, W, C, C, A, G, A};
+  const std::vector<double> bytes = {-32, -16, 8, 12, 64, 2, 65};
+  for (std::size_t i = 0; i < 7; ++i) {
+    EXPECT_EQ(trace[i].category, order[i]) << i;
+    EXPECT_EQ(trace[i].bytes, bytes[i]) << i;
+    EXPECT_EQ(trace[i].time, 5);
+  }
+}
+
 TEST(Memory, SkipsEffectsOfTasksThatDidNotRun) {
   TaskGraph g(1);
   g.add(compute(0, 0));

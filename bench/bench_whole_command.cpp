@@ -1,0 +1,101 @@
+// Issue 14: `pipesim run` (the whole command, as a process) against the bare
+// SimGrid reference (bench/bare/bare_pipeline.cpp) on the same inputs.
+// Each iteration runs both, alternated; the benchmark's (manual) time is
+// pipesim's. See bench/README.md.
+#include <benchmark/benchmark.h>
+#include <fcntl.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "bench/bare/pipeline_inputs.hpp"
+#include "bench/whole_command.hpp"
+#include "tests/fixtures.hpp"
+
+namespace {
+
+using pipesim::bench::run_command;
+
+const char* const kSchedules[] = {"1f1b", "gpipe"};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The "makespan" of pipesim's JSON (NaN when absent).
+double json_makespan(const std::string& json) {
+  const auto at = json.find("\"makespan\":");
+  return at == std::string::npos ? NAN : std::stod(json.substr(at + 11));
+}
+
+void BM_WholeCommand(benchmark::State& state) {
+  const std::string schedule = kSchedules[state.range(0)];
+  const int P = static_cast<int>(state.range(1)), M = static_cast<int>(state.range(2));
+  const std::string tag = schedule + "-" + std::to_string(P) + "-" + std::to_string(M);
+  const std::string platform =
+      pipesim::testing::write_file("whole-" + tag + ".xml", pipesim::bench::star_platform_xml(P));
+  const std::string workload =
+      pipesim::testing::write_file("whole-" + tag + ".yaml", pipesim::bench::uniform_workload_yaml(schedule, P, M));
+  const std::string json = pipesim::testing::temp_path("whole-" + tag + ".json");
+  const std::string out = pipesim::testing::temp_path("whole-" + tag + ".out");
+  auto number = [](double x) {
+    std::ostringstream s;
+    s.precision(17);
+    s << x;
+    return s.str();
+  };
+  const std::vector<std::string> pipesim_args = {PIPESIM_RUN_BINARY, "run", platform, workload, "--json", json,
+                                                 "--quiet"};
+  const std::vector<std::string> bare_args = {PIPESIM_BARE_BINARY, platform, schedule, std::to_string(P),
+                                              std::to_string(M), number(pipesim::bench::kForwardFlops),
+                                              number(pipesim::bench::kBackwardFlops),
+                                              number(pipesim::bench::kActivationBytes)};
+  double pipesim_s = 0, bare_s = 0, pipesim_rss = 0, bare_rss = 0, makespan = 0;
+  for (auto _ : state) {
+    const auto bare = run_command(bare_args, out);
+    const auto run = run_command(pipesim_args, "/dev/null");
+    if (bare.exit_code != 0 || run.exit_code != 0) {
+      state.SkipWithError(("exit " + std::to_string(bare.exit_code) + " (bare), " + std::to_string(run.exit_code) +
+                           " (pipesim)").c_str());
+      return;
+    }
+    const double bare_makespan = std::stod(slurp(out));
+    makespan = json_makespan(slurp(json));
+    if (!(std::abs(makespan - bare_makespan) <= 1e-9 * bare_makespan)) {
+      state.SkipWithError(("makespans differ: pipesim " + number(makespan) + ", bare " + number(bare_makespan)).c_str());
+      return;
+    }
+    state.SetIterationTime(run.seconds);
+    pipesim_s += run.seconds;
+    bare_s += bare.seconds;
+    pipesim_rss = std::max(pipesim_rss, run.peak_rss_kib / 1024.0);
+    bare_rss = std::max(bare_rss, bare.peak_rss_kib / 1024.0);
+  }
+  const double n = static_cast<double>(state.iterations());
+  state.counters["pipesim_s"] = pipesim_s / n;
+  state.counters["bare_s"] = bare_s / n;
+  state.counters["ratio"] = bare_s / pipesim_s;  // bare SimGrid time / pipesim time; 1 = as fast
+  state.counters["pipesim_rss_MiB"] = pipesim_rss;
+  state.counters["bare_rss_MiB"] = bare_rss;
+  state.counters["makespan"] = makespan;
+  state.counters["activities"] = 2.0 * P * M + 2.0 * (P - 1) * M;
+  state.SetLabel(schedule);
+}
+
+}  // namespace
+
+// schedule: 0 = 1f1b, 1 = gpipe.
+BENCHMARK(BM_WholeCommand)
+    ->ArgNames({"schedule", "P", "M"})
+    ->Args({0, 64, 1000})
+    ->Args({0, 64, 10000})
+    ->Args({0, 64, 40000})
+    ->Args({1, 64, 10000})
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kSecond);
