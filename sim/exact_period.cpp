@@ -117,6 +117,83 @@ Graph compressed(const TimedEventGraph& g, double scale) {
   return graph;
 }
 
+// Boost 1.74's Howard gives up after 100 policy improvements and returns the
+// best cycle found so far (howard_cycle_ratio.hpp: `k < 100`): on a large
+// flush pattern that is below the maximum. So the answer is certified.
+// Longest paths at weights delay - ratio * tokens, relaxed in rounds (each a
+// pass in topological order of the token-free arcs, which are acyclic),
+// settle exactly when no cycle has a larger ratio; while they do not, the
+// predecessor arcs soon close a cycle of positive weight, whose ratio is
+// larger, and the search restarts from it. Delays as scaled in `graph`.
+struct Critical {
+  double ratio = 0;                 // scaled
+  std::vector<std::uint32_t> arcs;  // indices into g.arcs, in cycle order
+};
+
+std::vector<std::uint32_t> token_free_order(const Graph& graph) {  // Kahn
+  const std::size_t n = boost::num_vertices(graph);
+  std::vector<std::uint32_t> indegree(n, 0), order;
+  order.reserve(n);
+  for (const auto e : boost::make_iterator_range(boost::edges(graph)))
+    if (graph[e].tokens == 0) ++indegree[boost::target(e, graph)];
+  for (std::size_t v = 0; v < n; ++v)
+    if (indegree[v] == 0) order.push_back(static_cast<std::uint32_t>(v));
+  for (std::size_t i = 0; i < order.size(); ++i)
+    for (const auto e : boost::make_iterator_range(boost::out_edges(static_cast<std::size_t>(order[i]), graph)))
+      if (graph[e].tokens == 0 && --indegree[boost::target(e, graph)] == 0)
+        order.push_back(static_cast<std::uint32_t>(boost::target(e, graph)));
+  return order;
+}
+
+constexpr std::uint32_t kNoArc = std::numeric_limits<std::uint32_t>::max();
+
+// A cycle among the predecessor arcs (one per node), in cycle order; empty if none.
+std::vector<std::uint32_t> predecessor_cycle(const TimedEventGraph& g, const std::vector<std::uint32_t>& pred) {
+  const std::size_t n = pred.size();
+  std::vector<std::uint32_t> walk(n, kNoArc);  // which walk reached a node first
+  for (std::size_t start = 0; start < n; ++start) {
+    std::size_t v = start;
+    while (walk[v] == kNoArc && pred[v] != kNoArc) walk[v] = static_cast<std::uint32_t>(start), v = g.arcs[pred[v]].from;
+    if (pred[v] == kNoArc || walk[v] != start) continue;  // a root, or an earlier walk
+    std::vector<std::uint32_t> cycle;
+    const std::size_t first = v;
+    do cycle.push_back(pred[v]), v = g.arcs[pred[v]].from;
+    while (v != first);
+    std::reverse(cycle.begin(), cycle.end());
+    return cycle;
+  }
+  return {};
+}
+
+Critical certify(const TimedEventGraph& g, const Graph& graph, double scale, Critical best) {
+  const std::size_t n = boost::num_vertices(graph);
+  const std::vector<std::uint32_t> order = token_free_order(graph);
+  constexpr double kTolerance = 1e-9;  // of the largest delay, 1 after scaling
+  std::vector<double> level(n);
+  std::vector<std::uint32_t> pred(n);
+  for (;;) {
+    std::fill(level.begin(), level.end(), 0.0);
+    std::fill(pred.begin(), pred.end(), kNoArc);
+    std::vector<std::uint32_t> larger;
+    for (std::size_t round = 0; round <= n && larger.empty(); ++round) {
+      bool changed = false;
+      for (const std::uint32_t v : order)
+        for (const auto e : boost::make_iterator_range(boost::out_edges(static_cast<std::size_t>(v), graph))) {
+          const Arc& a = graph[e];
+          const std::size_t w = boost::target(e, graph);
+          const double reach = level[v] + a.delay - best.ratio * a.tokens;
+          if (reach > level[w] + kTolerance) level[w] = reach, pred[w] = a.index, changed = true;
+        }
+      if (!changed) return best;  // settled: no cycle has a larger ratio
+      larger = predecessor_cycle(g, pred);
+    }
+    double delay = 0, tokens = 0;
+    for (const std::uint32_t a : larger) delay += g.arcs[a].delay / scale, tokens += g.arcs[a].tokens;
+    if (larger.empty() || tokens == 0 || !(delay / tokens > best.ratio)) return best;  // round-off only
+    best = {delay / tokens, std::move(larger)};
+  }
+}
+
 std::string names(const TimedEventGraph& g, const std::vector<int>& cycle) {
   std::string s;
   for (int v : cycle) s += g.nodes[v] + " -> ";
@@ -164,11 +241,14 @@ ExactPeriod exact_period(const TimedEventGraph& g) {
     any_cycle();  // throws when there is no cycle at all (Howard's infinity)
     throw std::logic_error("exact period: cycle ratio computation failed");
   }
+  Critical critical{ratio, {}};
+  for (auto e : cycle) critical.arcs.push_back(graph[e].index);
+  critical = certify(g, graph, scale, std::move(critical));
   // Recompute the ratio from the critical cycle's original arcs, so the
   // period carries no scaling round-off.
   double delay = 0, tokens = 0;
-  for (auto e : cycle) {
-    const EventArc& a = g.arcs[graph[e].index];
+  for (const std::uint32_t i : critical.arcs) {
+    const EventArc& a = g.arcs[i];
     result.critical_cycle.push_back(a.from);
     delay += a.delay;
     tokens += a.tokens;
