@@ -20,6 +20,7 @@
 #include "reports/pipeline_diagram.hpp"
 #include "reports/summary.hpp"
 #include "schedules/registry.hpp"
+#include "sim/engine/simgrid_settings.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/input_error.hpp"
 #include "sim/units.hpp"
@@ -98,8 +99,9 @@ int run_command(const RunOptions& options) {
   // The pattern or CSV the workload's schedule reads is an input too.
   if (const std::string file = schedule_file_path(workload); !file.empty())
     outputs.declare_input("the schedule file", file);
-  // Settings the schedule needs (cpu/optim:Lazy for shared resources), then the user's.
-  std::vector<std::string> simgrid_config = schedule_simgrid_config(workload.schedule);
+  // Settings the schedule needs (bounded executions for shared resources), then the user's.
+  std::vector<std::string> simgrid_config;
+  if (schedule_shares_resources(workload.schedule)) simgrid_config = shared_resource_simgrid_config();
   simgrid_config.insert(simgrid_config.end(), options.simgrid_config.begin(), options.simgrid_config.end());
   Simulation simulation(options.platform, simgrid_config);
   const Platform& platform = simulation.platform();

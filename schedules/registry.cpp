@@ -55,12 +55,10 @@ bool mark_shares_resources(const std::string& name) {
   return true;
 }
 
-std::vector<std::string> schedule_simgrid_config(const std::string& name) {
+bool schedule_shares_resources(const std::string& name) {
   const Entry* e = find(name);
-  if (e == nullptr) return {};
   const auto& marked = sharing_names();
-  if (std::find(marked.begin(), marked.end(), e->names.front()) == marked.end()) return {};
-  return {"cpu/optim:Lazy"};
+  return e != nullptr && std::find(marked.begin(), marked.end(), e->names.front()) != marked.end();
 }
 
 bool register_memory_saving(const std::string& canonical_name) {

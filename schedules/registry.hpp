@@ -48,13 +48,12 @@ using ScheduleSizer = ScheduleSize (*)(const Workload& workload, const Platform&
 bool register_schedule(std::vector<std::string> names, ScheduleBuilder build, ScheduleSizer size = nullptr);
 
 // A schedule whose tasks take shares of a resource's speed (Task::share < 1,
-// seed 004's split): SimGrid's TI CPU model, pipesim's default, cannot bound
-// an execution, so the run needs cpu/optim:Lazy. Called by the family next to
+// seed 004's split): the engine must be able to bound an execution
+// (shared_resource_simgrid_config). Called by the family next to
 // register_schedule; returns true.
 bool mark_shares_resources(const std::string& name);
-// The settings the named schedule needs before the user's --cfg ones
-// ({"cpu/optim:Lazy"} for a marked schedule, else none).
-std::vector<std::string> schedule_simgrid_config(const std::string& name);
+// Whether the named schedule (any of its names) was marked so.
+bool schedule_shares_resources(const std::string& name);
 
 // Limits on what a run may use. The command line's --max-memory SIZE.
 struct RunLimits {

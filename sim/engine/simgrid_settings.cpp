@@ -88,6 +88,11 @@ const std::vector<Rule>& rules() {
 
 }  // namespace
 
+const std::vector<std::string>& shared_resource_simgrid_config() {
+  static const std::vector<std::string> config = {"cpu/optim:Lazy"};
+  return config;
+}
+
 const std::vector<SupportedSetting>& supported_simgrid_settings() {
   static const std::vector<SupportedSetting> list = [] {
     std::vector<SupportedSetting> out;

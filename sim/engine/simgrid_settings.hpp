@@ -12,6 +12,11 @@ namespace pipesim {
 // pipesim's defaults, applied before the user's settings (docs/platform-format.md).
 const std::vector<std::string>& default_simgrid_config();
 
+// What a run whose tasks take shares of a resource's speed needs before the
+// user's settings: {"cpu/optim:Lazy"}, since the TI model cannot bound an
+// execution (Exec::set_bound).
+const std::vector<std::string>& shared_resource_simgrid_config();
+
 // One supported setting: its key, what it accepts (for messages and docs).
 struct SupportedSetting {
   std::string key;
