@@ -2,6 +2,7 @@
 // end-to-end paths between them. Filled from SimGrid by the engine layer.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,12 +36,32 @@ struct Device {
 inline constexpr const char* kHostMemoryKind = "host";
 bool is_host_memory(const Device& device);
 
+// How SimGrid shares one link between the flows that cross it (its
+// sharing_policy). A SPLITDUPLEX link is two Shared links, NAME_UP and
+// NAME_DOWN, one per direction, so its directions never slow each other.
+enum class LinkSharing : std::uint8_t {
+  Shared,   // concurrent flows split the bandwidth
+  FatPipe,  // every flow gets the full bandwidth
+  Other,    // WIFI, NONLINEAR: rates depend on more than the flows' count
+};
+
+struct NetworkLink {
+  std::string name;
+  double bandwidth = 0;  // bytes per second
+  double latency = 0;    // seconds
+  LinkSharing sharing = LinkSharing::Shared;
+};
+
 // End-to-end route between two devices: sum of latencies, bottleneck bandwidth.
 struct Path {
   bool exists = false;
   double latency = 0;    // seconds
   double bandwidth = 0;  // bytes per second
   int hops = 0;          // links on the route
+  // The route's links, indices into Platform::links, in route order. Empty
+  // when unknown (path tables filled by hand): treat the ordered pair as one
+  // private Shared link.
+  std::vector<int> links{};
 };
 
 // Finds paths on demand, for platforms too large to tabulate (every pair of
@@ -60,6 +81,13 @@ struct Platform {
   // benchmarks fill it), or, when it is empty, a source that finds them.
   std::vector<Path> paths;
   std::shared_ptr<const PathSource> path_source;
+  // Every link of the platform but SimGrid's internal loopback, by name (the
+  // order of Timeline::links). Empty for hand-filled path tables.
+  std::vector<NetworkLink> links;
+  // A host or link follows a profile (availability_file, bandwidth_file,
+  // state_file, ...): its speed or bandwidth changes over time, so times
+  // depend on more than sizes and rates.
+  bool time_varying = false;
 
   int size() const { return static_cast<int>(devices.size()); }
   const Path& path(int from, int to) const;

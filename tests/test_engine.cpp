@@ -313,6 +313,52 @@ TEST(EnginePaths, FoundOnDemandSharedByCopiesAndOnlyWhileTheSimulationLives) {
   EXPECT_THROW((void)copy.path(2, 1), std::logic_error);  // SimGrid is gone
 }
 
+// The pattern model and the analytic engine need each route's links and how
+// SimGrid shares them: a split-duplex link is two Shared directions.
+TEST(EnginePaths, RoutesNameTheirLinksWithTheirSharing) {
+  const std::string xml = R"(<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="box" routing="Floyd">
+    <host id="gpu0" speed="1Tf"><prop id="memory" value="1GiB"/></host>
+    <host id="gpu1" speed="1Tf"><prop id="memory" value="1GiB"/></host>
+    <router id="switch"/>
+    <link id="a" bandwidth="2GBps" latency="1us" sharing_policy="SPLITDUPLEX"/>
+    <link id="b" bandwidth="3GBps" latency="2us" sharing_policy="FATPIPE"/>
+    <route src="gpu0" dst="switch"><link_ctn id="a" direction="UP"/></route>
+    <route src="gpu1" dst="switch"><link_ctn id="b"/></route>
+  </zone>
+</platform>
+)";
+  Simulation sim(write_file("links-sharing.xml", xml));
+  const Platform& p = sim.platform();
+  ASSERT_EQ(p.links.size(), 3u);  // by name, without SimGrid's loopback
+  EXPECT_EQ(p.links[0].name, "a_DOWN");
+  EXPECT_EQ(p.links[1].name, "a_UP");
+  EXPECT_EQ(p.links[2].name, "b");
+  EXPECT_EQ(p.links[0].sharing, LinkSharing::Shared);
+  EXPECT_EQ(p.links[2].sharing, LinkSharing::FatPipe);
+  EXPECT_DOUBLE_EQ(p.links[2].bandwidth, 3e9);
+  EXPECT_DOUBLE_EQ(p.links[2].latency, 2e-6);
+  EXPECT_EQ(p.path(0, 1).links, (std::vector<int>{1, 2}));  // a_UP then b
+  EXPECT_EQ(p.path(1, 0).links, (std::vector<int>{2, 0}));  // b then a_DOWN
+  EXPECT_FALSE(p.time_varying);
+}
+
+TEST(EnginePaths, ProfilesMakeThePlatformTimeVarying) {
+  write_file("speed-profile.txt", "0 1.0\n10 0.5\nLOOPAFTER 10\n");  // found beside the platform
+  const std::string xml = R"(<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="box" routing="Full">
+    <host id="gpu0" speed="1Tf" availability_file="speed-profile.txt"><prop id="memory" value="1GiB"/></host>
+  </zone>
+</platform>
+)";
+  Simulation sim(write_file("time-varying.xml", xml));
+  EXPECT_TRUE(sim.platform().time_varying);
+}
+
 TEST(EnginePaths, TenThousandHostStarLoadsQuickly) {
   const std::string platform = write_file(
       "star10k.xml",

@@ -104,6 +104,7 @@ class Checker {
   }
 
   void check(const pt::ptree& root) { walk(root, Context{}); }
+  bool time_varying() const { return time_varying_; }
 
  private:
   struct Context {
@@ -126,6 +127,10 @@ class Checker {
   void element(const std::string& kind, const pt::ptree& node, int line, const Context& context) {
     line_ = line;
     element_ = kind;
+    if (kind == "trace" || kind == "trace_connect") time_varying_ = true;
+    if (const auto attributes = node.get_child_optional("<xmlattr>"))
+      for (const auto& [name, value] : *attributes)
+        if (name.size() > 5 && name.compare(name.size() - 5, 5, "_file") == 0) time_varying_ = true;
     Context inner = context;
     if (kind == "zone" || kind == "AS") {
       const std::string id = required(node, "id");
@@ -322,13 +327,14 @@ class Checker {
   std::string element_;         // "link 'l1'", for messages
   bool constant_network_ = false;
   bool single_core_ = false;
-  bool generated_names_ = false;  // clusters name their own hosts and links: skip reference checks
+  bool generated_names_ = false;
+  bool time_varying_ = false;   // a profile (availability_file, bandwidth_file, <trace>, ...)  // clusters name their own hosts and links: skip reference checks
   std::map<std::string, int> nodes_, zones_, links_, routes_;  // name -> line
 };
 
 }  // namespace
 
-void check_platform_file(const std::string& file, const std::map<std::string, std::string>& simgrid_config) {
+bool check_platform_file(const std::string& file, const std::map<std::string, std::string>& simgrid_config) {
   std::ifstream in(file, std::ios::binary);
   std::stringstream buffer;
   buffer << in.rdbuf();
@@ -338,9 +344,12 @@ void check_platform_file(const std::string& file, const std::map<std::string, st
     std::istringstream xml(text);
     pt::read_xml(xml, tree);
   } catch (const pt::xml_parser_error&) {
-    return;  // not well-formed: SimGrid's parser reports it with its line
+    return false;  // not well-formed: SimGrid's parser reports it with its line
   }
-  Checker(file, scan_start_tags(text), simgrid_config).check(tree);
+  const std::vector<StartTag> tags = scan_start_tags(text);  // the checker keeps a reference
+  Checker checker(file, tags, simgrid_config);
+  checker.check(tree);
+  return checker.time_varying();
 }
 
 }  // namespace pipesim

@@ -14,9 +14,11 @@ namespace pipesim {
 // missing required attributes, a "memory" property that is not a size, and
 // platforms the effective SimGrid settings cannot run (links under
 // network/model:Constant, multi-core hosts under cpu/optim:TI; those name
-// --cfg). Text that is not well-formed XML is left to SimGrid's parser, whose
+// --cfg). Returns whether a host or link follows a profile (an *_file
+// attribute, or a <trace>): its speed, bandwidth or state then changes over
+// time (Platform::time_varying). Text that is not well-formed XML is left to SimGrid's parser, whose
 // message says where. Call it with SimGrid's log threshold set (an Engine
 // exists): it uses SimGrid's own unit parsers, which warn on unit-less values.
-void check_platform_file(const std::string& file, const std::map<std::string, std::string>& simgrid_config);
+bool check_platform_file(const std::string& file, const std::map<std::string, std::string>& simgrid_config);
 
 }  // namespace pipesim

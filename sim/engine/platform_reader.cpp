@@ -35,7 +35,8 @@ bool natural_less(const std::string& a, const std::string& b) {
   return a.size() - i < b.size() - j;
 }
 
-Path route_between(simgrid::s4u::Host* from, simgrid::s4u::Host* to) {
+Path route_between(simgrid::s4u::Host* from, simgrid::s4u::Host* to,
+                   const std::unordered_map<const simgrid::s4u::Link*, int>& link_index) {
   Path path;
   std::vector<simgrid::s4u::Link*> links;
   double latency = 0;
@@ -49,7 +50,10 @@ Path route_between(simgrid::s4u::Host* from, simgrid::s4u::Host* to) {
   path.latency = latency;
   path.hops = static_cast<int>(links.size());
   path.bandwidth = std::numeric_limits<double>::infinity();
-  for (const auto* link : links) path.bandwidth = std::min(path.bandwidth, link->get_bandwidth());
+  for (const auto* link : links) {
+    path.bandwidth = std::min(path.bandwidth, link->get_bandwidth());
+    path.links.push_back(link_index.at(link));
+  }
   return path;
 }
 
@@ -166,15 +170,37 @@ Platform read_platform(const std::vector<std::vector<simgrid::s4u::Host*>>& host
   return platform;
 }
 
-SimGridPathSource::SimGridPathSource(std::vector<simgrid::s4u::Host*> hosts, std::string file)
-    : hosts_(std::move(hosts)), count_(hosts_.size()), file_(std::move(file)) {}
+LinkTable read_links(const simgrid::s4u::Engine& engine) {
+  auto all = engine.get_all_links();
+  std::sort(all.begin(), all.end(), [](auto* a, auto* b) { return a->get_name() < b->get_name(); });
+  LinkTable table;
+  for (const auto* link : all) {
+    if (link->get_name() == "__loopback__") continue;  // SimGrid's internal self-route
+    NetworkLink l;
+    l.name = link->get_name();
+    l.bandwidth = link->get_bandwidth();
+    l.latency = link->get_latency();
+    using Policy = simgrid::s4u::Link::SharingPolicy;
+    const Policy policy = link->get_sharing_policy();
+    l.sharing = policy == Policy::SHARED ? LinkSharing::Shared
+                : policy == Policy::FATPIPE ? LinkSharing::FatPipe
+                                            : LinkSharing::Other;
+    table.index.emplace(link, static_cast<int>(table.links.size()));
+    table.links.push_back(std::move(l));
+  }
+  return table;
+}
+
+SimGridPathSource::SimGridPathSource(std::vector<simgrid::s4u::Host*> hosts, std::string file,
+                                     std::unordered_map<const simgrid::s4u::Link*, int> link_index)
+    : hosts_(std::move(hosts)), count_(hosts_.size()), file_(std::move(file)), link_index_(std::move(link_index)) {}
 
 const Path& SimGridPathSource::path(int from, int to) const {
   const std::size_t key = static_cast<std::size_t>(from) * count_ + static_cast<std::size_t>(to);
   if (const auto it = found_.find(key); it != found_.end()) return it->second;
   if (hosts_.empty()) throw std::logic_error("Platform::path: the Simulation that found the paths is gone");
   SimGridGuard guard(file_);  // some zones abort on a route query ("There can't be route in an Empty zone")
-  return found_.emplace(key, route_between(hosts_.at(from), hosts_.at(to))).first->second;
+  return found_.emplace(key, route_between(hosts_.at(from), hosts_.at(to), link_index_)).first->second;
 }
 
 }  // namespace pipesim

@@ -7,6 +7,7 @@
 
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Link.hpp>
 
 #include "sim/platform.hpp"
 
@@ -24,11 +25,20 @@ std::vector<std::vector<simgrid::s4u::Host*>> resource_hosts(const simgrid::s4u:
 // Devices and their resources; Simulation installs a SimGridPathSource for the paths.
 Platform read_platform(const std::vector<std::vector<simgrid::s4u::Host*>>& hosts, const std::string& file);
 
+// Every link but SimGrid's internal loopback, by name (Platform::links), and
+// each one's index in that list.
+struct LinkTable {
+  std::vector<NetworkLink> links;
+  std::unordered_map<const simgrid::s4u::Link*, int> index;
+};
+LinkTable read_links(const simgrid::s4u::Engine& engine);
+
 // Asks SimGrid for the route of a device pair the first time it is needed and
 // keeps it. A SimGrid abort while routing becomes pipesim's error line.
 class SimGridPathSource : public PathSource {
  public:
-  SimGridPathSource(std::vector<simgrid::s4u::Host*> hosts, std::string file);
+  SimGridPathSource(std::vector<simgrid::s4u::Host*> hosts, std::string file,
+                    std::unordered_map<const simgrid::s4u::Link*, int> link_index);
   const Path& path(int from, int to) const override;
   // The engine is being destroyed: pairs not yet found can no longer be.
   void detach() { hosts_.clear(); }
@@ -39,6 +49,7 @@ class SimGridPathSource : public PathSource {
   std::vector<simgrid::s4u::Host*> hosts_;
   std::size_t count_;
   std::string file_;
+  std::unordered_map<const simgrid::s4u::Link*, int> link_index_;
   mutable std::unordered_map<std::size_t, Path> found_;  // by from * count + to
 };
 

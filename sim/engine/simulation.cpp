@@ -80,11 +80,12 @@ Simulation::Simulation(const std::string& platform_file, const std::vector<std::
   s.argc = static_cast<int>(s.argv_storage.size());
   s.bounds = effective_simgrid_config(extra_config)["cpu/optim"] != "TI";
   SimGridGuard guard(platform_file);
+  bool time_varying = false;
   try {
     s.engine = std::make_unique<simgrid::s4u::Engine>(&s.argc, s.argv.data());
     guard.rearm();  // the engine installed its own SIGSEGV handler
     // After the engine: its log threshold silences the unit parsers' warnings.
-    check_platform_file(platform_file, effective_simgrid_config(extra_config));
+    time_varying = check_platform_file(platform_file, effective_simgrid_config(extra_config));
     s.engine->load_platform(platform_file);
     s.engine->seal_platform();  // routes exist only once sealed
   } catch (const InputError&) {
@@ -97,7 +98,10 @@ Simulation::Simulation(const std::string& platform_file, const std::vector<std::
   s.devices = device_hosts(*s.engine, platform_file);
   s.hosts = resource_hosts(*s.engine, s.devices, platform_file);
   platform_ = read_platform(s.hosts, platform_file);
-  paths_ = std::make_shared<SimGridPathSource>(s.devices, platform_file);
+  platform_.time_varying = time_varying;
+  LinkTable links = read_links(*s.engine);
+  platform_.links = std::move(links.links);
+  paths_ = std::make_shared<SimGridPathSource>(s.devices, platform_file, std::move(links.index));
   platform_.path_source = paths_;
 }
 
