@@ -108,8 +108,7 @@ int run_command(const RunOptions& options) {
   const GeneratedSchedule schedule = generate(workload, platform, limits);
   const TaskGraph& graph = schedule.graph;
   // What the schedule's pattern promises (exact period, analytic memory), beside what was simulated.
-  // Summarized before the run: its event graph (millions of nodes for a flush schedule's
-  // pattern) is gone before the engine's memory is taken, which lowers the peak.
+  // Summarized before the run: its event graph is gone before the engine's memory is taken.
   std::optional<PatternSummary> pattern;
   if (schedule.pattern)
     pattern = summarize_pattern(*schedule.pattern, pattern_timing(*schedule.pattern, workload, platform), workload,
@@ -147,10 +146,10 @@ int run_command(const RunOptions& options) {
     outputs.set(options.export_orders, text.str());
   }
   if (!options.export_pattern.empty()) {
-    if (!schedule.pattern)
+    if (!schedule.pattern && !schedule.iteration_pattern)
       throw InputError(options.workload, "schedule", "schedule '" + workload.schedule + "' has no periodic pattern to export");
     std::ostringstream text;
-    write_pattern_yaml(text, *schedule.pattern, platform);
+    write_pattern_yaml(text, schedule.pattern ? *schedule.pattern : schedule.iteration_pattern(), platform);
     outputs.set(options.export_pattern, text.str());
   }
   if (!options.diagram.empty()) {

@@ -3,6 +3,7 @@
 // knows none of them.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -19,7 +20,8 @@
 namespace pipesim {
 
 // A generated schedule: the task graph the engine runs and, when the schedule
-// is periodic (or flushed: one period per iteration), the pattern it follows.
+// is periodic, the pattern it follows (its exact period and analytic memory
+// are printed beside the run).
 struct GeneratedSchedule {
   // A constructor, not an aggregate, so that builders may leave out the fields after pattern.
   GeneratedSchedule(TaskGraph graph_ = TaskGraph(), std::optional<Pattern> pattern_ = std::nullopt)
@@ -28,6 +30,11 @@ struct GeneratedSchedule {
   std::optional<Pattern> pattern;
   std::optional<SplitPlan> split{};  // seed 004's `split`: stages, shares beta, eq. 1's period
   std::vector<StageMemorySaving> memory_saving;  // per stage, when the workload saves memory
+  // A flush schedule's iteration written as a pattern (k = M copies), built
+  // only when asked (--export-pattern). It is not `pattern`: the run itself
+  // is one period, so a figure computed from it could only restate the run,
+  // and building it cost more than the simulation at large M.
+  std::function<Pattern()> iteration_pattern{};
 };
 
 // Builds a schedule for workload.iterations iterations of

@@ -25,8 +25,14 @@ GeneratedSchedule flush_schedule(const Workload& workload, const Platform& platf
       if (p.active) out.memory_saving.push_back(p.summary);
     return out;
   }
-  return {build_pipeline(plan, orders, workload.iterations, platform.size()),
-          flush_pattern(plan, orders, workload, platform)};
+  GeneratedSchedule out(build_pipeline(plan, orders, workload.iterations, platform.size()));
+  // Rebuilt on demand from the inputs (the orders hold 2 M ops per stage).
+  out.iteration_pattern = [workload, platform] {
+    const StagePlan plan = make_stage_plan(workload, platform);
+    return flush_pattern(plan, sequences(static_cast<int>(plan.stages.size()), workload.microbatches), workload,
+                         platform);
+  };
+  return out;
 }
 
 // Per micro-batch and iteration: a forward and a backward per stage, two
