@@ -23,37 +23,61 @@ double total(const MemoryBreakdown& b) {
   return sum;
 }
 
-}  // namespace
+// Applies samples and reports each instant's changed devices once the
+// instant is complete (the next sample is later, or the trace ends).
+class InstantGrouper {
+ public:
+  InstantGrouper(int device_count, const InstantVisitor& visit)
+      : device_count_(device_count), visit_(visit), level_(device_count, MemoryBreakdown{}), touched_(device_count, 0) {}
 
-void for_each_memory_instant(const std::vector<MemorySample>& trace, int device_count,
-                             const std::function<void(double, int, const MemoryBreakdown&)>& visit) {
-  std::vector<MemoryBreakdown> level(device_count, MemoryBreakdown{});
-  std::vector<char> touched(device_count, 0);
-  std::vector<int> touched_list;
-  for (std::size_t i = 0; i < trace.size(); ++i) {
-    const MemorySample& s = trace[i];
-    check_device(s.device, device_count);
-    level[s.device][static_cast<int>(s.category)] = s.bytes;
-    if (!touched[s.device]) {
-      touched[s.device] = 1;
-      touched_list.push_back(s.device);
-    }
-    if (i + 1 == trace.size() || trace[i + 1].time != s.time) {
-      std::sort(touched_list.begin(), touched_list.end());
-      for (int d : touched_list) {
-        visit(s.time, d, level[d]);
-        touched[d] = 0;
-      }
-      touched_list.clear();
+  void add(const MemorySample& s) {
+    if (!touched_list_.empty() && s.time != time_) flush();
+    check_device(s.device, device_count_);
+    time_ = s.time;
+    level_[s.device][static_cast<int>(s.category)] = s.bytes;
+    if (!touched_[s.device]) {
+      touched_[s.device] = 1;
+      touched_list_.push_back(s.device);
     }
   }
+
+  void flush() {
+    std::sort(touched_list_.begin(), touched_list_.end());
+    for (int d : touched_list_) {
+      visit_(time_, d, level_[d]);
+      touched_[d] = 0;
+    }
+    touched_list_.clear();
+  }
+
+ private:
+  int device_count_;
+  const InstantVisitor& visit_;
+  std::vector<MemoryBreakdown> level_;
+  std::vector<char> touched_;
+  std::vector<int> touched_list_;
+  double time_ = 0;
+};
+
+}  // namespace
+
+void for_each_memory_instant(const std::vector<MemorySample>& trace, int device_count, const InstantVisitor& visit) {
+  InstantGrouper instants(device_count, visit);
+  for (const MemorySample& s : trace) instants.add(s);
+  instants.flush();
 }
 
-std::vector<MemorySample> memory_trace(const TaskGraph& graph, const Timeline& timeline) {
+void for_each_memory_instant(const TaskGraph& graph, const Timeline& timeline, const InstantVisitor& visit) {
+  InstantGrouper instants(graph.device_count(), visit);
+  for_each_memory_sample(graph, timeline, [&](const MemorySample& s) { instants.add(s); });
+  instants.flush();
+}
+
+void for_each_memory_sample(const TaskGraph& graph, const Timeline& timeline,
+                            const std::function<void(const MemorySample&)>& visit) {
   const int devices = graph.device_count();
   if (timeline.start.size() < graph.size() || timeline.finish.size() < graph.size())
     throw std::invalid_argument("memory: timeline has fewer tasks than the graph");
-  std::vector<MemorySample> trace;
 
   std::vector<MemoryBreakdown> level(devices, MemoryBreakdown{});
   for (const StaticMemory& s : graph.static_memory()) {
@@ -62,7 +86,7 @@ std::vector<MemorySample> memory_trace(const TaskGraph& graph, const Timeline& t
   }
   for (int d = 0; d < devices; ++d)
     for (int c = 0; c < kCats; ++c)
-      if (level[d][c] != 0) trace.push_back({0.0, d, static_cast<MemoryCategory>(c), level[d][c]});
+      if (level[d][c] != 0) visit({0.0, d, static_cast<MemoryCategory>(c), level[d][c]});
 
   // Sorted by (time, frees first, finish effects first, task, index). When
   // effects are listed in task order (as graphs build them), index order is
@@ -105,58 +129,90 @@ std::vector<MemorySample> memory_trace(const TaskGraph& graph, const Timeline& t
     });
   }
 
-  trace.reserve(trace.size() + events.size());
   for (const Event& ev : events) {
     const MemoryEffect& e = effects[index(ev)];
     double& l = level[e.device][static_cast<int>(e.category)];
     l += e.bytes;
-    trace.push_back({ev.time, e.device, e.category, l});
+    visit({ev.time, e.device, e.category, l});
   }
+}
+
+std::vector<MemorySample> memory_trace(const TaskGraph& graph, const Timeline& timeline) {
+  std::vector<MemorySample> trace;
+  for_each_memory_sample(graph, timeline, [&](const MemorySample& s) { trace.push_back(s); });
   return trace;
 }
 
+namespace {
+
+void raise_peak(DevicePeak& p, double time, const MemoryBreakdown& level) {
+  const double sum = total(level);
+  if (sum > p.total) {
+    p.total = sum;
+    p.time = time;
+    p.breakdown = level;
+  }
+  for (int c = 0; c < kCats; ++c) p.category_peaks[c] = std::max(p.category_peaks[c], level[c]);
+}
+
+// The first instant a device exceeds its capacity, if it does.
+void check_capacity(std::vector<MemoryViolation>& out, std::vector<char>& found, const Platform& platform,
+                    double time, int d, const MemoryBreakdown& level) {
+  if (d >= platform.size()) return;
+  const double capacity = platform.devices[d].memory;
+  if (found[d] || capacity <= 0) return;
+  const double used = total(level);
+  if (used > capacity) {
+    found[d] = 1;
+    out.push_back({d, time, used, capacity, level});
+  }
+}
+
+// Found in time order; reported by device.
+void sort_by_device(std::vector<MemoryViolation>& out) {
+  std::stable_sort(out.begin(), out.end(),
+                   [](const MemoryViolation& a, const MemoryViolation& b) { return a.device < b.device; });
+}
+
+}  // namespace
+
 std::vector<DevicePeak> peak_memory(const std::vector<MemorySample>& trace, int device_count) {
   std::vector<DevicePeak> peaks(device_count);
-  for_each_memory_instant(trace, device_count, [&](double time, int d, const MemoryBreakdown& level) {
-    DevicePeak& p = peaks[d];
-    const double sum = total(level);
-    if (sum > p.total) {
-      p.total = sum;
-      p.time = time;
-      p.breakdown = level;
-    }
-    for (int c = 0; c < kCats; ++c) p.category_peaks[c] = std::max(p.category_peaks[c], level[c]);
-  });
+  for_each_memory_instant(trace, device_count,
+                          [&](double time, int d, const MemoryBreakdown& level) { raise_peak(peaks[d], time, level); });
   return peaks;
 }
 
 std::vector<DevicePeak> peak_memory(const TaskGraph& graph, const Timeline& timeline) {
-  return peak_memory(memory_trace(graph, timeline), graph.device_count());
+  return memory_outcome(graph, timeline, Platform{}).peaks;
 }
 
 std::vector<MemoryViolation> memory_violations(const std::vector<MemorySample>& trace,
                                                const Platform& platform) {
-  const int devices = platform.size();
-  std::vector<char> found(devices, 0);
+  std::vector<char> found(platform.size(), 0);
   std::vector<MemoryViolation> out;
-  for_each_memory_instant(trace, devices, [&](double time, int d, const MemoryBreakdown& level) {
-    const double capacity = platform.devices[d].memory;
-    if (found[d] || capacity <= 0) return;
-    const double used = total(level);
-    if (used > capacity) {
-      found[d] = 1;
-      out.push_back({d, time, used, capacity, level});
-    }
+  for_each_memory_instant(trace, platform.size(), [&](double time, int d, const MemoryBreakdown& level) {
+    check_capacity(out, found, platform, time, d, level);
   });
-  // Found in time order; reported by device.
-  std::stable_sort(out.begin(), out.end(),
-                   [](const MemoryViolation& a, const MemoryViolation& b) { return a.device < b.device; });
+  sort_by_device(out);
   return out;
 }
 
 std::vector<MemoryViolation> memory_violations(const TaskGraph& graph, const Timeline& timeline,
                                                const Platform& platform) {
-  return memory_violations(memory_trace(graph, timeline), platform);
+  return memory_outcome(graph, timeline, platform).violations;
+}
+
+MemoryOutcome memory_outcome(const TaskGraph& graph, const Timeline& timeline, const Platform& platform) {
+  MemoryOutcome m;
+  m.peaks.resize(graph.device_count());
+  std::vector<char> found(platform.size(), 0);
+  for_each_memory_instant(graph, timeline, [&](double time, int d, const MemoryBreakdown& level) {
+    raise_peak(m.peaks[d], time, level);
+    check_capacity(m.violations, found, platform, time, d, level);
+  });
+  sort_by_device(m.violations);
+  return m;
 }
 
 }  // namespace pipesim

@@ -26,6 +26,10 @@ struct MemorySample {
 // ties go AtFinish before AtStart, then by task id, then by insertion order.
 // Effects of tasks that never started or finished are skipped.
 std::vector<MemorySample> memory_trace(const TaskGraph& graph, const Timeline& timeline);
+// The same samples in the same order, handed to visit one by one instead of
+// stored: millions of effects need not be held twice.
+void for_each_memory_sample(const TaskGraph& graph, const Timeline& timeline,
+                            const std::function<void(const MemorySample&)>& visit);
 
 struct DevicePeak {
   double total = 0;  // highest sum over categories
@@ -45,8 +49,9 @@ struct MemoryViolation {
 // Calls visit(time, device, levels) for every device whose memory changed at
 // an instant, once all of that instant's events are applied; devices in
 // ascending order within an instant.
-void for_each_memory_instant(const std::vector<MemorySample>& trace, int device_count,
-                             const std::function<void(double, int, const MemoryBreakdown&)>& visit);
+using InstantVisitor = std::function<void(double time, int device, const MemoryBreakdown& levels)>;
+void for_each_memory_instant(const std::vector<MemorySample>& trace, int device_count, const InstantVisitor& visit);
+void for_each_memory_instant(const TaskGraph& graph, const Timeline& timeline, const InstantVisitor& visit);
 
 // Levels are evaluated once all events of an instant are applied.
 // One entry per device of the graph.
@@ -58,5 +63,13 @@ std::vector<MemoryViolation> memory_violations(const std::vector<MemorySample>& 
                                                const Platform& platform);
 std::vector<MemoryViolation> memory_violations(const TaskGraph& graph, const Timeline& timeline,
                                                const Platform& platform);
+
+// Peaks and violations in one pass over the streamed trace (what the run's
+// metrics need, without storing the trace).
+struct MemoryOutcome {
+  std::vector<DevicePeak> peaks;             // one per device of the graph
+  std::vector<MemoryViolation> violations;  // by device
+};
+MemoryOutcome memory_outcome(const TaskGraph& graph, const Timeline& timeline, const Platform& platform);
 
 }  // namespace pipesim

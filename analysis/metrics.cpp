@@ -120,8 +120,7 @@ Metrics compute_metrics(const TaskGraph& graph, const Timeline& timeline, const 
   const int D = platform.size();
   std::vector<std::vector<Interval>> busy(D);
   m.devices.resize(D);
-  const auto trace = memory_trace(graph, timeline);
-  const auto peaks = peak_memory(trace, D);
+  const MemoryOutcome memory = memory_outcome(graph, timeline, platform);
   for (TaskId t = 0; t < graph.size(); ++t) {
     const Task& task = graph.task(t);
     if (is_transfer(task.kind)) continue;
@@ -135,7 +134,7 @@ Metrics compute_metrics(const TaskGraph& graph, const Timeline& timeline, const 
     dm.busy_time = union_length(busy[d]);
     dm.idle_time = m.makespan - dm.busy_time;
     dm.bubble_fraction = m.makespan > 0 ? dm.idle_time / m.makespan : 0;
-    dm.peak = peaks[d];
+    dm.peak = memory.peaks[d];
   }
 
   // Links: every transfer counts on each link of its route.
@@ -159,7 +158,7 @@ Metrics compute_metrics(const TaskGraph& graph, const Timeline& timeline, const 
     lm.utilization = m.makespan > 0 ? lm.busy_time / m.makespan : 0;
   }
 
-  m.violations = memory_violations(trace, platform);
+  m.violations = memory.violations;
   m.completed = timeline.completed();
   m.blocked_tasks = timeline.blocked.size();
   m.deadlock = timeline.deadlock;

@@ -169,7 +169,7 @@ void write_chrome_trace(std::ostream& os, const TaskGraph& graph, const Timeline
   add_process(kLinksPid, link_names, link_tasks);
 
   // One counter sample per device and instant, with every category's level.
-  for_each_memory_instant(memory_trace(graph, timeline), platform.size(),
+  for_each_memory_instant(graph, timeline,
                           [&](double time, int d, const MemoryBreakdown& level) {
                             auto& w = b.begin();
                             w.field("name", "memory " + platform.devices[d].name);
