@@ -1,0 +1,82 @@
+// schedule: {name: ilp, ...}: the solver's pattern, run. What the run prints
+// beside the simulation (exact period, analytic peak) is what it simulated.
+#include <regex>
+
+#include <gtest/gtest.h>
+
+#include "tests/cli_runner.hpp"
+
+namespace pipesim {
+namespace {
+
+using testing::read_text;
+using testing::run_pipesim;
+using testing::temp_path;
+using testing::write_file;
+
+const std::string kRoot = std::string(PIPESIM_SOURCE_DIR) + "/";
+
+double number_after(const std::string& json, const std::string& key, std::size_t from = 0) {
+  const auto at = json.find("\"" + key + "\": ", from);
+  return at == std::string::npos ? -1 : std::stod(json.substr(at + key.size() + 4));
+}
+
+std::string workload(const std::string& schedule) {
+  return write_file("ilp.yaml",
+                    "name: ilp\nmicrobatches: 60\nlayers:\n"
+                    "  - {name: a, forward: 1ms, backward: 2ms, activation: 16MiB, weights: 64MiB}\n"
+                    "  - {name: b, forward: 2ms, backward: 4ms, activation: 16MiB, weights: 64MiB}\n"
+                    "  - {name: c, forward: 1ms, backward: 2ms, activation: 16MiB, weights: 64MiB}\n"
+                    "  - {name: d, forward: 1ms, backward: 1ms, activation: 16MiB, weights: 64MiB}\n"
+                    "schedule: " + schedule + "\n");
+}
+
+// The load bound is (1+2 + 2+4 + 1+2 + 1+1) / 4 = 3.5 ms per micro-batch with
+// layers split freely over 4 GPUs: the ILP reaches it with k = 2, and the
+// simulated period and peak memory are the pattern's.
+TEST(IlpSchedule, RunsTheSolversPatternAtItsExactPeriod) {
+  const std::string json = temp_path("ilp.json");
+  const auto r = run_pipesim("run " + kRoot + "platforms/nvswitch-4gpu.xml " +
+                             workload("{name: ilp, k: 2, memory: 2GiB, time_limit: 30s}") + " --json " + json);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string report = read_text(json);
+  EXPECT_EQ(number_after(report, "copies"), 2);
+  const double exact = number_after(report, "exact_period"), simulated = number_after(report, "simulated_period");
+  EXPECT_NEAR(simulated, exact, 1e-6 * exact);
+  EXPECT_GE(exact, 2 * 3.5e-3 * (1 - 1e-9));  // no pattern beats the load bound
+  // Analytic peak = simulated peak, device by device.
+  const auto devices = report.find("\"devices\": [");
+  const auto analytic = report.find("\"analytic_peak_memory\": [");
+  ASSERT_NE(devices, std::string::npos);
+  ASSERT_NE(analytic, std::string::npos);
+  std::size_t d = devices, a = analytic;
+  for (int i = 0; i < 4; ++i) {
+    d = report.find("\"peak_memory\": ", d) + 1;
+    a = report.find("\"bytes\": ", a) + 1;
+    EXPECT_DOUBLE_EQ(number_after(report, "peak_memory", d - 1), number_after(report, "bytes", a - 1)) << "gpu" << i;
+  }
+}
+
+TEST(IlpSchedule, NoPatternWithinTheMemoryIsOneErrorLine) {
+  const std::string file = workload("{name: ilp, memory: 1MiB, time_limit: 30s}");
+  const auto r = run_pipesim("run " + kRoot + "platforms/nvswitch-4gpu.xml " + file);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_TRUE(std::regex_match(r.err, std::regex("pipesim: error: " + file +
+                                                 ": schedule: the ILP found no pattern \\(infeasible\\): [^\n]+\n")))
+      << r.err;
+}
+
+TEST(IlpSchedule, BadParametersNameTheirField) {
+  const std::string file = workload("{name: ilp, memory: lots}");
+  auto r = run_pipesim("run " + kRoot + "platforms/nvswitch-4gpu.xml " + file);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("pipesim: error: " + file + ": schedule.memory: ", 0), 0u) << r.err;
+  const std::string other = workload("{name: ilp, time_limit: -1s}");
+  r = run_pipesim("run " + kRoot + "platforms/nvswitch-4gpu.xml " + other);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "pipesim: error: " + other + ": schedule.time_limit: expected a duration like '3ms' or '2.5s' (not negative), got '-1s'\n");
+}
+
+}  // namespace
+}  // namespace pipesim
