@@ -295,7 +295,7 @@ std::string schedule_error(const Workload& w) {
 TEST(Schedules, Registry) {
   // Every family registered itself (schedules/<family>/), listed sorted.
   EXPECT_EQ(schedule_names(),
-            (std::vector<std::string>{"1f1b", "1f1b-pattern", "csv", "dualpipev", "gpipe", "interleaved-1f1b", "interleaved-zb",
+            (std::vector<std::string>{"1f1b", "1f1b-pattern", "csv", "dualpipev", "gpipe", "ilp", "interleaved-1f1b", "interleaved-zb",
                                       "kfkb", "looped-bfs", "master", "pattern", "pipedream", "split", "zb-h1", "zb-h2",
                                       "zbv"}));
   for (const char* name : {"gpipe", "1f1b", "1f1b-flush", "pipedream-flush"}) {
@@ -306,7 +306,7 @@ TEST(Schedules, Registry) {
   EXPECT_EQ(one.task(one.device_order(0)[2]).kind, TaskKind::Backward);  // F0 F1 B0 ...
   EXPECT_EQ(schedule_error(small_workload("zb-h3")),
             "w.yaml: schedule: unknown schedule 'zb-h3' (expected one of: 1f1b (1f1b-flush, pipedream-flush, "
-            "schedule1f1b), 1f1b-pattern, csv, dualpipev (scheduledualpipev), gpipe (schedulegpipe), interleaved-1f1b (scheduleinterleaved1f1b, interleaved1f1b), interleaved-zb "
+            "schedule1f1b), 1f1b-pattern, csv, dualpipev (scheduledualpipev), gpipe (schedulegpipe), ilp, interleaved-1f1b (scheduleinterleaved1f1b, interleaved1f1b), interleaved-zb "
             "(scheduleinterleavedzerobubble, interleavedzerobubble, zb1p), kfkb, looped-bfs (scheduleloopedbfs, "
             "loopedbfs), master, pattern, pipedream, split, zb-h1, zb-h2, zbv (schedulezbvzerobubble, zbvzerobubble, zb-v))");
   Workload w = small_workload("gpipe");
