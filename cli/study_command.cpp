@@ -1,12 +1,14 @@
 #include "cli/study_command.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
 
+#include "patterns/pattern_yaml.hpp"
 #include "sim/format.hpp"
 #include "studies/study.hpp"
 #include "studies/study_runs.hpp"
@@ -85,6 +87,7 @@ StudyOptions study_options(const StudyCommandOptions& c) {
   o.runs.ilp_threads = whole("--ilp-threads", c.ilp_threads, 1);
   o.runs.ilp = !c.no_ilp;
   o.runs.ilp_log = c.ilp_log;
+  o.runs.keep_patterns = !c.export_patterns.empty();
   o.runs.ilp_weights = weight_policy("--ilp-weights", c.ilp_weights);
   o.runs.targets = whole("--targets", c.targets, 0);
   o.runs.microbatches = whole("--microbatches", c.microbatches, 8);
@@ -133,6 +136,9 @@ CLI::App* add_study_command(CLI::App& root, StudyCommandOptions& o) {
       ->type_name("N");
   study->add_option("--microbatches", o.microbatches, "micro-batches per simulated run (default 500)")
       ->type_name("N");
+  study->add_option("--export-patterns", o.export_patterns,
+                    "writes every point's periodic pattern (pattern format) as\nDIR/NNN-SOURCE.yaml, NNN its row in points.csv")
+      ->type_name("DIR");
   study->add_option("--title", o.title, "plot title (default: workload and device count)")->type_name("TEXT");
   study->add_option("--cfg", o.simgrid_config, "a SimGrid setting; repeatable")
       ->type_name("KEY:VALUE")
@@ -144,6 +150,7 @@ int study_command(const StudyCommandOptions& options) {
   StudyOptions o = study_options(options);
   // The outputs are checked now, the directory created only when they are written.
   check_output_directory("-o", o.output);
+  if (!options.export_patterns.empty()) check_output_directory("--export-patterns", options.export_patterns);
   const std::filesystem::path dir(o.output);
   const std::string points_csv = (dir / "points.csv").string(), table_md = (dir / "table.md").string(),
                     plot_svg = (dir / "plot.svg").string(), workload_yaml = (dir / "workload.yaml").string();
@@ -178,6 +185,16 @@ int study_command(const StudyCommandOptions& options) {
   files.set(points_csv, csv.str());
   files.set(table_md, table.str());
   files.set(plot_svg, study_svg(points, {o.title, o.limits}));
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (!points[i].pattern) continue;
+    char name[32];
+    std::snprintf(name, sizeof(name), "%03zu-", i);
+    const std::string path = (std::filesystem::path(options.export_patterns) / (name + points[i].source + ".yaml")).string();
+    files.declare("--export-patterns", path, OutputFiles::Parent::Create);
+    std::ostringstream text;
+    write_pattern_yaml(text, *points[i].pattern, platform);
+    files.set(path, text.str());
+  }
   if (imported) files.set(workload_yaml, imported_workload_yaml(*imported));
   files.commit();
 

@@ -12,7 +12,7 @@ namespace pipesim {
 
 // The options as given; study_command checks the values.
 struct StudyCommandOptions {
-  std::string platform, input, output, title, memory;
+  std::string platform, input, output, title, memory, export_patterns;
   // Defaults. Stashing weights: the accounting of the PipeDream runs the ILP is compared with.
   std::string ilp_time_limit = "300", ilp_threads = "2", ilp_weights = "stashing", targets = "48",
               microbatches = "500";

@@ -5,10 +5,12 @@
 #pragma once
 
 #include <limits>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "patterns/pattern.hpp"
 #include "sim/platform.hpp"
 #include "sim/task_graph.hpp"
 #include "sim/timeline.hpp"
@@ -24,6 +26,7 @@ struct StudyPoint {
   double predicted_period = std::numeric_limits<double>::quiet_NaN();  // DP bottleneck / pattern's exact period
   std::string status = "ok";  // else why there is no point ("infeasible", "deadlock", ...)
   std::string config;         // "noam=2 stages=0-5|6-25", an allocation, ...
+  std::optional<Pattern> pattern;  // the point's periodic pattern, when kept (StudySettings::keep_patterns)
   bool measured() const;      // finite peak and period
 };
 

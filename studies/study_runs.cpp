@@ -7,6 +7,7 @@
 #include "patterns/pattern_timing.hpp"
 #include "patterns/pattern_unroll.hpp"
 #include "schedules/ilp/ilp.hpp"
+#include "schedules/pipedream/pipedream.hpp"
 #include "schedules/pipedream/pipedream_baseline.hpp"
 #include "sim/format.hpp"
 #include "studies/forked_run.hpp"
@@ -47,6 +48,11 @@ std::vector<StudyPoint> pipedream_points(Simulation& simulation, const Workload&
     p.predicted_period = c.plan.bottleneck;
     p.predicted_peak = *std::max_element(c.plan.estimate.begin(), c.plan.estimate.end());
     p.config = describe(c);
+    if (o.keep_patterns) try {
+        p.pattern = pipedream_pattern(c.plan.allocation, c.noam, workload, platform);
+      } catch (const std::invalid_argument&) {
+        // no 1-periodic steady state that a pattern expresses: nothing to export
+      }
     points.push_back(simulate(simulation, baseline_graph(c, workload, platform, o.microbatches), p));
   }
   return points;
@@ -62,6 +68,7 @@ std::vector<StudyPoint> ilp_points(Simulation& simulation, const Workload& workl
     options.threads = o.ilp_threads;
     options.weights = o.ilp_weights;
     if (o.ilp_log) options.log = [](const std::string& line) { std::cerr << "  " << line << "\n"; };
+    options.progress = [&](const std::string& line) { std::cerr << "ilp " << fmt::bytes(limit) << ": " << line << "\n"; };
     const IlpResult r = solve_optimal_pattern(workload, limited, options);
     StudyPoint p;
     p.source = "ilp";
@@ -84,6 +91,7 @@ std::vector<StudyPoint> ilp_points(Simulation& simulation, const Workload& workl
     Allocation allocation(workload.layers.size(), 0);
     for (const PatternOp& op : pattern.ops) allocation[op.layer] = op.device;
     p.config = "allocation=" + to_string(allocation) + " gap=" + fmt::percent(r.gap);
+    if (o.keep_patterns) p.pattern = pattern;
     p = simulate(simulation, unroll_pattern(pattern, timing, limited.size(), o.microbatches), p);  // keeps the status
     points.push_back(p);
   }

@@ -20,6 +20,7 @@ struct StudySettings {
   double ilp_time_limit = 0;
   int ilp_threads = 0;
   bool ilp_log = false;
+  bool keep_patterns = false;  // StudyPoint::pattern for every point that has one (--export-patterns)
   WeightPolicy ilp_weights = WeightPolicy::Stashing;
 };
 

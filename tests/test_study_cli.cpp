@@ -75,6 +75,40 @@ TEST(StudyCli, StudyWritesPointsTableAndPlot) {
   EXPECT_EQ(read_text(dir + "/points.csv"), csv);
 }
 
+// --export-patterns: one file per point that has a pattern, named by its
+// row in points.csv, that `pipesim validate` accepts.
+TEST(StudyCli, StudyExportsEveryPointsPattern) {
+  SKIP_UNLESS_WIRED("study");
+  const std::string platform = complete_platform(2, "1GBps", "0s", "1Tf", "1TiB");
+  const std::string workload = write_file("export-chain.yaml",
+                                          "microbatches: 8\nreference_speed: 1Tf\ninput: 1MB\nlayers:\n"
+                                          "  - {forward: 1ms, backward: 2ms, activation: 1MB, weights: 1MB}\n"
+                                          "  - {forward: 2ms, backward: 3ms, activation: 1MB, weights: 1MB}\n");
+  const std::string dir = temp_path("study-export"), patterns = temp_path("study-patterns");
+  std::filesystem::remove_all(patterns);
+  const CliResult r = run_pipesim("study " + platform + " " + workload + " --memory 1GiB --ilp-time-limit 30 --targets 2 -o " +
+                                  dir + " --export-patterns " + patterns);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream lines(read_text(dir + "/points.csv"));
+  std::string line;
+  std::getline(lines, line);  // header
+  int row = 0, exported = 0;
+  for (; std::getline(lines, line); ++row) {
+    char name[32];
+    std::snprintf(name, sizeof(name), "/%03d-", row);
+    const std::string source = line.substr(0, line.find(','));
+    const std::string file = patterns + name + source + ".yaml";
+    if (source == "ilp") {
+      EXPECT_TRUE(std::filesystem::exists(file)) << file;  // the solver's answer always has one
+    }
+    if (!std::filesystem::exists(file)) continue;
+    ++exported;
+    const CliResult v = run_pipesim("validate " + platform + " " + workload + " " + file);
+    EXPECT_EQ(v.exit_code, 0) << file << ": " << v.out << v.err;
+  }
+  EXPECT_GE(exported, 2);  // the ILP's and at least one PipeDream steady state
+}
+
 // A small chain where the ILP solves at once: its point is simulated like
 // PipeDream's and reaches the solver's period within the limit.
 TEST(StudyCli, StudyWithIlpPoints) {

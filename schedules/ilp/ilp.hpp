@@ -29,6 +29,9 @@ struct IlpOptions {
   std::optional<Pattern> warm_start;     // else the best heuristic (kfkb_pattern over allocations)
   bool heuristic = true;                 // false: no heuristic warm start (CBC starts from nothing)
   std::function<void(const std::string&)> log;  // progress lines: time, incumbent, bound, gap
+  // While the heuristic searches (minutes on long chains): a line at most
+  // every 5 s, "heuristic: N candidates tried, best so far X per micro-batch".
+  std::function<void(const std::string&)> progress;
 };
 
 struct IlpResult {

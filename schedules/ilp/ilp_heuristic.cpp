@@ -1,6 +1,7 @@
 #include "schedules/ilp/ilp_heuristic.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <set>
 #include <stdexcept>
 
@@ -10,9 +11,29 @@
 #include "schedules/pipedream/pipedream.hpp"
 #include "patterns/pattern_timing.hpp"
 #include "schedules/pipedream/pipedream_baseline.hpp"
+#include "sim/units.hpp"
 
 namespace pipesim::ilp {
 namespace {
+
+// IlpOptions::progress at most every 5 s: the search is silent otherwise.
+class Progress {
+ public:
+  explicit Progress(const IlpOptions& options) : report_(options.progress), copies_(options.copies) {}
+  void tick(const HeuristicResult& r) {
+    if (!report_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_ < std::chrono::seconds(5)) return;
+    last_ = now;
+    report_("heuristic: " + std::to_string(r.evaluated) + " candidates tried, best so far " +
+            (r.best ? format_seconds(r.best_period / copies_) + " per micro-batch" : "none that fits"));
+  }
+
+ private:
+  const std::function<void(const std::string&)>& report_;
+  int copies_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
 
 struct Evaluated {
   Pattern pattern;
@@ -111,7 +132,9 @@ HeuristicResult best_heuristic_pattern(const Workload& w, const Platform& platfo
   for (const Allocation& a : allocations) ranked.push_back({pattern_period_bound(a, w, platform, options.copies), a});
   std::stable_sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   HeuristicResult result;
+  Progress progress(options);
   auto consider = [&](Evaluated& e) {
+    progress.tick(result);
     result.memory_needed = std::min(result.memory_needed, e.worst_peak);
     if (!e.fits || (result.best && e.period >= result.best_period * (1 - 1e-12))) return;
     result.best = std::move(e.pattern);
