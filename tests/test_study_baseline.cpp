@@ -176,6 +176,16 @@ TEST(PipeDreamBaseline, ConfigurationsAreTheUnionOverTargetsAndSettings) {
   EXPECT_GT(distinct.size(), 3u);
   // Deterministic order: by target, then setting, then NOAM.
   for (std::size_t i = 1; i < configs.size(); ++i) EXPECT_LE(configs[i - 1].memory_target, configs[i].memory_target);
+  // With ties > 1, also other partitions PipeDream may return: a superset.
+  // (Layer 3 bounds every plan: how the others are spread is a tie.)
+  const Workload skewed = chain({1, 1, 1, 6, 1, 1}, {100, 300, 100, 200, 100, 50}, {10, 10, 10, 10, 10, 10});
+  BaselineOptions more;
+  more.ties = 50;
+  std::set<Allocation> one, many;
+  for (const BaselineConfig& c : pipedream_configurations(skewed, p, BaselineOptions{})) one.insert(c.plan.allocation);
+  for (const BaselineConfig& c : pipedream_configurations(skewed, p, more)) many.insert(c.plan.allocation);
+  for (const Allocation& a : one) EXPECT_TRUE(many.count(a));
+  EXPECT_GT(many.size(), one.size());
   const PipeDreamPlan free = pipedream_plan(w, platform(3, 1e15));
   const BaselineConfig c{1, 2, free};
   EXPECT_EQ(describe(c), "noam=2 stages=0-2|3|4-5");

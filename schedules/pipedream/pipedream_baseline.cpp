@@ -99,11 +99,13 @@ std::vector<BaselineConfig> pipedream_configurations(const Workload& workload, c
   for (std::size_t t = 0; t < targets.size(); ++t)
     for (const Setting& setting : settings) {
       if (t < setting.from || t >= setting.to) continue;
-      const PipeDreamPartition p =
-          pipedream_partition(chain, pipedream_settings(platform, {targets[t], setting.communication, setting.fewer}));
-      for (int noam : noams)
-        if (seen.emplace(p.last_layer, noam).second)
-          configs.push_back({targets[t], noam, plan_of(p, L), setting.communication, setting.fewer});
+      const PipeDreamSettings s = pipedream_settings(platform, {targets[t], setting.communication, setting.fewer});
+      const std::vector<PipeDreamPartition> plans = options.ties > 1 ? pipedream_tied_partitions(chain, s, options.ties)
+                                                                     : std::vector{pipedream_partition(chain, s)};
+      for (const PipeDreamPartition& p : plans)
+        for (int noam : noams)
+          if (seen.emplace(p.last_layer, noam).second)
+            configs.push_back({targets[t], noam, plan_of(p, L), setting.communication, setting.fewer});
     }
   for (const Setting& setting : settings)  // nothing new, unless no target was tried (one device)
     for (int noam : noams)

@@ -6,6 +6,7 @@
 // caller's (studies/study_runs.cpp).
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,9 @@ struct BaselineOptions {
   std::vector<int> noams;                                // empty: 1 .. P
   std::vector<bool> communication = {false, true};       // the transfer term off, on
   std::vector<bool> fewer_machines = {false, true};      // --use_fewer_machines off, on
+  // Partitions per plan: 1, the planner's (ties to the earliest split); more,
+  // also that many of the others PipeDream may return (pipedream_tied_partitions).
+  std::size_t ties = 1;
 };
 
 // The union, over every memory target that can change the planner's answer

@@ -6,6 +6,7 @@
 // Engine-free and platform-free: numbers in, partition out.
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 #include "sim/platform.hpp"
@@ -57,6 +58,13 @@ struct PipeDreamPartition {
 // run, so among equally good splits it returns any one. Here k ascends:
 // what it returns when that set iterates in chain order.
 PipeDreamPartition pipedream_partition(const PipeDreamChain& chain, const PipeDreamSettings& settings);
+
+// Every partition the optimizer may return, whatever order it scans the
+// splits in: at each entry, any split of the entry's time (a copy of
+// A[j][m − 1] is never replaced by an equal split). pipedream_partition's
+// first, at most `cap`, distinct.
+std::vector<PipeDreamPartition> pipedream_tied_partitions(const PipeDreamChain& chain,
+                                                          const PipeDreamSettings& settings, std::size_t cap = 1000);
 
 // Every memory size at which some stage's estimate changes from fitting to
 // not fitting: the plan for any memory size is the plan for the largest of
