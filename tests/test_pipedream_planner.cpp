@@ -43,7 +43,7 @@ struct Expected {
 // equally good split points in a random order (and sums compute times in
 // it). `scripts/pipedream_reference.py /tmp/pipedream --unmodified 8` runs
 // each case 8 times as shipped: every partition it returns has the same time
-// per stage as the one below (docs/study.md#pipedream).
+// per stage as the one below (docs/study.md, "PipeDream").
 const Expected kExpected[] = {
     {"resnet18", 4, false, false, 0, "0-3|4-6|7-13|14-25", 0.071762999999999993},
     {"resnet18", 4, false, false, 1, "infeasible", 0},

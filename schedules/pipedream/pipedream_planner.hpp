@@ -2,7 +2,7 @@
 // dynamic program of optimizer/optimizer_graph_hierarchical.py
 // (msr-fiddle/pipedream 7db6a1c, compute_partitioning and
 // analyze_partitioning with --straight_pipeline, one level), on the chain
-// that seed 000 §7's linearization gives (docs/study.md#pipedream).
+// that seed 000 §7's linearization gives (docs/study.md, "PipeDream").
 // Engine-free and platform-free: numbers in, partition out.
 #pragma once
 
