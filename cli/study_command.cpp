@@ -89,7 +89,6 @@ StudyOptions study_options(const StudyCommandOptions& c) {
   o.runs.ilp_log = c.ilp_log;
   o.runs.keep_patterns = !c.export_patterns.empty();
   o.runs.ilp_weights = weight_policy("--ilp-weights", c.ilp_weights);
-  o.runs.targets = whole("--targets", c.targets, 0);
   o.runs.microbatches = whole("--microbatches", c.microbatches, 8);
   return o;
 }
@@ -104,9 +103,10 @@ bool is_yaml(const std::string& path) {
 CLI::App* add_study_command(CLI::App& root, StudyCommandOptions& o) {
   CLI::App* study = add_command(
       root, "study",
-      "Seed 000 section 7's memory-period study: PipeDream's partitions for many memory targets\n"
-      "and NOAM values, each simulated as the eager 1F1B schedule, against the ILP's pattern for\n"
-      "each memory limit (docs/study.md).",
+      "Seed 000 section 7's memory-period study: PipeDream's partitions for every memory target\n"
+      "that changes them, with and without its communication term, and NOAM values, each\n"
+      "simulated as the eager 1F1B schedule, against the ILP's pattern for each memory limit\n"
+      "(docs/study.md).",
       "Exit status: 0 written, 2 bad input.");
   study->add_option("PLATFORM.xml", o.platform, "a SimGrid platform")->required();
   study->add_option("PROFILE|WORKLOAD", o.input,
@@ -131,9 +131,6 @@ CLI::App* add_study_command(CLI::App& root, StudyCommandOptions& o) {
   study->add_option("--noam", o.noams, "NOAM values (default 1..number of devices); repeatable")
       ->type_name("N[,N...]")
       ->allow_extra_args(false);
-  study->add_option("--targets", o.targets,
-                    "PipeDream memory targets on a geometric grid,\nbesides the limits (default 48)")
-      ->type_name("N");
   study->add_option("--microbatches", o.microbatches, "micro-batches per simulated run (default 500)")
       ->type_name("N");
   study->add_option("--export-patterns", o.export_patterns,

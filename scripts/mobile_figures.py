@@ -53,7 +53,7 @@ FIG7_WORKERS = 4
 FIG7_DEVICES = range(4, 13)
 METHODS = ["algorithm2", "brute-force", "sorting"]
 NETWORKS = {"wifi": "Wi-Fi", "10gbe": "10 Gbit/s"}
-LAYER = re.compile(r"- \{name: ([^,]+), forward: ([\d.]+)ms, backward: ([\d.]+)ms, activation: (\d+), weights: (\d+)\}")
+LAYER = re.compile(r"- \{name: ([^,]+), forward: ([\d.]+)ms, backward: ([\d.]+)ms, activation: (\d+), weights: (\d+)(?:, operator_activations: \d+)?\}")
 
 
 def chain(pipesim, model):

@@ -36,7 +36,6 @@ std::vector<StudyPoint> pipedream_points(Simulation& simulation, const Workload&
   const Platform& platform = simulation.platform();
   BaselineOptions options;
   options.memory_targets = limits;
-  options.grid = o.targets;
   options.noams = o.noams;
   const std::vector<BaselineConfig> configs = pipedream_configurations(workload, platform, options);
   std::cerr << "pipedream: " << configs.size() << " configurations, " << o.microbatches << " micro-batches each\n";

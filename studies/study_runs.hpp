@@ -14,7 +14,6 @@ namespace pipesim {
 
 struct StudySettings {
   std::vector<int> noams;  // PipeDream's in-flight counts tried (empty: 1..stages)
-  int targets = 0;         // size of the planner's grid of memory targets, besides the limits
   int microbatches = 8;    // per simulated run
   bool ilp = true;
   double ilp_time_limit = 0;
@@ -24,8 +23,9 @@ struct StudySettings {
   WeightPolicy ilp_weights = WeightPolicy::Stashing;
 };
 
-// One point per PipeDream configuration (planner partitions for the grid
-// and every limit as a memory target, NOAM values), simulated.
+// One point per PipeDream configuration (the planner's partitions for every
+// memory target that changes them and every limit, with and without its
+// communication term, NOAM values: pipedream_configurations), simulated.
 std::vector<StudyPoint> pipedream_points(Simulation& simulation, const Workload& workload,
                                          const std::vector<double>& limits, const StudySettings& settings);
 // One point per limit: the ILP's pattern with every device limited to it,

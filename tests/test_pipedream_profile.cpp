@@ -122,6 +122,8 @@ TEST(PipeDreamProfile, ImportConservesComputeAndParameters) {
   EXPECT_DOUBLE_EQ(w.layers[0].activation, 1000);       // node1, sent once to both branches
   EXPECT_DOUBLE_EQ(w.layers[1].activation, 200 + 300);  // both branch outputs go to the join
   EXPECT_DOUBLE_EQ(w.layers[2].activation, 400);        // the sink's output
+  // PipeDream's planner counts every operator's output: here the same, one sender per group.
+  EXPECT_EQ(w.layers[1].operator_activations, 200.0 + 300);
   EXPECT_EQ(w.layers[1].name, "node2-node3");
   EXPECT_EQ(w.name, "pipesim-test-" + std::to_string(::getpid()));  // folder of graph.txt
 }
@@ -130,11 +132,13 @@ TEST(PipeDreamProfile, ResNetsImportAsChains) {
   struct Case {
     std::string model;
     std::size_t operators, layers;
+    double all_over_sent;  // every operator's activation_size / the bytes sent between layers
   };
   // ResNet-18: stem (conv, bn, relu, maxpool), 8 basic blocks each [block up to the add] + [relu],
   // the 3 with a downsample split once more (before its BatchNorm), then avgpool, [size, view],
   // linear: 4 + 16 + 3 + 3 = 26. ResNet-50/101: 16/33 bottleneck blocks, 4 downsampling.
-  for (const Case& c : {Case{"resnet18", 70, 26}, Case{"resnet50", 176, 43}, Case{"resnet101", 346, 77}}) {
+  for (const Case& c : {Case{"resnet18", 70, 26, 1.8423}, Case{"resnet50", 176, 43, 2.2541},
+                        Case{"resnet101", 346, 77, 2.3982}}) {
     const ImportedProfile r = import_pipedream(kProfiles + c.model + "/graph.txt");
     EXPECT_EQ(r.workload.name, c.model);
     std::size_t ops = 0;
@@ -149,6 +153,13 @@ TEST(PipeDreamProfile, ResNetsImportAsChains) {
       if (n.desc.rfind("Input", 0) != 0) ff += n.forward_ms / 1000, pp += n.parameters;
     EXPECT_NEAR(f, ff, 1e-12) << c.model;
     EXPECT_DOUBLE_EQ(p, pp) << c.model;
+    // operator_activations: every non-Input operator's activation_size, once.
+    double all = 0, sent = 0, file_all = 0;
+    for (const Layer& l : r.workload.layers) all += *l.operator_activations, sent += l.activation;
+    for (const ProfileNode& n : r.graph.nodes)
+      if (n.desc.rfind("Input", 0) != 0) file_all += n.activation;
+    EXPECT_EQ(all, file_all) << c.model;
+    EXPECT_NEAR(all / sent, c.all_over_sent, 1e-4) << c.model;
   }
   const Workload w = import_pipedream_profile(kProfiles + "resnet18/graph.txt");
   EXPECT_DOUBLE_EQ(w.input, 256.0 * 3 * 224 * 224 * 4);
@@ -156,6 +167,8 @@ TEST(PipeDreamProfile, ResNetsImportAsChains) {
   EXPECT_NEAR(w.layers[0].forward.value, 0.023046, 1e-15);
   EXPECT_EQ(w.layers[4].name, "node6-node11");  // the first basic block, up to its Add
   EXPECT_DOUBLE_EQ(w.layers[4].activation, 205520896);
+  // Its six operators (conv, bn, relu, conv, bn, add) each output 256 x 64 x 56 x 56 x 4 bytes.
+  EXPECT_EQ(w.layers[4].operator_activations, 6 * 205520896.0);
   double params = 0;
   for (const Layer& l : w.layers) params += l.weights;
   EXPECT_NEAR(params / 4, 11.7e6, 0.1e6);  // ResNet-18 has 11.7 M parameters (with 1000 classes)
@@ -179,10 +192,12 @@ TEST(PipeDreamProfile, YamlIsDeterministicAndLoadsBack) {
     EXPECT_NEAR(a.backward.value, b.backward.value, 1e-12 * b.backward.value + 1e-18);
     EXPECT_DOUBLE_EQ(a.activation, b.activation);
     EXPECT_DOUBLE_EQ(a.weights, b.weights);
+    EXPECT_EQ(a.operator_activations, b.operator_activations);
   }
   EXPECT_NE(
       yaml.find(
-          "  - {name: node2, forward: 9.706ms, backward: 4.551ms, activation: 411041792, weights: 37632}  # Conv2d\n"),
+          "  - {name: node2, forward: 9.706ms, backward: 4.551ms, activation: 411041792, weights: 37632, "
+          "operator_activations: 411041792}  # Conv2d\n"),
       std::string::npos)
       << yaml.substr(0, 800);
 }

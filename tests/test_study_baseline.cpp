@@ -1,9 +1,11 @@
-// Seed 000 §7's PipeDream baseline: the planner (DP under PipeDream's memory
-// estimate) against brute force, the configuration grid, and eager runs
+// Seed 000 §7's PipeDream baseline: the planner (PipeDream's DP under its memory
+// estimate) against brute force, the union of configurations, and eager runs
 // measured in forked children against the engine-free steady state.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
+#include <set>
 #include <limits>
 #include <random>
 
@@ -43,76 +45,101 @@ Workload chain(const std::vector<double>& seconds, const std::vector<double>& ac
 }
 
 TEST(PipeDreamBaseline, MemoryEstimateIsPipeDreams) {
-  const Workload w = chain({1, 1, 1}, {10, 20, 30}, {1, 2, 3});
-  // (sum a_l + sum W_l) x (P - 1 - s)
+  Workload w = chain({1, 1, 1}, {10, 20, 30}, {1, 2, 3});
+  // (sum of every operator's activations + sum W_l) x (P - 1 - slot); a layer of one operator: its a_l.
   EXPECT_DOUBLE_EQ(pipedream_memory_estimate(w, 0, 1, 0, 4), (10 + 20 + 1 + 2) * 3.0);
   EXPECT_DOUBLE_EQ(pipedream_memory_estimate(w, 2, 2, 1, 4), (30 + 3) * 2.0);
-  EXPECT_DOUBLE_EQ(pipedream_memory_estimate(w, 2, 2, 3, 4), 0);  // the last of P stages: nothing
+  EXPECT_DOUBLE_EQ(pipedream_memory_estimate(w, 2, 2, 3, 4), 0);  // the last slot: nothing
+  w.layers[1].operator_activations = 70;                            // a block: all its operators' outputs
+  EXPECT_DOUBLE_EQ(pipedream_memory_estimate(w, 0, 1, 0, 4), (10 + 70 + 1 + 2) * 3.0);
 }
 
 TEST(PipeDreamBaseline, PlannerBalancesThenObeysTheTarget) {
-  // 4 layers of 1, 1, 1, 3 s on 2 devices, negligible transfers.
+  // 4 layers of 1, 1, 1, 3 s on 2 devices.
   const Workload w = chain({1, 1, 1, 3}, {100, 100, 100, 100}, {0, 0, 0, 0});
   const Platform p = platform(2, 1e15);
-  const PipeDreamPlan free = pipedream_plan(w, p, 0);
+  const PipeDreamPlan free = pipedream_plan(w, p);
   ASSERT_TRUE(free.feasible);
   EXPECT_EQ(free.allocation, (Allocation{0, 0, 0, 1}));
   EXPECT_NEAR(free.bottleneck, 3, 1e-9);
   EXPECT_EQ(free.estimate, (std::vector<double>{300, 0}));
   // Stage 0's estimate is (its activations) x 1: a target of 250 allows two layers there.
-  const PipeDreamPlan tight = pipedream_plan(w, p, 250);
+  const PipeDreamPlan tight = pipedream_plan(w, p, {250});
   ASSERT_TRUE(tight.feasible);
   EXPECT_EQ(tight.allocation, (Allocation{0, 0, 1, 1}));
   EXPECT_NEAR(tight.bottleneck, 4, 1e-9);
-  EXPECT_FALSE(pipedream_plan(w, p, 50).feasible);  // stage 0 needs at least one layer: 100
-  const auto [low, high] = memory_target_range(w, p);
-  EXPECT_DOUBLE_EQ(low, 100);
-  EXPECT_DOUBLE_EQ(high, 300);
+  EXPECT_FALSE(pipedream_plan(w, p, {50}).feasible);  // stage 0 needs at least one layer: 100
+  // Where the estimates cross a target: slot 0's prefixes (the last slot stashes nothing).
+  EXPECT_EQ(pipedream_memory_thresholds(pipedream_chain(w, p), 2), (std::vector<double>{100, 200, 300, 400}));
 }
 
-TEST(PipeDreamBaseline, PlannerIsOptimalAmongContiguousPartitions) {
+// The communication term is PipeDream's option, off by default: on, a cut
+// after a large activation costs 2 a / bandwidth and moves the partition.
+TEST(PipeDreamBaseline, CommunicationTermOnlyWhenAsked) {
+  const Workload w = chain({1, 1, 1, 3}, {100, 100, 4e9, 100}, {0, 0, 0, 0});
+  const Platform p = platform(2, 1e9);  // cutting after layer 2: 2 x 4e9 / 1e9 = 8 s
+  EXPECT_EQ(pipedream_plan(w, p).allocation, (Allocation{0, 0, 0, 1}));
+  const PipeDreamPlan with = pipedream_plan(w, p, {0, true});
+  EXPECT_EQ(with.allocation, (Allocation{0, 0, 1, 1}));
+  EXPECT_NEAR(with.bottleneck, 4, 1e-12);
+  EXPECT_EQ(pipedream_settings(p, {0, true}).bandwidth, 1e9);
+  EXPECT_EQ(pipedream_settings(p, {0, true}).compression_ratio, 1);
+  EXPECT_EQ(pipedream_settings(p, {}).compression_ratio, 0);
+}
+
+// Brute force over what the recursion can express: contiguous stages in
+// increasing machine slots, the first in slot 0, all P slots (or, with
+// fewer machines, any; but after a first stage of layer 0 alone the next is
+// in slot 1: the optimizer never fills A[0][m >= 1]); each stage's estimate
+// at its slot within the target; the largest stage time and, with the
+// communication term, 2 a / bandwidth of every cut.
+double brute_force(const Workload& w, int P, double target, bool communication, bool fewer, double bandwidth) {
+  const int L = static_cast<int>(w.layers.size());
+  double best = std::numeric_limits<double>::infinity();
+  std::function<void(int, int, double)> extend = [&](int first, int slot, double load) {
+    for (int last = first; last < L; ++last) {
+      double sec = 0;
+      for (int l = first; l <= last; ++l) sec += w.layers[l].forward.value + w.layers[l].backward.value;
+      if (target > 0 && pipedream_memory_estimate(w, first, last, slot, P) > target) continue;
+      double v = std::max(load, sec);
+      if (communication && last + 1 < L) v = std::max(v, 2 * w.layers[last].activation / bandwidth);
+      if (last + 1 == L) {
+        if (fewer || slot == P - 1) best = std::min(best, v);
+        continue;
+      }
+      const int max_next = (first == 0 && last == 0) ? 1 : (fewer ? P - 1 : slot + 1);
+      for (int next = slot + 1; next <= std::min(max_next, P - 1); ++next) extend(last + 1, next, v);
+    }
+  };
+  extend(0, 0, 0);
+  return best;
+}
+
+TEST(PipeDreamBaseline, PlannerIsOptimalOverWhatItCanExpress) {
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> u(0.1, 1.0);
-  for (int trial = 0; trial < 40; ++trial) {
+  for (int trial = 0; trial < 80; ++trial) {
     const int L = 3 + trial % 6, P = 2 + trial % 3;
     std::vector<double> s(L), a(L), wt(L);
     for (int l = 0; l < L; ++l) s[l] = u(rng), a[l] = 1e8 * u(rng), wt[l] = 1e8 * u(rng);
     const Workload w = chain(s, a, wt);
     const Platform p = platform(P, 1e9);
-    const double target = (trial % 2) ? 0 : 4e8 * u(rng);
-    // Brute force: every contiguous allocation on devices 0..S-1, in chain order.
-    double best = std::numeric_limits<double>::infinity();
-    for (const Allocation& alloc : enumerate_allocations(L, P, true)) {
-      double load = 0;
-      bool fits = true;
-      for (int first = 0; first < L;) {
-        int last = first;
-        while (last + 1 < L && alloc[last + 1] == alloc[first]) ++last;
-        const int st = alloc[first];
-        double sec = 0;
-        for (int l = first; l <= last; ++l) sec += s[l];
-        load = std::max(load, sec);
-        if (last + 1 < L) load = std::max(load, 2 * a[last] / 1e9);
-        fits = fits && (target <= 0 || pipedream_memory_estimate(w, first, last, st, P) <= target);
-        first = last + 1;
-      }
-      if (fits) best = std::min(best, load);
-    }
-    const PipeDreamPlan plan = pipedream_plan(w, p, target);
+    const double target = (trial % 2) ? 0 : 6e8 * u(rng);
+    const PipeDreamFlags flags{target, trial % 4 >= 2, trial % 8 >= 4};
+    const double best = brute_force(w, P, target, flags.communication, flags.fewer_machines, 1e9);
+    const PipeDreamPlan plan = pipedream_plan(w, p, flags);
     ASSERT_EQ(plan.feasible, std::isfinite(best)) << trial;
     if (plan.feasible) {
-      EXPECT_NEAR(plan.bottleneck, best, 1e-9 * best) << trial;
+      EXPECT_NEAR(plan.bottleneck, best, 1e-12 * best) << trial;
       for (double e : plan.estimate) EXPECT_TRUE(target <= 0 || e <= target);
     }
   }
 }
 
-TEST(PipeDreamBaseline, ConfigurationsAreDistinctAndDescribed) {
+TEST(PipeDreamBaseline, ConfigurationsAreTheUnionOverTargetsAndSettings) {
   const Workload w = chain({1, 1, 1, 3, 2, 2}, {100, 300, 100, 200, 100, 50}, {10, 10, 10, 10, 10, 10});
-  const Platform p = platform(3, 1e15);
-  BaselineOptions options;
-  options.grid = 16;
-  const std::vector<BaselineConfig> configs = pipedream_configurations(w, p, options);
+  const Platform p = platform(3, 200);  // transfers of 0.25 to 3 s: the communication term matters
+  const std::vector<BaselineConfig> configs = pipedream_configurations(w, p, BaselineOptions{});
   ASSERT_FALSE(configs.empty());
   for (std::size_t i = 0; i < configs.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
@@ -120,14 +147,47 @@ TEST(PipeDreamBaseline, ConfigurationsAreDistinctAndDescribed) {
   for (const BaselineConfig& c : configs) {
     EXPECT_GE(c.noam, 1);
     EXPECT_LE(c.noam, 3);
-    for (double e : c.plan.estimate) EXPECT_LE(e, c.memory_target * (1 + 1e-12));
+    for (double e : c.plan.estimate) EXPECT_LE(e, c.memory_target);
+    // The recorded setting gives this partition at this target.
+    EXPECT_EQ(pipedream_plan(w, p, {c.memory_target, c.communication, c.fewer_machines}).allocation,
+              c.plan.allocation);
   }
-  // The unconstrained plan is among them, with every NOAM.
-  const PipeDreamPlan free = pipedream_plan(w, p, 0);
-  int with_free = 0;
-  for (const BaselineConfig& c : configs) with_free += c.plan.allocation == free.allocation;
-  EXPECT_EQ(with_free, 3);
-  BaselineConfig c{1, 2, free};
+  // Every partition the planner gives at any target, with or without the
+  // communication term, is there with every NOAM, with its smallest target.
+  auto count = [&](const Allocation& a) {
+    int n = 0;
+    for (const BaselineConfig& c : configs) n += c.plan.allocation == a;
+    return n;
+  };
+  std::set<Allocation> distinct;
+  for (double target = 0; target < 2000; target += 0.5)
+    for (bool communication : {false, true})
+      for (bool fewer : {false, true}) {
+      const PipeDreamPlan plan = pipedream_plan(w, p, {target, communication, fewer});
+      if (!plan.feasible) continue;
+      distinct.insert(plan.allocation);
+      EXPECT_EQ(count(plan.allocation), 3) << describe_stages(plan.last_layer);
+      for (const BaselineConfig& c : configs)
+        if (c.plan.allocation == plan.allocation && target > 0) {
+          EXPECT_LE(c.memory_target, target);
+        }
+      }
+  EXPECT_EQ(configs.size(), 3 * distinct.size());
+  EXPECT_GT(distinct.size(), 3u);
+  // Deterministic order: by target, then setting, then NOAM.
+  for (std::size_t i = 1; i < configs.size(); ++i) EXPECT_LE(configs[i - 1].memory_target, configs[i].memory_target);
+  // With ties > 1, also other partitions PipeDream may return: a superset.
+  // (Layer 3 bounds every plan: how the others are spread is a tie.)
+  const Workload skewed = chain({1, 1, 1, 6, 1, 1}, {100, 300, 100, 200, 100, 50}, {10, 10, 10, 10, 10, 10});
+  BaselineOptions more;
+  more.ties = 50;
+  std::set<Allocation> one, many;
+  for (const BaselineConfig& c : pipedream_configurations(skewed, p, BaselineOptions{})) one.insert(c.plan.allocation);
+  for (const BaselineConfig& c : pipedream_configurations(skewed, p, more)) many.insert(c.plan.allocation);
+  for (const Allocation& a : one) EXPECT_TRUE(many.count(a));
+  EXPECT_GT(many.size(), one.size());
+  const PipeDreamPlan free = pipedream_plan(w, platform(3, 1e15));
+  const BaselineConfig c{1, 2, free};
   EXPECT_EQ(describe(c), "noam=2 stages=0-2|3|4-5");
 }
 
@@ -138,7 +198,7 @@ TEST(PipeDreamBaseline, ForkedEagerRunsMatchTheSteadyState) {
   Simulation simulation(file);
   const Platform& p = simulation.platform();
   const Workload w = chain({0.010, 0.020, 0.010, 0.030, 0.020}, {2e6, 1e6, 3e6, 1e6, 1e6}, {1e6, 1e6, 1e6, 1e6, 1e6});
-  const PipeDreamPlan plan = pipedream_plan(w, p, 0);
+  const PipeDreamPlan plan = pipedream_plan(w, p);
   ASSERT_TRUE(plan.feasible);
   double previous_peak = 0;
   for (int noam = 1; noam <= 3; ++noam) {

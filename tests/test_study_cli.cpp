@@ -56,7 +56,7 @@ TEST(StudyCli, StudyWritesPointsTableAndPlot) {
   SKIP_UNLESS_WIRED("study");
   const std::string dir = temp_path("study");
   const std::string args = "study " + kRoot + "platforms/complete-4.xml " + kResNet18 +
-                           " --memory 8GiB,16GiB --no-ilp --targets 8 --microbatches 64 -o " + dir;
+                           " --memory 8GiB,16GiB --no-ilp --microbatches 64 -o " + dir;
   const CliResult r = run_pipesim(args);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string csv = read_text(dir + "/points.csv");
@@ -124,7 +124,7 @@ TEST(StudyCli, StudyWithIlpPoints) {
            {"", "optimal"}, {" --ilp-weights 2bw", "optimal"}, {" --ilp-time-limit 0", "heuristic"}}) {
     const std::string dir = temp_path("study-ilp" + std::to_string(weights.size()));
     const CliResult r = run_pipesim("study " + platform + " " + workload + " --memory 1GiB --ilp-time-limit 30 -o " +
-                                    dir + " --targets 4" + weights);
+                                    dir + weights);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     std::istringstream lines(read_text(dir + "/points.csv"));
     int ilp_rows = 0;

@@ -277,13 +277,15 @@ ImportedProfile import_pipedream(const std::string& graph_txt, const ImportOptio
     const std::vector<int>& grp = r.groups[l];
     Layer layer;
     layer.name = grp.size() == 1 ? g.nodes[grp[0]].id : g.nodes[grp.front()].id + "-" + g.nodes[grp.back()].id;
-    double fwd = 0, bwd = 0;
+    double fwd = 0, bwd = 0, operators = 0;
     for (int u : grp) {
       const ProfileNode& node = g.nodes[u];
       fwd += node.forward_ms, bwd += node.backward_ms;
       layer.weights += node.parameters;
+      operators += node.activation;
       if (l + 1 < L ? sends[u] : !has_successor[u]) layer.activation += node.activation;
     }
+    layer.operator_activations = operators;
     layer.forward = {fwd / 1000, false};
     layer.backward = {bwd / 1000, false};
     w.layers.push_back(std::move(layer));
@@ -326,7 +328,9 @@ std::string imported_workload_yaml(const ImportedProfile& r) {
     const Layer& layer = w.layers[l];
     out << "  - {name: " << yaml_name(layer.name) << ", forward: " << number(layer.forward.value * 1000)
         << "ms, backward: " << number(layer.backward.value * 1000) << "ms, activation: " << number(layer.activation)
-        << ", weights: " << number(layer.weights) << "}  #";
+        << ", weights: " << number(layer.weights);
+    if (layer.operator_activations) out << ", operator_activations: " << number(*layer.operator_activations);
+    out << "}  #";
     for (std::size_t i = 0; i < r.groups[l].size(); ++i)
       out << (i ? ", " : " ") << op_kind(r.graph.nodes[r.groups[l][i]].desc);
     out << "\n";

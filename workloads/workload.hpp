@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,7 +33,16 @@ struct Layer {
   bool split_given = false;
   Cost backward_input{};
   Cost backward_weight{};
+  // Bytes of the outputs of every operator folded into the layer (a PipeDream
+  // profile's activation_size summed over its group): what PipeDream's planner
+  // counts as the layer's activations. Absent: `activation` (one operator).
+  std::optional<double> operator_activations{};
 };
+
+// PipeDream's activation bytes of a layer (operator_activations, else activation).
+inline double operator_activations(const Layer& layer) {
+  return layer.operator_activations ? *layer.operator_activations : layer.activation;
+}
 
 struct Placement {
   bool automatic = true;

@@ -20,7 +20,7 @@ const std::vector<std::string> kTopKeys = {"name",  "microbatches",    "microbat
                                            "layers", "schedule", "placement", "memory_saving"};
 const std::vector<std::string> kMemorySavingKeys = {"policy", "limit", "slots"};
 const std::vector<std::string> kLayerKeys = {"name",       "forward", "backward", "backward_input", "backward_weight",
-                                             "activation", "weights", "repeat"};
+                                             "activation", "weights", "operator_activations", "repeat"};
 const std::vector<std::string> kStageKeys = {"layers", "host"};
 const std::vector<std::string> kAutoPlacementKeys = {"stages"};
 
@@ -111,6 +111,8 @@ class Loader : public YamlFields {
       layer.backward = cost(require(f, n, path, "backward", kCostExpected), sub(path, "backward"));
       layer.activation = bytes(require(f, n, path, "activation", kBytesExpected), sub(path, "activation"));
       if (auto* e = get(f, "weights")) layer.weights = bytes(e->value, sub(path, "weights"));
+      if (auto* e = get(f, "operator_activations"))
+        layer.operator_activations = bytes(e->value, sub(path, "operator_activations"));
       load_split(f, n, path, layer);
       std::string name;
       if (auto* e = get(f, "name")) name = text(e->value, sub(path, "name"), "a layer name");

@@ -1,141 +1,117 @@
 #include "schedules/pipedream/pipedream_baseline.hpp"
 
 #include <algorithm>
-#include <cmath>
-#include <functional>
 #include <limits>
-#include <map>
+#include <set>
+#include <utility>
 #include <stdexcept>
 
-#include "schedules/periodic/pattern_generators.hpp"
 #include "schedules/pipedream/pipedream.hpp"
 #include "schedules/stages/stage_plan.hpp"
 
 namespace pipesim {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
-// Prefix sums over the chain: [0, i) for i in 0..L.
-struct Prefix {
-  std::vector<double> flops, activation, weights;
-  explicit Prefix(const Workload& w, double ref) : flops{0}, activation{0}, weights{0} {
-    for (const Layer& l : w.layers) {
-      flops.push_back(flops.back() + cost_flops(l.forward, ref) + cost_flops(l.backward, ref));
-      activation.push_back(activation.back() + l.activation);
-      weights.push_back(weights.back() + l.weights);
-    }
-  }
-};
-
-// Min over partitions of layers [0, L) into S <= P contiguous stages (stage s
-// on device s) of the largest stage cost or boundary cost; ties: fewer stages,
-// then earlier cuts. cost(s, first, last) and boundary(s, last) may be inf.
-PipeDreamPlan min_max_partition(int L, int P, const std::function<double(int, int, int)>& cost,
-                                const std::function<double(int, int)>& boundary) {
-  const int S = std::min(P, L);
-  std::vector<std::vector<double>> best(S, std::vector<double>(L, kInf));
-  std::vector<std::vector<int>> from(S, std::vector<int>(L, -1));
-  for (int l = 0; l < L; ++l) best[0][l] = cost(0, 0, l);
-  for (int s = 1; s < S; ++s)
-    for (int l = s; l < L; ++l)
-      for (int k = s - 1; k < l; ++k) {
-        if (best[s - 1][k] == kInf) continue;
-        const double v = std::max({best[s - 1][k], boundary(s - 1, k), cost(s, k + 1, l)});
-        if (v < best[s][l]) best[s][l] = v, from[s][l] = k;
-      }
+PipeDreamPlan plan_of(const PipeDreamPartition& p, int layers) {
   PipeDreamPlan plan;
-  int stages = 0;
-  for (int s = 0; s < S; ++s)
-    if (best[s][L - 1] < (stages ? best[stages - 1][L - 1] : kInf)) stages = s + 1;
-  if (stages == 0) return plan;
+  if (!p.feasible) return plan;
   plan.feasible = true;
-  plan.bottleneck = best[stages - 1][L - 1];
-  plan.last_layer.assign(stages, L - 1);
-  for (int s = stages - 1; s > 0; --s) plan.last_layer[s - 1] = from[s][plan.last_layer[s]];
-  plan.allocation.assign(L, 0);
-  for (int s = 0, first = 0; s < stages; first = plan.last_layer[s] + 1, ++s)
-    for (int l = first; l <= plan.last_layer[s]; ++l) plan.allocation[l] = s;
+  plan.last_layer = p.last_layer;
+  plan.bottleneck = p.time_per_stage;
+  plan.estimate = p.estimate;
+  plan.allocation.assign(layers, 0);
+  for (std::size_t s = 0, first = 0; s < p.last_layer.size(); first = p.last_layer[s] + 1, ++s)
+    for (int l = static_cast<int>(first); l <= p.last_layer[s]; ++l) plan.allocation[l] = static_cast<int>(s);
   return plan;
-}
-
-double estimate(const Prefix& p, int first, int last, int stage, int machines) {
-  const double bytes = p.activation[last + 1] - p.activation[first] + p.weights[last + 1] - p.weights[first];
-  return bytes * std::max(0, machines - 1 - stage);
-}
-
-void fill_estimates(PipeDreamPlan& plan, const Prefix& p, int machines) {
-  plan.estimate.clear();
-  for (std::size_t s = 0, first = 0; s < plan.last_layer.size(); first = plan.last_layer[s] + 1, ++s)
-    plan.estimate.push_back(estimate(p, static_cast<int>(first), plan.last_layer[s], static_cast<int>(s), machines));
 }
 
 }  // namespace
 
-double pipedream_memory_estimate(const Workload& workload, int first, int last, int stage, int machines) {
-  return estimate(Prefix(workload, 1), first, last, stage, machines);
+double pipedream_memory_estimate(const Workload& workload, int first, int last, int slot, int machines) {
+  double activations = 0, weights = 0;
+  for (int l = first; l <= last; ++l) activations += operator_activations(workload.layers[l]), weights += workload.layers[l].weights;
+  return (activations + weights) * std::max(0, machines - 1 - slot);
 }
 
-PipeDreamPlan pipedream_plan(const Workload& workload, const Platform& platform, double memory_target) {
-  const int L = static_cast<int>(workload.layers.size());
-  const int P = platform.size();
-  if (L == 0 || P == 0) throw std::invalid_argument("PipeDream planner: no layers or no devices");
-  const Prefix p(workload, reference_speed(workload, platform));
-  auto cost = [&](int s, int first, int last) {
-    if (memory_target > 0 && estimate(p, first, last, s, P) > memory_target) return kInf;
-    return (p.flops[last + 1] - p.flops[first]) / platform.devices[s].speed;
-  };
-  auto boundary = [&](int s, int last) {
-    const Path& path = platform.path(s, s + 1);
-    const Path& back = platform.path(s + 1, s);
-    if (!path.exists || !back.exists || !(path.bandwidth > 0) || !(back.bandwidth > 0)) return kInf;
-    const double a = workload.layers[last].activation;
-    return platform.transfer_time(s, s + 1, a) + platform.transfer_time(s + 1, s, a);
-  };
-  PipeDreamPlan plan = min_max_partition(L, P, cost, boundary);
-  fill_estimates(plan, p, P);
-  return plan;
+PipeDreamSettings pipedream_settings(const Platform& platform, const PipeDreamFlags& flags) {
+  PipeDreamSettings s;
+  s.machines = platform.size();
+  s.memory_size = flags.memory_target;
+  s.use_fewer_machines = flags.fewer_machines;
+  s.compression_ratio = flags.communication ? 1 : 0;
+  double bandwidth = std::numeric_limits<double>::infinity();
+  for (int d = 0; d + 1 < platform.size(); ++d)
+    for (const Path* path : {&platform.path(d, d + 1), &platform.path(d + 1, d)})
+      if (path->exists && path->bandwidth > 0) bandwidth = std::min(bandwidth, path->bandwidth);
+  if (bandwidth < std::numeric_limits<double>::infinity()) s.bandwidth = bandwidth;
+  return s;
 }
 
-std::pair<double, double> memory_target_range(const Workload& workload, const Platform& platform) {
-  const int L = static_cast<int>(workload.layers.size());
-  const int P = platform.size();
-  const Prefix p(workload, 1);
-  const PipeDreamPlan low = min_max_partition(
-      L, P, [&](int s, int first, int last) { return estimate(p, first, last, s, P); }, [](int, int) { return 0.0; });
-  const PipeDreamPlan high = pipedream_plan(workload, platform, 0);
-  double top = 0;
-  for (double e : high.estimate) top = std::max(top, e);
-  return {low.bottleneck, std::max(top, low.bottleneck)};
-}
-
-std::vector<double> memory_target_grid(const Workload& workload, const Platform& platform, int count) {
-  const auto [low, high] = memory_target_range(workload, platform);
-  std::vector<double> grid;
-  if (count <= 0) return grid;
-  if (count == 1 || !(low > 0) || high <= low) return {high > 0 ? high : low};
-  for (int i = 0; i < count; ++i) grid.push_back(low * std::pow(high / low, static_cast<double>(i) / (count - 1)));
-  grid.back() = high;
-  return grid;
+PipeDreamPlan pipedream_plan(const Workload& workload, const Platform& platform, const PipeDreamFlags& flags) {
+  if (workload.layers.empty() || platform.size() == 0)
+    throw std::invalid_argument("PipeDream planner: no layers or no devices");
+  return plan_of(pipedream_partition(pipedream_chain(workload, platform), pipedream_settings(platform, flags)),
+                 static_cast<int>(workload.layers.size()));
 }
 
 std::vector<BaselineConfig> pipedream_configurations(const Workload& workload, const Platform& platform,
                                                      const BaselineOptions& options) {
-  std::vector<double> targets = memory_target_grid(workload, platform, options.grid);
-  targets.insert(targets.end(), options.memory_targets.begin(), options.memory_targets.end());
+  const int L = static_cast<int>(workload.layers.size());
+  const PipeDreamChain chain = pipedream_chain(workload, platform);
+  std::vector<double> targets = pipedream_memory_thresholds(chain, platform.size());
+  for (double t : options.memory_targets)
+    if (t > 0) targets.push_back(t);
   std::sort(targets.begin(), targets.end());
+  targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
   std::vector<int> noams = options.noams;
   if (noams.empty())
     for (int n = 1; n <= platform.size(); ++n) noams.push_back(n);
 
+  // Per setting, only the targets that can give something: from the first
+  // feasible one (feasibility grows with the target) to the largest estimate
+  // of the unconstrained plan (from there on, the plan is that one).
+  struct Setting {
+    bool communication, fewer;
+    std::size_t from, to;  // targets[from, to)
+    PipeDreamPartition free;
+  };
+  std::vector<Setting> settings;
+  for (bool communication : options.communication)
+    for (bool fewer : options.fewer_machines) {
+      auto plan = [&](double target) {
+        return pipedream_partition(chain, pipedream_settings(platform, {target, communication, fewer}));
+      };
+      const PipeDreamPartition free = plan(0);
+      if (!free.feasible) continue;
+      const double top = *std::max_element(free.estimate.begin(), free.estimate.end());
+      std::size_t lo = 0, hi = std::upper_bound(targets.begin(), targets.end(), top) - targets.begin();
+      const std::size_t to = hi;
+      while (lo < hi) {  // the first feasible target
+        const std::size_t mid = (lo + hi) / 2;
+        if (plan(targets[mid]).feasible) hi = mid;
+        else lo = mid + 1;
+      }
+      settings.push_back({communication, fewer, lo, to, free});
+    }
+
   std::vector<BaselineConfig> configs;
-  std::map<std::pair<Allocation, int>, bool> seen;
-  for (double target : targets) {
-    const PipeDreamPlan plan = pipedream_plan(workload, platform, target);
-    if (!plan.feasible) continue;
+  std::set<std::pair<std::vector<int>, int>> seen;
+  for (std::size_t t = 0; t < targets.size(); ++t)
+    for (const Setting& setting : settings) {
+      if (t < setting.from || t >= setting.to) continue;
+      const PipeDreamSettings s = pipedream_settings(platform, {targets[t], setting.communication, setting.fewer});
+      const std::vector<PipeDreamPartition> plans = options.ties > 1 ? pipedream_tied_partitions(chain, s, options.ties)
+                                                                     : std::vector{pipedream_partition(chain, s)};
+      for (const PipeDreamPartition& p : plans)
+        for (int noam : noams)
+          if (seen.emplace(p.last_layer, noam).second)
+            configs.push_back({targets[t], noam, plan_of(p, L), setting.communication, setting.fewer});
+    }
+  for (const Setting& setting : settings)  // nothing new, unless no target was tried (one device)
     for (int noam : noams)
-      if (seen.emplace(std::make_pair(plan.allocation, noam), true).second) configs.push_back({target, noam, plan});
-  }
+      if (seen.emplace(setting.free.last_layer, noam).second)
+        configs.push_back({*std::max_element(setting.free.estimate.begin(), setting.free.estimate.end()), noam,
+                           plan_of(setting.free, L), setting.communication, setting.fewer});
   return configs;
 }
 
@@ -145,13 +121,17 @@ TaskGraph baseline_graph(const BaselineConfig& config, const Workload& workload,
   return pipedream_schedule(plan, microbatches, config.noam, platform.size());
 }
 
-std::string describe(const BaselineConfig& config) {
-  std::string s = "noam=" + std::to_string(config.noam) + " stages=";
-  for (std::size_t i = 0, first = 0; i < config.plan.last_layer.size(); first = config.plan.last_layer[i] + 1, ++i) {
-    const int last = config.plan.last_layer[i];
+std::string describe_stages(const std::vector<int>& last_layer) {
+  std::string s;
+  for (std::size_t i = 0, first = 0; i < last_layer.size(); first = last_layer[i] + 1, ++i) {
+    const int last = last_layer[i];
     s += (i ? "|" : "") + std::to_string(first) + (last == static_cast<int>(first) ? "" : "-" + std::to_string(last));
   }
   return s;
+}
+
+std::string describe(const BaselineConfig& config) {
+  return "noam=" + std::to_string(config.noam) + " stages=" + describe_stages(config.plan.last_layer);
 }
 
 }  // namespace pipesim

@@ -1,65 +1,76 @@
-// Seed 000 §7's PipeDream baseline: PipeDream's planner (contiguous
-// partitions by dynamic programming under its own memory estimate) for a
-// grid of memory targets, each partition run as the eager 1F1B schedule for
-// a range of NOAM values. Engine-free: this builds the configurations and
-// their task graphs; measuring them is the caller's (cli/study_command.cpp).
+// Seed 000 §7's PipeDream baseline: PipeDream's own planner
+// (pipedream_planner.hpp) on the chain, for every memory target that
+// changes its answer, with and without its communication term, each
+// partition run as the eager 1F1B schedule for NOAM 1..P. Engine-free: this
+// builds the configurations and their task graphs; measuring them is the
+// caller's (studies/study_runs.cpp).
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
 #include "patterns/allocation.hpp"
+#include "schedules/pipedream/pipedream_planner.hpp"
 #include "sim/platform.hpp"
 #include "sim/task_graph.hpp"
 #include "workloads/workload.hpp"
 
 namespace pipesim {
 
-// PipeDream's estimate of the memory of stage s (0-based) holding layers
-// [first, last] with P = `machines` devices (optimizer_graph_hierarchical.py,
-// straight pipeline): (sum of the layers' output activations a_l + sum of
-// their weights W_l) x (P - 1 - s). Stage 0 counts P - 1 copies, the last
-// stage of a P-stage pipeline none: the over-simplified model seed 000 §7
-// criticises.
-double pipedream_memory_estimate(const Workload& workload, int first, int last, int stage, int machines);
+// PipeDream's estimate of the memory of the stage holding layers
+// [first, last] in machine slot `slot` of P = `machines`: (Σ operator
+// activations + Σ weights) × (P − 1 − slot). Slot 0 counts P − 1 copies, the
+// last slot none: the over-simplified model seed 000 §7 criticises.
+double pipedream_memory_estimate(const Workload& workload, int first, int last, int slot, int machines);
+
+// The optimizer's flags as the study sets them on a platform: P = its
+// device count, the transfer term with compression ratio 1 and the
+// narrowest bandwidth between consecutive devices.
+struct PipeDreamFlags {
+  double memory_target = 0;     // --use_memory_constraint -s; <= 0: none (PipeDream's default)
+  bool communication = false;   // the transfer term (PipeDream's default: off)
+  bool fewer_machines = false;  // --use_fewer_machines (PipeDream's default: off)
+};
+PipeDreamSettings pipedream_settings(const Platform& platform, const PipeDreamFlags& flags);
 
 struct PipeDreamPlan {
   bool feasible = false;
   Allocation allocation;         // stage index (= device index) of each layer
   std::vector<int> last_layer;   // inclusive last layer of each stage
-  double bottleneck = 0;         // the DP's objective, seconds
-  std::vector<double> estimate;  // pipedream_memory_estimate of each stage, bytes
+  double bottleneck = 0;         // the DP's objective (its time per stage), seconds
+  std::vector<double> estimate;  // PipeDream's memory estimate of each stage, bytes
 };
 
-// PipeDream's dynamic program: stage s on device s (platform order), at most
-// P = platform.size() stages (fewer allowed, as with --use_fewer_machines:
-// ties go to fewer stages), every stage's estimate <= memory_target (<= 0:
-// unconstrained); minimises the bottleneck, the largest of each stage's
-// forward + backward seconds on its device and each boundary's
-// 2 x transfer time of a_last (activation one way, gradient the other).
-// Not feasible when no partition fits the target.
-PipeDreamPlan pipedream_plan(const Workload& workload, const Platform& platform, double memory_target);
-
-// The smallest target any plan fits, and the largest estimate of the
-// unconstrained plan (above it, the plan no longer changes).
-std::pair<double, double> memory_target_range(const Workload& workload, const Platform& platform);
-// `count` targets spaced geometrically over memory_target_range, ascending.
-std::vector<double> memory_target_grid(const Workload& workload, const Platform& platform, int count);
+// PipeDream's partition of the workload on the platform (stage s runs on
+// device s). Not feasible when nothing fits the target.
+PipeDreamPlan pipedream_plan(const Workload& workload, const Platform& platform, const PipeDreamFlags& flags = {});
 
 struct BaselineConfig {
-  double memory_target = 0;  // the smallest target (of those tried) giving this plan
+  double memory_target = 0;  // the smallest target (of those tried) giving this partition
   int noam = 1;
   PipeDreamPlan plan;
+  bool communication = false;  // the setting that first gave it
+  bool fewer_machines = false;
 };
 
 struct BaselineOptions {
-  std::vector<double> memory_targets;  // tried besides the grid
-  int grid = 48;                       // memory_target_grid points (0: none)
-  std::vector<int> noams;              // empty: 1 .. P
+  std::vector<double> memory_targets;                    // tried besides every threshold
+  std::vector<int> noams;                                // empty: 1 .. P
+  std::vector<bool> communication = {false, true};       // the transfer term off, on
+  std::vector<bool> fewer_machines = {false, true};      // --use_fewer_machines off, on
+  // Partitions per plan: 1, the planner's (ties to the earliest split); more,
+  // also that many of the others PipeDream may return (pipedream_tied_partitions).
+  std::size_t ties = 1;
 };
 
-// Every distinct (partition, NOAM) over the targets (grid + given), in
-// order of target, then NOAM. Infeasible targets give nothing.
+// The union, over every memory target that can change the planner's answer
+// (pipedream_memory_thresholds, plus the given ones, plus none), every
+// communication and fewer-machines setting given and every NOAM, of the
+// distinct (partition, NOAM) pairs: every partition PipeDream's optimizer
+// returns on the chain for some memory size and these flags. In order of
+// target, then communication off before on, fewer machines off before on,
+// then NOAM. Infeasible targets give nothing.
 std::vector<BaselineConfig> pipedream_configurations(const Workload& workload, const Platform& platform,
                                                      const BaselineOptions& options);
 
@@ -70,5 +81,7 @@ TaskGraph baseline_graph(const BaselineConfig& config, const Workload& workload,
 
 // "noam=3 stages=0-5|6-12|13-25" (layer ranges, 0-based inclusive).
 std::string describe(const BaselineConfig& config);
+// "0-5|6-12|13-25".
+std::string describe_stages(const std::vector<int>& last_layer);
 
 }  // namespace pipesim
