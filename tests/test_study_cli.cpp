@@ -86,7 +86,7 @@ TEST(StudyCli, StudyExportsEveryPointsPattern) {
                                           "  - {forward: 2ms, backward: 3ms, activation: 1MB, weights: 1MB}\n");
   const std::string dir = temp_path("study-export"), patterns = temp_path("study-patterns");
   std::filesystem::remove_all(patterns);
-  const CliResult r = run_pipesim("study " + platform + " " + workload + " --memory 1GiB --ilp-time-limit 30 --targets 2 -o " +
+  const CliResult r = run_pipesim("study " + platform + " " + workload + " --memory 1GiB --ilp-time-limit 30 -o " +
                                   dir + " --export-patterns " + patterns);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::istringstream lines(read_text(dir + "/points.csv"));
