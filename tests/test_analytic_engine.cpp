@@ -229,7 +229,10 @@ TEST(AnalyticEngine, LanesWithinTheirSharesAreExactAndOversubscriptionIsRefused)
 // events coincide), random dependencies, some devices ordered (in a random
 // order, which may deadlock), some greedy with tied priorities, some lanes
 // mixed. Wherever the analytic engine accepts a graph it equals SimGrid.
-void random_graphs(const std::string& platform_file, int devices, unsigned seed, int graphs, int& exact) {
+// all_ordered: every compute task in its device's order, which takes the
+// longest-path fast path; it must then agree with the event replay too.
+void random_graphs(const std::string& platform_file, int devices, unsigned seed, int graphs, int& exact,
+                   bool all_ordered = false) {
   Simulation sim(platform_file);
   std::mt19937 rng(seed);
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
@@ -255,13 +258,22 @@ void random_graphs(const std::string& platform_file, int devices, unsigned seed,
       }
     }
     for (int d = 0; d < devices; ++d) {
-      if (pick(2) == 0) continue;  // greedy device
+      if (!all_ordered && pick(2) == 0) continue;  // greedy device
       std::vector<TaskId> order = computes[d];
-      if (pick(2) == 0) std::shuffle(order.begin(), order.end(), rng);
+      if (pick(all_ordered ? 4 : 2) == 0) std::shuffle(order.begin(), order.end(), rng);
       for (const TaskId t : order)
-        if (pick(10) != 0) g.append_to_order(t);  // now and then one left out: a mixed lane
+        if (all_ordered || pick(10) != 0) g.append_to_order(t);  // now and then one left out: a mixed lane
     }
     const AnalyticOutcome out = sim.run_analytic(g);
+    if (all_ordered) {
+      AnalyticSettings replay;
+      replay.list_fast_path = false;
+      const AnalyticOutcome events = run_analytic(g, sim.platform(), replay);
+      // The same verdict, the same link and time (two transfers that start together may be named in either order).
+      auto where = [](const std::string& refusal) { return refusal.substr(std::min(refusal.size(), refusal.find(" both use"))); };
+      EXPECT_EQ(where(events.refusal), where(out.refusal)) << "graph " << k;
+      if (events.timeline && out.timeline) expect_same_timeline(*out.timeline, *events.timeline, "fast path vs replay");
+    }
     if (!out.timeline) continue;
     ++exact;
     if (!expect_same_timeline(*out.timeline, simgrid_timeline(sim, g),
@@ -286,6 +298,13 @@ TEST(AnalyticEngineRandom, FatPipeBus) {
   int exact = 0;
   random_graphs(bus_platform("FATPIPE"), 3, 3, 150, exact);
   EXPECT_GE(exact, 40);
+}
+
+TEST(AnalyticEngineRandom, AllOrderedTakeTheFastPathAndEqualTheReplayAndSimGrid) {
+  int exact = 0;
+  random_graphs(testing::complete_platform(3, "1GBps", "1us"), 3, 4, 100, exact, true);
+  random_graphs(bus_platform("FATPIPE"), 3, 5, 100, exact, true);
+  EXPECT_GE(exact, 90);
 }
 
 }  // namespace
