@@ -69,7 +69,8 @@ pipesim::StagePlan uniform_plan(int P) {
   return plan;
 }
 
-void BM_OneFOneB(benchmark::State& state) {
+// analytic: the analytic engine (Simulation::run_analytic) on the same graph.
+void one_f_one_b(benchmark::State& state, bool analytic) {
   const int P = static_cast<int>(state.range(0));
   const int M = static_cast<int>(state.range(1));
   const std::string& platform = platform_file(P);
@@ -88,12 +89,12 @@ void BM_OneFOneB(benchmark::State& state) {
   const double hop = kLatency + kTensorBytes / kBandwidth;
   const double bound = (M + P - 1) * (F + B + 2 * hop);  // every step pays both hops: loose upper bound
 
-  double run_total = 0, setup_total = 0, makespan = 0;
+  double run_total = 0, setup_total = 0, makespan = 0, cpu_total = 0;
   long peak_kib = 0, before_kib = 0;
   for (auto _ : state) {
     ChildReport r;
     std::string error;
-    if (!run_in_child(platform, graph, r, error)) {
+    if (!run_in_child(platform, graph, r, error, analytic)) {
       state.SkipWithError(error.c_str());
       return;
     }
@@ -109,6 +110,7 @@ void BM_OneFOneB(benchmark::State& state) {
     }
     state.SetIterationTime(r.run_seconds);
     run_total += r.run_seconds;
+    cpu_total += r.run_cpu_seconds;
     setup_total += r.setup_seconds;
     makespan = r.makespan;
     peak_kib = std::max(peak_kib, r.peak_rss_kib);
@@ -117,6 +119,7 @@ void BM_OneFOneB(benchmark::State& state) {
   const double n = static_cast<double>(state.iterations());
   state.counters["activities_per_second"] = activities * n / run_total;
   state.counters["activities"] = activities;
+  state.counters["run_cpu_s"] = cpu_total / n;
   state.counters["compute_tasks"] = compute;
   state.counters["transfers"] = transfers;
   state.counters["graph_build_s"] = build_seconds;
@@ -125,10 +128,13 @@ void BM_OneFOneB(benchmark::State& state) {
   state.counters["peak_rss_MiB"] = peak_kib / 1024.0;
   state.counters["makespan"] = makespan;
   state.counters["makespan_free_transfers"] = ideal;
-  std::string label = "1F1B P=" + std::to_string(P) + " M=" + std::to_string(M);
+  std::string label = std::string(analytic ? "analytic " : "") + "1F1B P=" + std::to_string(P) + " M=" + std::to_string(M);
   for (const std::string& c : extra_simgrid_config()) label += " --cfg=" + c;
   state.SetLabel(label);
 }
+
+void BM_OneFOneB(benchmark::State& state) { one_f_one_b(state, false); }
+void BM_OneFOneBAnalytic(benchmark::State& state) { one_f_one_b(state, true); }
 
 // Fixed iteration counts keep a full run of the binary short on 2 cores
 // (each iteration is one fork + platform load + run).
@@ -138,6 +144,10 @@ BENCHMARK(BM_OneFOneB)->ArgNames({"P", "M"})->Args({8, 1000})->Iterations(10)->U
 BENCHMARK(BM_OneFOneB)->ArgNames({"P", "M"})->Args({8, 10000})->Iterations(2)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_OneFOneB)->ArgNames({"P", "M"})->Args({64, 1000})->Iterations(2)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_OneFOneB)->ArgNames({"P", "M"})->Args({64, 10000})->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+// The analytic engine on the same graphs (issue 14: at least 20x SimGrid at P = 64, M = 10^4).
+BENCHMARK(BM_OneFOneBAnalytic)->ArgNames({"P", "M"})->Args({4, 10000})->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_OneFOneBAnalytic)->ArgNames({"P", "M"})->Args({64, 1000})->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_OneFOneBAnalytic)->ArgNames({"P", "M"})->Args({64, 10000})->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -70,12 +72,20 @@ struct ChildReport {
   double makespan = 0;
   long rss_before_run_kib = 0;  // resident right before run (graph + platform + process)
   long peak_rss_kib = 0;        // getrusage(RUSAGE_SELF).ru_maxrss after run
+  double run_cpu_seconds = 0;   // CPU time of Simulation::run only (steadier than wall time on a busy machine)
 };
 
+inline double process_cpu_seconds() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
 // Runs the graph in a forked child (studies/forked_run.hpp); false (and
-// `error`) when it failed.
+// `error`) when it failed. analytic: Simulation::run_analytic instead of
+// SimGrid (an error when it is not exact).
 inline bool run_in_child(const std::string& platform, const pipesim::TaskGraph& graph, ChildReport& report,
-                         std::string& error) {
+                         std::string& error, bool analytic = false) {
   try {
     const std::string bytes = pipesim::run_forked([&] {
       ChildReport r;
@@ -83,9 +93,18 @@ inline bool run_in_child(const std::string& platform, const pipesim::TaskGraph& 
       pipesim::Simulation simulation(platform, extra_simgrid_config());
       const auto t1 = Clock::now();
       r.rss_before_run_kib = current_rss_kib();
+      const double cpu0 = process_cpu_seconds();
       const auto t2 = Clock::now();
-      const pipesim::Timeline timeline = simulation.run(graph);
+      pipesim::Timeline timeline;
+      if (analytic) {
+        pipesim::AnalyticOutcome out = simulation.run_analytic(graph);
+        if (!out.timeline) throw std::runtime_error("the analytic engine is not exact: " + out.refusal);
+        timeline = std::move(*out.timeline);
+      } else {
+        timeline = simulation.run(graph);
+      }
       const auto t3 = Clock::now();
+      r.run_cpu_seconds = process_cpu_seconds() - cpu0;
       r.setup_seconds = std::chrono::duration<double>(t1 - t0).count();
       r.run_seconds = std::chrono::duration<double>(t3 - t2).count();
       r.completed = timeline.completed() ? 1 : 0;

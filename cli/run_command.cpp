@@ -9,6 +9,7 @@
 #include "analysis/pattern_summary.hpp"
 #include "analysis/worker_metrics.hpp"
 #include "cli/command_line.hpp"
+#include "cli/engine_choice.hpp"
 #include "cli/output_files.hpp"
 #include "cli/workload_overrides.hpp"
 #include "patterns/pattern_timing.hpp"
@@ -58,6 +59,10 @@ CLI::App* add_run_command(CLI::App& root, RunOptions& o) {
   run->add_option("--max-memory", o.max_memory,
                   "memory the simulation itself may use, e.g. 32GiB (default:\n3/4 of this machine's, at most 16 GiB)")
       ->type_name("SIZE");
+  run->add_option("--engine", o.engine,
+                  "simgrid, analytic (exact without SimGrid, refused where\nflows would share a link) or auto (default: analytic\nwhen exact, else simgrid)")
+      ->type_name("ENGINE")
+      ->check(CLI::IsMember({"simgrid", "analytic", "auto"}));
   run->add_flag("--quiet", o.quiet, "no summary on stdout");
   return run;
 }
@@ -113,7 +118,8 @@ int run_command(const RunOptions& options) {
   if (schedule.pattern)
     pattern = summarize_pattern(*schedule.pattern, pattern_timing(*schedule.pattern, workload, platform), workload,
                                 platform.size());
-  const Timeline timeline = simulation.run(graph);
+  const EngineRun engine = run_engine(simulation, graph, options.engine);
+  const Timeline& timeline = engine.timeline;
   const Metrics metrics = compute_metrics(graph, timeline, platform, workload.microbatch_size);
   if (pattern) pattern->simulated_period = simulated_period(*pattern, metrics, graph, timeline);
   const PatternSummary* promised = pattern ? &*pattern : nullptr;
@@ -122,7 +128,7 @@ int run_command(const RunOptions& options) {
   if (!options.json.empty()) {
     std::ostringstream text;
     write_json_report(text, metrics, platform, schedule_name, promised, schedule.split ? &*schedule.split : nullptr,
-                      &schedule.memory_saving);
+                      &schedule.memory_saving, &engine.engine);
     outputs.set(options.json, text.str());
   }
   if (!options.trace.empty()) {
@@ -168,7 +174,7 @@ int run_command(const RunOptions& options) {
   outputs.commit();
   if (!options.quiet)
     write_summary(std::cout, metrics, platform, schedule_name, promised, schedule.split ? &*schedule.split : nullptr,
-                      &schedule.memory_saving);
+                  &schedule.memory_saving, &engine.description);
   return metrics.valid ? 0 : 1;
 }
 

@@ -107,12 +107,13 @@ void write_split(JsonWriter& w, const SplitPlan& plan, const Platform& platform)
 
 void write_json_report(std::ostream& os, const Metrics& m, const Platform& platform,
                        const std::string& schedule_name, const PatternSummary* pattern, const SplitPlan* split,
-                       const std::vector<StageMemorySaving>* memory_saving) {
+                       const std::vector<StageMemorySaving>* memory_saving, const std::string* engine) {
   JsonWriter w(os, true);
   w.begin_object();
   w.field("version", PIPESIM_VERSION);
   w.field("schedule", schedule_name);
   w.field("platform", platform.file);
+  if (engine != nullptr) w.field("engine", *engine);
   w.field("valid", m.valid);
   w.field("completed", m.completed);
   w.field("blocked_tasks", m.blocked_tasks);

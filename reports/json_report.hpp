@@ -19,9 +19,11 @@ struct StageMemorySaving;
 // "version" (PIPESIM_VERSION), so a reader can tell which field set it has.
 // With a split plan (seed 004's `split`), a "split" member gives its stages
 // and shares; devices list their resources whenever metrics have them.
+// With an engine ("simgrid" or "analytic"), an "engine" member after "platform".
 void write_json_report(std::ostream& os, const Metrics& metrics, const Platform& platform,
                        const std::string& schedule_name, const PatternSummary* pattern = nullptr,
                        const SplitPlan* split = nullptr,
-                       const std::vector<StageMemorySaving>* memory_saving = nullptr);
+                       const std::vector<StageMemorySaving>* memory_saving = nullptr,
+                       const std::string* engine = nullptr);
 
 }  // namespace pipesim

@@ -125,7 +125,7 @@ void write_resources(std::ostream& os, const Metrics& m, const SplitPlan* split)
 
 void write_summary(std::ostream& os, const Metrics& m, const Platform& platform,
                    const std::string& schedule_name, const PatternSummary* pattern, const SplitPlan* split,
-                   const std::vector<StageMemorySaving>* memory_saving) {
+                   const std::vector<StageMemorySaving>* memory_saving, const std::string* engine) {
   int used = 0;
   for (const DeviceMetrics& d : m.devices) used += d.tasks > 0;
   std::vector<Row> header = {
@@ -140,6 +140,7 @@ void write_summary(std::ostream& os, const Metrics& m, const Platform& platform,
       {"throughput", fmt::fixed(m.throughput, 2) + " samples/s"},
       {"verdict", verdict(m, platform)},
   };
+  if (engine != nullptr) header.insert(header.begin() + 1, {"engine", *engine});
   if (pattern != nullptr) {
     // What the pattern promises, beside what the simulation measured.
     const std::string per = " per " + std::to_string(pattern->copies) + " micro-batch" + (pattern->copies > 1 ? "es" : "");

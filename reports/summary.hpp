@@ -18,10 +18,12 @@ struct StageMemorySaving;
 // reasons), a per-device table and a table of the links that carried bytes.
 // With a split plan, an "eq. 1 period" line and a table of its stages; a
 // table of resources (share beta, share-weighted busy time, utilization)
-// whenever the metrics have per-resource figures.
+// whenever the metrics have per-resource figures. With an engine, an
+// "engine" line after the schedule (which engine ran, and why).
 void write_summary(std::ostream& os, const Metrics& metrics, const Platform& platform,
                    const std::string& schedule_name, const PatternSummary* pattern = nullptr,
                    const SplitPlan* split = nullptr,
-                   const std::vector<StageMemorySaving>* memory_saving = nullptr);
+                   const std::vector<StageMemorySaving>* memory_saving = nullptr,
+                   const std::string* engine = nullptr);
 
 }  // namespace pipesim

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <map>
 
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -12,6 +13,7 @@
 #include "sim/engine/platform_reader.hpp"
 #include "sim/engine/simgrid_guard.hpp"
 #include "sim/engine/simgrid_settings.hpp"
+#include "sim/engine/task_checks.hpp"
 #include "sim/input_error.hpp"
 
 namespace pipesim {
@@ -28,33 +30,6 @@ std::string one_line(std::string text) {
   return out;
 }
 
-// Resources, lanes and shares in range (a generator's bug, not the user's).
-// SimGrid keeps running past an Exec of inf flops and crashes at exit; a
-// payload is a 64-bit byte count.
-void check_amounts(const TaskGraph& graph, const std::vector<std::vector<simgrid::s4u::Host*>>& hosts,
-                   bool bounds) {
-  for (TaskId t = 0; t < graph.size(); ++t) {
-    const Task& task = graph.task(t);
-    const bool transfer = is_transfer(task.kind);
-    if (!transfer && (task.resource < 0 || static_cast<std::size_t>(task.resource) >= hosts.at(task.device).size()))
-      throw InputError("task graph", graph.describe(t),
-                       "resource " + std::to_string(task.resource) + " out of range: the device has " +
-                           std::to_string(hosts.at(task.device).size()) + " compute resources");
-    if (!transfer && (task.lane < 0 || !(task.share > 0 && task.share <= 1)))
-      throw InputError("task graph", graph.describe(t), "expected lane >= 0 and share in (0, 1]");
-    if (!transfer && task.share < 1 && !bounds)
-      throw InputError("--cfg", "cpu/optim:TI",
-                       "shares of a resource's speed (" + graph.describe(t) +
-                           ") need cpu/optim:Lazy or Full: the TI model cannot bound an execution");
-    if (std::isfinite(task.amount) && task.amount >= 0 && (!transfer || task.amount < 9.2e18)) continue;
-    char amount[32];
-    std::snprintf(amount, sizeof(amount), "%g", task.amount);
-    throw InputError("task graph", graph.describe(t),
-                     std::string(transfer ? "expected a finite byte count below 2^63" : "expected a finite flop count") +
-                         " >= 0, got " + amount + (transfer ? "" : " (a cost too large for the device's speed?)"));
-  }
-}
-
 }  // namespace
 
 struct Simulation::SimGridState {
@@ -65,6 +40,7 @@ struct Simulation::SimGridState {
   std::vector<simgrid::s4u::Host*> devices;
   std::vector<std::vector<simgrid::s4u::Host*>> hosts;  // [device][resource]
   bool bounds = true;  // the CPU model can bound an execution (not TI)
+  std::map<std::string, std::string> config;  // the effective SimGrid settings
 };
 
 Simulation::Simulation(const std::string& platform_file, const std::vector<std::string>& extra_config)
@@ -78,7 +54,8 @@ Simulation::Simulation(const std::string& platform_file, const std::vector<std::
   for (auto& a : s.argv_storage) s.argv.push_back(a.data());
   s.argv.push_back(nullptr);
   s.argc = static_cast<int>(s.argv_storage.size());
-  s.bounds = effective_simgrid_config(extra_config)["cpu/optim"] != "TI";
+  s.config = effective_simgrid_config(extra_config);
+  s.bounds = s.config["cpu/optim"] != "TI";
   SimGridGuard guard(platform_file);
   bool time_varying = false;
   try {
@@ -113,9 +90,24 @@ Timeline Simulation::run(const TaskGraph& graph) {
   // The executor's completion callback stays connected to SimGrid's global signal.
   if (ran_) throw std::logic_error("Simulation::run: one run per Simulation (and per process)");
   ran_ = true;
-  check_amounts(graph, simgrid_->hosts, simgrid_->bounds);
+  std::vector<std::size_t> resources;
+  for (const auto& hosts : simgrid_->hosts) resources.push_back(hosts.size());
+  check_task_amounts(graph, resources, simgrid_->bounds);
   SimGridGuard guard(platform_.file);
   return execute(*simgrid_->engine, simgrid_->hosts, graph);
+}
+
+AnalyticOutcome Simulation::run_analytic(const TaskGraph& graph) const {
+  AnalyticSettings settings;
+  settings.bounded_cpu = simgrid_->bounds;
+  std::string refusal = analytic_refusal(simgrid_->config, platform_, settings);
+  if (!refusal.empty()) {
+    std::vector<std::size_t> resources;  // bad amounts are an input error whichever engine runs
+    for (const auto& hosts : simgrid_->hosts) resources.push_back(hosts.size());
+    check_task_amounts(graph, resources, simgrid_->bounds);
+    return {std::nullopt, std::move(refusal)};
+  }
+  return pipesim::run_analytic(graph, platform_, settings);
 }
 
 }  // namespace pipesim

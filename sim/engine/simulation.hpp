@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/engine/analytic_engine.hpp"
 #include "sim/engine/simgrid_settings.hpp"
 #include "sim/platform.hpp"
 #include "sim/task_graph.hpp"
@@ -35,6 +36,10 @@ class Simulation {
   // Timeline::blocked and Timeline::deadlock filled in. Throws InputError on
   // a task SimGrid cannot run (an amount that is not finite).
   Timeline run(const TaskGraph& graph);
+  // The same graph evaluated without SimGrid (analytic_engine.hpp): the
+  // timeline run() would give, or why that is not provably the same (these
+  // settings, this platform, or the first conflict). Leaves run() available.
+  AnalyticOutcome run_analytic(const TaskGraph& graph) const;
 
  private:
   struct SimGridState;

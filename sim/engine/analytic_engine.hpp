@@ -1,0 +1,61 @@
+// The exact fast engine (`--engine analytic`): evaluates a task graph without
+// SimGrid, giving the timeline the SimGrid executor (executor.hpp) would give,
+// wherever that is provably the same, and refusing otherwise.
+//
+// Under pipesim's SimGrid settings (CM02, no cross-traffic, no TCP window,
+// TI or Lazy CPUs) a transfer alone on its links takes exactly latency +
+// bytes / bottleneck bandwidth and a computation amount / (share x) speed.
+// While no two transfers use one Shared link at the same time (FatPipe links
+// never conflict; the two directions of a split-duplex link are two links)
+// and the lanes running on a resource never take more than its whole speed,
+// nothing shares anything, and the run is a list schedule with the
+// executor's dispatch rules: ordered lanes follow their order, lanes without
+// one take the lowest priority among the tasks ready at that instant.
+// The evaluation replays SimGrid's rounds (clock sums, events closer than
+// surf/precision completing together, the zero-flop tick before a greedy
+// choice) so that times agree to rounding and choices exactly. It checks
+// the conditions as it goes and stops at the first one that fails.
+//
+// Graphs whose every compute task is in its device's order, on one lane,
+// (all shipped schedules but master and split) need no replay: a start is
+// the latest finish of what the task waits for, and the Shared links are
+// checked afterwards, interval by interval. Its times
+// differ from the replay's by rounding and by SimGrid's merging of events
+// closer than surf/precision (1 ns), which the replay reproduces.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "sim/platform.hpp"
+#include "sim/task_graph.hpp"
+#include "sim/timeline.hpp"
+
+namespace pipesim {
+
+struct AnalyticSettings {
+  double timing_precision = 1e-9;  // SimGrid's surf/precision (seconds)
+  bool bounded_cpu = false;        // cpu/optim Lazy (executions can be bounded) rather than TI
+  // Graphs whose compute tasks are all ordered, one lane per device, take a
+  // longest-path pass instead of the event replay (tests turn it off to compare).
+  bool list_fast_path = true;
+};
+
+struct AnalyticOutcome {
+  std::optional<Timeline> timeline;  // present when the evaluation is exact
+  std::string refusal;               // otherwise the first reason it is not, one line
+};
+
+// Why these SimGrid settings (effective_simgrid_config) or this platform make
+// the analytic engine inexact, e.g. "--cfg network/model:LV08 changes
+// transfer times"; empty when they do not. Fills settings from the config.
+std::string analytic_refusal(const std::map<std::string, std::string>& effective_config, const Platform& platform,
+                             AnalyticSettings& settings);
+
+// Evaluates the graph. Throws InputError as Simulation::run does on amounts,
+// resources and shares out of range; a deadlock comes back as in the
+// executor (Timeline::blocked, Timeline::deadlock).
+AnalyticOutcome run_analytic(const TaskGraph& graph, const Platform& platform, const AnalyticSettings& settings = {});
+
+}  // namespace pipesim
