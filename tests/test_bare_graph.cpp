@@ -15,17 +15,17 @@
 namespace pipesim::testing {
 namespace {
 
-CliResult run_bare(const std::string& dump, const std::string& platform) {
+CliResult run_bare(const std::string& dump, const std::string& platform, const std::string& extra = "") {
   const std::string out = temp_path("bare-graph.out"), err = temp_path("bare-graph.err");
-  const std::string command =
-      std::string(PIPESIM_BARE_GRAPH_BINARY) + " " + dump + " " + platform + " >" + out + " 2>" + err + " </dev/null";
+  const std::string command = std::string(PIPESIM_BARE_GRAPH_BINARY) + " " + dump + " " + platform + " " + extra +
+                              " >" + out + " 2>" + err + " </dev/null";
   const int status = std::system(command.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(out), read_text(err)};
 }
 
-double pipesim_makespan(const std::string& platform, const std::string& workload) {
+double pipesim_makespan(const std::string& platform, const std::string& workload, const std::string& extra = "") {
   const std::string json = temp_path("bare-graph-pipesim.json");
-  const CliResult r = run_pipesim("run " + platform + " " + workload + " --json " + json + " --quiet");
+  const CliResult r = run_pipesim("run " + platform + " " + workload + " --json " + json + " --quiet " + extra);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   const std::string text = read_text(json);
   return std::stod(text.substr(text.find("\"makespan\":") + 11));
@@ -83,9 +83,22 @@ TEST(BareGraph, RefusesLanes) {
   }
 }
 
-Platform one_device_platform() {
+// SimGrid settings after the files apply after pipesim's defaults, as pipesim's --cfg.
+TEST(BareGraph, TakesSimGridSettingsAsPipesimDoes) {
+  const std::string platform = write_file("bare-graph-star.xml", bench::star_platform_xml(8));
+  const std::string workload = write_file("bare-graph-w.yaml", bench::uniform_workload_yaml("1f1b", 8, 16));
+  const std::string dump = temp_path("graph.bin");
+  bench::dump_workload_graph(platform, workload, dump);
+  const CliResult cm02 = run_bare(dump, platform), lv08 = run_bare(dump, platform, "--cfg=network/model:LV08");
+  ASSERT_EQ(lv08.exit_code, 0) << lv08.err;
+  const double makespan = std::stod(lv08.out);
+  EXPECT_GT(makespan, std::stod(cm02.out) + 1e-3);  // LV08's latency and bandwidth factors slow every transfer
+  EXPECT_NEAR(pipesim_makespan(platform, workload, "--cfg network/model:LV08"), makespan, 1e-9 * makespan);
+}
+
+Platform one_device_platform(const std::string& name = "gpu0") {
   Platform platform;
-  platform.devices.push_back({"gpu0", 1e12, 1e12, "gpu"});
+  platform.devices.push_back({name, 1e12, 1e12, "gpu"});
   platform.paths.resize(1);
   return platform;
 }
@@ -122,6 +135,21 @@ TEST(BareGraph, RefusesATruncatedDump) {
   EXPECT_EQ(bare.exit_code, 2);
   EXPECT_EQ(bare.out, "");
   EXPECT_EQ(bare.err, "pipesim_bare_graph: error: " + dump + ": truncated graph dump\n");
+}
+
+TEST(BareGraph, RefusesAHostThePlatformLacks) {
+  TaskGraph graph(1);
+  Task compute;
+  compute.device = 0;
+  compute.amount = 1e12;
+  graph.add(compute);
+  const std::string dump = temp_path("nohost.bin");
+  bench::write_graph_dump(graph, one_device_platform("tpu7"), dump);
+  const std::string platform = write_file("bare-graph-star.xml", bench::star_platform_xml(1));
+  const CliResult bare = run_bare(dump, platform);
+  EXPECT_EQ(bare.exit_code, 2);
+  EXPECT_EQ(bare.out, "");
+  EXPECT_EQ(bare.err, "pipesim_bare_graph: error: " + platform + ": no host 'tpu7' (named by the graph dump)\n");
 }
 
 }  // namespace
