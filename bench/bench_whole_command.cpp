@@ -16,22 +16,11 @@
 
 namespace {
 
+using pipesim::bench::json_makespan;
 using pipesim::bench::run_command;
+using pipesim::bench::slurp;
 
 const char* const kSchedules[] = {"1f1b", "gpipe"};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// The "makespan" of pipesim's JSON (NaN when absent).
-double json_makespan(const std::string& json) {
-  const auto at = json.find("\"makespan\":");
-  return at == std::string::npos ? NAN : std::stod(json.substr(at + 11));
-}
 
 void BM_WholeCommand(benchmark::State& state) {
   const std::string schedule = kSchedules[state.range(0)];
@@ -43,12 +32,7 @@ void BM_WholeCommand(benchmark::State& state) {
       pipesim::testing::write_file("whole-" + tag + ".yaml", pipesim::bench::uniform_workload_yaml(schedule, P, M));
   const std::string json = pipesim::testing::temp_path("whole-" + tag + ".json");
   const std::string out = pipesim::testing::temp_path("whole-" + tag + ".out");
-  auto number = [](double x) {
-    std::ostringstream s;
-    s.precision(17);
-    s << x;
-    return s.str();
-  };
+  auto number = pipesim::bench::exact_number;
   const std::vector<std::string> pipesim_args = {PIPESIM_RUN_BINARY, "run", platform, workload, "--json", json,
                                                  "--quiet"};
   const std::vector<std::string> bare_args = {PIPESIM_BARE_BINARY, platform, schedule, std::to_string(P),

@@ -2,11 +2,15 @@
 // waits for: its wall time, and its peak RSS from wait4's rusage.
 #pragma once
 
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 
 #include <chrono>
+#include <cmath>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -20,15 +24,16 @@ struct CommandRun {
   long peak_rss_kib = 0;
 };
 
-// ARGS[0] is the program; standard output goes to OUT_PATH, errors to /dev/null.
-inline CommandRun run_command(const std::vector<std::string>& args, const std::string& out_path) {
+// ARGS[0] is the program; standard output goes to OUT_PATH, errors to ERR_PATH.
+inline CommandRun run_command(const std::vector<std::string>& args, const std::string& out_path,
+                              const std::string& err_path = "/dev/null") {
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   posix_spawn_file_actions_t files;
   posix_spawn_file_actions_init(&files);
   posix_spawn_file_actions_addopen(&files, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&files, 2, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&files, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   CommandRun run;
   const auto t0 = std::chrono::steady_clock::now();
   pid_t pid = 0;
@@ -42,6 +47,27 @@ inline CommandRun run_command(const std::vector<std::string>& args, const std::s
   run.peak_rss_kib = usage.ru_maxrss;
   run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return run;
+}
+
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The "makespan" of pipesim's JSON (NaN when absent).
+inline double json_makespan(const std::string& json) {
+  const auto at = json.find("\"makespan\":");
+  return at == std::string::npos ? NAN : std::stod(json.substr(at + 11));
+}
+
+// X with 17 significant digits, as the bare programs print it.
+inline std::string exact_number(double x) {
+  std::ostringstream s;
+  s.precision(17);
+  s << x;
+  return s.str();
 }
 
 }  // namespace pipesim::bench

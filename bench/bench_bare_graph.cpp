@@ -1,0 +1,138 @@
+// Issue 14 for every family: `pipesim run` (the whole command, as a
+// process) against the bare SimGrid program (bench/bare/bare_graph.cpp)
+// running the task graph pipesim's own generator builds for the same
+// workload and platform. Each iteration runs both, alternated; the
+// benchmark's (manual) time is pipesim's. See bench/README.md.
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench/bare/graph_dump.hpp"
+#include "bench/bare/pipeline_inputs.hpp"
+#include "bench/whole_command.hpp"
+#include "tests/fixtures.hpp"
+
+namespace {
+
+using pipesim::bench::exact_number;
+using pipesim::bench::json_makespan;
+using pipesim::bench::run_command;
+using pipesim::bench::slurp;
+
+struct Family {
+  const char* name;
+  std::string (*schedule)(int P);  // as written after `schedule:` in the workload
+};
+
+const Family kFamilies[] = {
+    {"1f1b", [](int) { return std::string("1f1b"); }},
+    {"gpipe", [](int) { return std::string("gpipe"); }},
+    {"kfkb", [](int) { return std::string("{name: kfkb, k: 2}"); }},
+    {"pipedream", [](int P) { return "{name: pipedream, noam: " + std::to_string(P) + "}"; }},
+    // Seed 003's looped pipeline: W = G R = P workers, P one-layer stages, greedy by 1F1B priority.
+    {"master", [](int P) { return "{name: master, scheme: lpp, G: " + std::to_string(P / 8) + ", R: 8}"; }},
+};
+
+// Extra arguments of `pipesim run` (space-separated), e.g.
+// PIPESIM_BENCH_RUN_ARGS="--engine simgrid"; they show in the label.
+std::vector<std::string> extra_run_args() {
+  std::vector<std::string> args;
+  if (const char* env = std::getenv("PIPESIM_BENCH_RUN_ARGS")) {
+    std::istringstream words(env);
+    for (std::string w; words >> w;) args.push_back(w);
+  }
+  return args;
+}
+
+// The graph's dump, written once per case and process (repetitions reuse
+// it) and removed at exit: 89 MB at 2.54 M tasks.
+std::size_t dump_once(const std::string& platform, const std::string& workload, const std::string& dump) {
+  static struct Dumps {
+    std::map<std::string, std::size_t> tasks;
+    ~Dumps() {
+      for (const auto& entry : tasks) std::remove(entry.first.c_str());
+    }
+  } dumps;
+  auto it = dumps.tasks.find(dump);
+  if (it == dumps.tasks.end())
+    it = dumps.tasks.emplace(dump, pipesim::bench::dump_workload_graph(platform, workload, dump)).first;
+  return it->second;
+}
+
+void BM_BareGraph(benchmark::State& state) {
+  const Family& family = kFamilies[state.range(0)];
+  const int P = static_cast<int>(state.range(1)), M = static_cast<int>(state.range(2));
+  const std::string tag = std::string(family.name) + "-" + std::to_string(P) + "-" + std::to_string(M);
+  const std::string platform =
+      pipesim::testing::write_file("graph-" + tag + ".xml", pipesim::bench::star_platform_xml(P));
+  const std::string workload = pipesim::testing::write_file(
+      "graph-" + tag + ".yaml", pipesim::bench::uniform_workload_yaml(family.schedule(P), P, M));
+  const std::string dump = pipesim::testing::temp_path("graph-" + tag + ".bin");
+  const std::string json = pipesim::testing::temp_path("graph-" + tag + ".json");
+  const std::string out = pipesim::testing::temp_path("graph-" + tag + ".out");
+  const std::string err = pipesim::testing::temp_path("graph-" + tag + ".err");
+  std::size_t tasks = 0;
+  try {
+    tasks = dump_once(platform, workload, dump);
+  } catch (const std::exception& e) {
+    state.SkipWithError((std::string("dump: ") + e.what()).c_str());
+    return;
+  }
+  std::vector<std::string> pipesim_args = {PIPESIM_RUN_BINARY, "run", platform, workload, "--json", json, "--quiet"};
+  std::string label = family.name;
+  for (const std::string& a : extra_run_args()) {
+    pipesim_args.push_back(a);
+    label += " " + a;
+  }
+  const std::vector<std::string> bare_args = {PIPESIM_BARE_GRAPH_BINARY, dump, platform};
+  double pipesim_s = 0, bare_s = 0, read_s = 0, pipesim_rss = 0, bare_rss = 0, makespan = 0;
+  for (auto _ : state) {
+    const auto bare = run_command(bare_args, out, err);
+    const auto run = run_command(pipesim_args, "/dev/null");
+    if (bare.exit_code != 0 || run.exit_code != 0) {
+      state.SkipWithError(("exit " + std::to_string(bare.exit_code) + " (bare), " + std::to_string(run.exit_code) +
+                           " (pipesim)").c_str());
+      return;
+    }
+    const double bare_makespan = std::stod(slurp(out));
+    makespan = json_makespan(slurp(json));
+    if (!(std::abs(makespan - bare_makespan) <= 1e-9 * bare_makespan)) {
+      state.SkipWithError(
+          ("makespans differ: pipesim " + exact_number(makespan) + ", bare " + exact_number(bare_makespan)).c_str());
+      return;
+    }
+    const std::string read_line = slurp(err);  // "read_seconds S"
+    if (read_line.rfind("read_seconds ", 0) == 0) read_s += std::stod(read_line.substr(13));
+    state.SetIterationTime(run.seconds);
+    pipesim_s += run.seconds;
+    bare_s += bare.seconds;
+    pipesim_rss = std::max(pipesim_rss, run.peak_rss_kib / 1024.0);
+    bare_rss = std::max(bare_rss, bare.peak_rss_kib / 1024.0);
+  }
+  const double n = static_cast<double>(state.iterations());
+  state.counters["pipesim_s"] = pipesim_s / n;
+  state.counters["bare_s"] = bare_s / n;
+  state.counters["bare_read_s"] = read_s / n;  // part of bare_s
+  state.counters["ratio"] = bare_s / pipesim_s;  // bare SimGrid time / pipesim time; 1 = as fast
+  state.counters["pipesim_rss_MiB"] = pipesim_rss;
+  state.counters["bare_rss_MiB"] = bare_rss;
+  state.counters["makespan"] = makespan;
+  state.counters["activities"] = static_cast<double>(tasks);
+  state.SetLabel(label);
+}
+
+}  // namespace
+
+// family: 0 = 1f1b, 1 = gpipe, 2 = kfkb (k = 2), 3 = pipedream (noam = P), 4 = master (LPP, G = P/8, R = 8).
+BENCHMARK(BM_BareGraph)
+    ->ArgNames({"family", "P", "M"})
+    ->ArgsProduct({{0, 1, 2, 3, 4}, {64}, {1000, 10000}})
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kSecond);
