@@ -440,7 +440,10 @@ Pattern kfkb_at(int k, Pattern p, const PatternTiming& t, const Allocation& allo
     keep_better(interleaved.pattern(k));
   } catch (const NoCommonSlot&) {
   }
-  keep_better(replicate(one_f_one_b_pattern(allocation, workload, platform, p.weights, p.links), k, t));
+  try {  // k periods of 1F1B, whose own placement may need a longer period
+    keep_better(replicate(one_f_one_b_pattern(allocation, workload, platform, p.weights, p.links), k, t));
+  } catch (const std::invalid_argument&) {
+  }
   return result;
 }
 
