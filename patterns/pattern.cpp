@@ -11,6 +11,8 @@ std::string_view to_string(WeightPolicy policy) {
   return "?";
 }
 
+std::string_view to_string(LinkModel model) { return model == LinkModel::Pair ? "pair" : "platform"; }
+
 int Pattern::find(int task_number, int copy) const {
   for (size_t i = 0; i < ops.size(); ++i)
     if (this->task_number(ops[i]) == task_number && ops[i].copy == copy) return static_cast<int>(i);

@@ -29,6 +29,14 @@ enum class WeightPolicy {
 };
 std::string_view to_string(WeightPolicy policy);
 
+// Which transfers exclude each other (docs/pattern-format.md, "links").
+enum class LinkModel {
+  Platform,  // as SimGrid runs the platform: a transfer holds every Shared link
+             // of its route (a SPLITDUPLEX direction is one), FatPipe none
+  Pair,      // seed 000 eq. 9: both directions of a device pair are one resource
+};
+std::string_view to_string(LinkModel model);
+
 // Weight versions a device holds (the gradient buffer comes on top), given the
 // most micro-batches of one of its layers in flight at once.
 inline int weight_versions(WeightPolicy policy, int in_flight) {
@@ -70,6 +78,7 @@ struct Pattern {
   int copies = 1;       // k
   double period = 0;    // T: time for `copies` micro-batches
   WeightPolicy weights = WeightPolicy::TwoBW;
+  LinkModel links = LinkModel::Platform;
   std::vector<PatternOp> ops;              // 2L * k, any order
   std::vector<PatternTransfer> transfers;  // one per cross-device consecutive pair
 

@@ -11,7 +11,7 @@ namespace {
 void check_timing(const Pattern& p, const PatternTiming& t) {
   const std::size_t n = p.ops.size();
   if (p.ops.size() != static_cast<std::size_t>(2 * p.layers * p.copies) || t.duration.size() != n ||
-      t.output_bytes.size() != n || t.transfer_duration.size() != n)
+      t.output_bytes.size() != n || t.transfer_duration.size() != n || t.transfer_links.size() != n)
     throw std::invalid_argument("pattern analysis: the timing does not match the pattern");
 }
 
@@ -79,16 +79,9 @@ TimedEventGraph pattern_event_graph(const Pattern& p, const PatternTiming& t) {
   for (const auto& items : device_orders(p, devices))
     add_cycle(g, items, [](int i) { return i; }, [&](int i) { return t.duration[i]; });
 
-  std::map<std::pair<int, int>, std::vector<int>> links;
-  for (std::size_t k = 0; k < p.transfers.size(); ++k) {
-    if (!(t.output_bytes[p.transfers[k].from] > 0)) continue;  // empty: uses no link, as in unroll_pattern
-    const int a = p.ops[p.transfers[k].from].device, b = p.ops[succ[p.transfers[k].from]].device;
-    links[{std::min(a, b), std::max(a, b)}].push_back(static_cast<int>(k));
-  }
-  for (auto& [link, items] : links) {
-    std::sort(items.begin(), items.end(), [&](int a, int b) { return p.transfer_before(a, b); });
+  // One cycle per link resource: a transfer holding several gets an arc on each.
+  for (const auto& items : transfers_by_link(p, t))
     add_cycle(g, items, transfer_node, [&](int k) { return t.transfer_duration[p.transfers[k].from]; });
-  }
   return g;
 }
 

@@ -21,8 +21,10 @@ namespace pipesim {
 //    i - tokens;
 //  - device order: each device's ops in period order (start, task number,
 //    copy), 0 tokens, the last back to the first with 1 token;
-//  - link order: the same for the transfers of each unordered device pair
-//    (transfers of 0 bytes use no link and are left out).
+//  - link order: the same for the transfers that hold each link resource
+//    (timing.transfer_links: under pattern.links = Platform every Shared
+//    link of the route, under Pair the unordered device pair); a transfer
+//    holding several is on several cycles; transfers of 0 bytes hold none.
 // These are exactly the constraints of unroll_pattern's task graph, so the
 // maximum cycle ratio (exact_period) is its steady-state time per period.
 // Throws std::invalid_argument if the timing does not fit the pattern or a

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "patterns/link_resources.hpp"
 #include "workloads/costs.hpp"
 
 namespace pipesim {
@@ -98,6 +99,8 @@ PatternTiming pattern_timing(const Pattern& p, const Workload& w, const Platform
   const std::vector<int> succ = p.successors();
   const std::size_t n = p.ops.size();
   PatternTiming t{std::vector<double>(n), std::vector<double>(n), std::vector<double>(n), std::vector<double>(n), {}};
+  t.transfer_links.resize(n);
+  LinkResources links(platform, p.links);
   for (const Layer& layer : w.layers) t.weights.push_back(layer.weights);
   for (std::size_t i = 0; i < n; ++i) {
     const PatternOp& o = p.ops[i];
@@ -115,7 +118,9 @@ PatternTiming pattern_timing(const Pattern& p, const Workload& w, const Platform
       fail(op_name(p, static_cast<int>(i)) + " sends to " + platform.devices[to].name + " but " + dev.name +
            " has no route with bandwidth to it");
     t.transfer_duration[i] = platform.transfer_time(o.device, to, t.output_bytes[i]);
+    t.transfer_links[i] = links.route(o.device, to);
   }
+  t.link_names = links.names();
   return t;
 }
 
@@ -166,6 +171,15 @@ void assign_minimal_shifts(Pattern& p, const PatternTiming& timing) {
   }
 }
 
+std::vector<std::vector<int>> transfers_by_link(const Pattern& p, const PatternTiming& t) {
+  if (t.transfer_links.size() != p.ops.size()) fail("timing does not match the pattern");
+  std::vector<std::vector<int>> on(t.link_names.size());
+  for (std::size_t k = 0; k < p.transfers.size(); ++k)
+    for (int r : t.transfer_links.at(p.transfers[k].from)) on.at(r).push_back(static_cast<int>(k));
+  for (auto& items : on) std::sort(items.begin(), items.end(), [&](int a, int b) { return p.transfer_before(a, b); });
+  return on;
+}
+
 std::string find_overlap(const Pattern& p, const PatternTiming& timing, const Platform& platform) {
   const double T = p.period;
   // Items of one resource in period order; each must end before the next
@@ -193,20 +207,14 @@ std::string find_overlap(const Pattern& p, const PatternTiming& timing, const Pl
         [&](int a) { return op_name(p, a); }, platform.devices[d].name);
     if (!s.empty()) return s;
   }
-  const std::vector<int> succ = p.successors();
-  std::map<std::pair<int, int>, std::vector<int>> on_link;
-  for (std::size_t t = 0; t < p.transfers.size(); ++t) {
-    if (!(timing.output_bytes[p.transfers[t].from] > 0)) continue;  // empty: uses no link
-    const int a = p.ops[p.transfers[t].from].device, b = p.ops[succ[p.transfers[t].from]].device;
-    on_link[{std::min(a, b), std::max(a, b)}].push_back(static_cast<int>(t));
-  }
-  for (auto& [link, items] : on_link) {
+  std::vector<std::vector<int>> on_link = transfers_by_link(p, timing);
+  for (std::size_t r = 0; r < on_link.size(); ++r) {
     const std::string s = check(
-        items, [&](int a, int b) { return p.transfer_before(a, b); },
+        on_link[r], [&](int a, int b) { return p.transfer_before(a, b); },
         [&](int t) { return p.transfers[t].start; },
         [&](int t) { return timing.transfer_duration[p.transfers[t].from]; },
         [&](int t) { return "the transfer after " + op_name(p, p.transfers[t].from); },
-        "the link " + platform.devices[link.first].name + "-" + platform.devices[link.second].name);
+        "the link " + timing.link_names[r]);
     if (!s.empty()) return s;
   }
   return "";

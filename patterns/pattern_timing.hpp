@@ -17,7 +17,16 @@ struct PatternTiming {
   std::vector<double> output_bytes;  // per op: F_l: a_l; B_l: a_{l-1} (gradient of its input), a_{-1} = workload.input
   std::vector<double> transfer_duration;  // per op: sending its output to its successor's device; 0 if same device or none
   std::vector<double> weights;            // per layer: bytes of its parameters W_l
+  // Per op: the link resources its transfer holds (pattern.links, see
+  // LinkResources), as ids into link_names; empty when it sends nothing
+  // across devices, sends 0 bytes, or crosses only FatPipe links.
+  std::vector<std::vector<int>> transfer_links{};
+  std::vector<std::string> link_names{};  // per resource id
 };
+
+// For every link resource (index = id), the pattern's transfers that hold
+// it (indices into pattern.transfers), in period order (transfer_before).
+std::vector<std::vector<int>> transfers_by_link(const Pattern& pattern, const PatternTiming& timing);
 
 // Throws std::invalid_argument if the pattern is malformed (check_pattern),
 // has another layer count than the workload, or a device pair it sends data
@@ -47,7 +56,7 @@ void assign_minimal_shifts(Pattern& pattern, const PatternTiming& timing);
 
 // Seed 000 Definition 1's exclusive access: on each device, ops must not
 // overlap in the cyclic period (nor their total exceed it); likewise the
-// transfers of each link (unordered device pair; empty transfers use none).
+// transfers of each link resource (timing.transfer_links: pattern.links).
 // Ties in start offsets are ordered as unroll_pattern orders them (task
 // number, then copy), so a zero-length op tied with a longer one can overlap it.
 // Returns "" when valid, else

@@ -20,7 +20,8 @@ struct Instance {
   int item;   // index into ops or transfers
   bool transfer;
   int microbatch;
-  std::size_t dep[2] = {kNone, kNone};  // data (producer), link (previous transfer)
+  std::size_t dep = kNone;            // data (producer)
+  std::vector<std::size_t> links{};  // the previous transfer on each link resource it holds
 };
 
 // Pattern time order; the last fields only make it total.
@@ -35,7 +36,7 @@ class Unroller {
         graph_(device_count) {
     check_pattern(p, device_count, true);
     if (t.duration.size() != p.ops.size() || t.flops.size() != p.ops.size() ||
-        t.output_bytes.size() != p.ops.size() || t.weights.size() != static_cast<std::size_t>(p.layers))
+        t.output_bytes.size() != p.ops.size() || t.transfer_links.size() != p.ops.size() || t.weights.size() != static_cast<std::size_t>(p.layers))
       throw std::invalid_argument("pattern unroll: timing does not match the pattern");
     if (microbatches < 0) throw std::invalid_argument("pattern unroll: negative micro-batch count");
     succ_ = p.successors();
@@ -86,21 +87,20 @@ class Unroller {
       if (pr < 0) continue;
       const int t = transfer_[pr];
       for (std::size_t q = 0; q < op_inst_[o].size(); ++q)
-        inst_[op_inst_[o][q]].dep[0] = t >= 0 ? tr_inst_[t][q] : op_inst_[pr][q];
+        inst_[op_inst_[o][q]].dep = t >= 0 ? tr_inst_[t][q] : op_inst_[pr][q];
     }
-    std::map<std::pair<int, int>, std::vector<std::size_t>> links;
-    for (std::size_t t = 0; t < p_.transfers.size(); ++t) {
-      const int from = p_.transfers[t].from;
-      const int a = p_.ops[from].device, b = p_.ops[succ_[from]].device;
-      auto& link = links[{std::min(a, b), std::max(a, b)}];
-      for (std::size_t q = 0; q < tr_inst_[t].size(); ++q) {
-        inst_[tr_inst_[t][q]].dep[0] = op_inst_[from][q];
-        if (t_.output_bytes[from] > 0) link.push_back(tr_inst_[t][q]);  // an empty message uses no link
-      }
-    }
-    for (auto& [pair, list] : links) {
+    for (std::size_t t = 0; t < p_.transfers.size(); ++t)
+      for (std::size_t q = 0; q < tr_inst_[t].size(); ++q) inst_[tr_inst_[t][q]].dep = op_inst_[p_.transfers[t].from][q];
+    // Each link resource's instances in pattern time order (an empty
+    // message holds none: timing.transfer_links).
+    for (const std::vector<int>& on_link : transfers_by_link(p_, t_)) {
+      std::vector<std::size_t> list;
+      for (int t : on_link) list.insert(list.end(), tr_inst_[t].begin(), tr_inst_[t].end());
       std::sort(list.begin(), list.end(), [&](std::size_t a, std::size_t b) { return earlier(inst_[a], inst_[b]); });
-      for (std::size_t i = 1; i < list.size(); ++i) inst_[list[i]].dep[1] = list[i - 1];
+      for (std::size_t i = 1; i < list.size(); ++i) {
+        std::vector<std::size_t>& after = inst_[list[i]].links;
+        if (std::find(after.begin(), after.end(), list[i - 1]) == after.end()) after.push_back(list[i - 1]);
+      }
     }
   }
 
@@ -109,15 +109,15 @@ class Unroller {
   void emit_in_dependency_order() {
     const std::size_t n = inst_.size();
     std::vector<std::size_t> offsets(n + 1, 0), succs, waiting(n, 0);
-    for (const Instance& in : inst_)
-      for (std::size_t d : in.dep)
-        if (d != kNone) ++offsets[d + 1];
+    auto each_dep = [](const Instance& in, auto f) {
+      if (in.dep != kNone) f(in.dep);
+      for (std::size_t d : in.links) f(d);
+    };
+    for (const Instance& in : inst_) each_dep(in, [&](std::size_t d) { ++offsets[d + 1]; });
     for (std::size_t i = 0; i < n; ++i) offsets[i + 1] += offsets[i];
     succs.resize(offsets[n]);
     std::vector<std::size_t> fill(offsets.begin(), offsets.end() - 1);
-    for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t d : inst_[i].dep)
-        if (d != kNone) succs[fill[d]++] = i, ++waiting[i];
+    for (std::size_t i = 0; i < n; ++i) each_dep(inst_[i], [&](std::size_t d) { succs[fill[d]++] = i, ++waiting[i]; });
     auto later = [&](std::size_t a, std::size_t b) { return earlier(inst_[b], inst_[a]); };
     std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(later)> ready(later);
     for (std::size_t i = 0; i < n; ++i)
@@ -149,8 +149,8 @@ class Unroller {
     task.layer_first = task.layer_last = task.stage =
         in.transfer && o.kind == TaskKind::Backward ? o.layer - 1 : o.layer;
     std::vector<TaskId> deps;
-    for (std::size_t d : in.dep)
-      if (d != kNone) deps.push_back(id_[d]);
+    if (in.dep != kNone) deps.push_back(id_[in.dep]);
+    for (std::size_t d : in.links) deps.push_back(id_[d]);
     if (in.transfer) {
       task.kind = TaskKind::Transfer;
       task.peer = p_.ops[succ_[op]].device;

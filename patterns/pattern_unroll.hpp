@@ -11,10 +11,12 @@ namespace pipesim {
 // in [0, microbatches), for every period i that has one: the warm-up and
 // drain are the periods where some instances fall outside the range.
 //  - Device order: instances by (period, start offset, task number, copy).
-//  - Transfers of one link (unordered device pair, one resource as in
-//    seed 000) depend on the previous one on that link, in the same order, so
-//    the engine never lets them share bandwidth. Empty transfers (0 bytes)
-//    are instant in the engine and use no link: they are not serialized.
+//  - Transfers of one link resource (timing.transfer_links: every Shared
+//    link of the route under pattern.links = Platform, the unordered device
+//    pair under Pair) depend on the previous one on that resource, in the
+//    same order, so the engine never lets them share bandwidth. Empty
+//    transfers (0 bytes) are instant in the engine and hold no link: they
+//    are not serialized.
 //  - Data: producer -> transfer -> consumer, or producer -> consumer on one device.
 //  - Memory effects and static memory: docs/memory-model.md, "Periodic
 //    patterns: seed 000 §6.2".

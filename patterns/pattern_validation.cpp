@@ -113,20 +113,12 @@ class PatternChecker {
       for (int i : ops) items.push_back({p_.ops[i].start, t.duration[i], name(p_, i)});
       overlaps_of(items, "device " + platform_.devices[d].name, d);
     }
-    const std::vector<int> succ = p_.successors();
-    std::map<std::pair<int, int>, std::vector<int>> links;
-    for (std::size_t k = 0; k < p_.transfers.size(); ++k) {
-      const int from = p_.transfers[k].from;
-      if (!(t.output_bytes[from] > 0)) continue;  // empty: uses no link
-      const int a = p_.ops[from].device, b = p_.ops[succ[from]].device;
-      links[{std::min(a, b), std::max(a, b)}].push_back(static_cast<int>(k));
-    }
-    for (auto& [link, ks] : links) {
-      std::sort(ks.begin(), ks.end(), [&](int a, int b) { return p_.transfer_before(a, b); });
+    const std::vector<std::vector<int>> links = transfers_by_link(p_, t);
+    for (std::size_t r = 0; r < links.size(); ++r) {
       std::vector<Item> items;
-      for (int k : ks)
+      for (int k : links[r])
         items.push_back({p_.transfers[k].start, t.transfer_duration[p_.transfers[k].from], transfer_name(p_, k)});
-      overlaps_of(items, "link " + platform_.devices[link.first].name + "-" + platform_.devices[link.second].name, -1);
+      overlaps_of(items, "link " + t.link_names[r], -1);
     }
   }
 
@@ -311,7 +303,8 @@ std::vector<Violation> validate_pattern(const Pattern& pattern, const PatternTim
   PatternChecker check(pattern, platform);
   if (!check.structure()) return check.out();
   const std::size_t n = pattern.ops.size();
-  if (timing.duration.size() != n || timing.output_bytes.size() != n || timing.transfer_duration.size() != n)
+  if (timing.duration.size() != n || timing.output_bytes.size() != n || timing.transfer_duration.size() != n ||
+      timing.transfer_links.size() != n)
     throw std::invalid_argument("validate_pattern: the timing does not belong to the pattern");
   check.overlaps(timing);
   check.shifts(timing);

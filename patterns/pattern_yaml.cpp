@@ -18,7 +18,7 @@
 namespace pipesim {
 namespace {
 
-const std::vector<std::string> kTopKeys = {"period", "copies", "weights", "tasks", "transfers"};
+const std::vector<std::string> kTopKeys = {"period", "copies", "weights", "links", "tasks", "transfers"};
 const std::vector<std::string> kTaskKeys = {"task", "copy", "device", "start", "shift"};
 const std::vector<std::string> kTransferKeys = {"after", "copy", "start", "shift"};
 
@@ -42,7 +42,7 @@ class Reader : public YamlFields {
   Pattern read(const YAML::Node& root, PatternSource& src) {
     src = PatternSource{};
     src.file = file();
-    const char* top = "a map with period, tasks and optionally copies, weights, transfers";
+    const char* top = "a map with period, tasks and optionally copies, weights, links, transfers";
     if (!root.IsMap()) fail(root, "", std::string("expected ") + top + ", got " + describe(root));
     const Fields f = fields(root, "", &kTopKeys);
     Pattern p;
@@ -52,6 +52,7 @@ class Reader : public YamlFields {
            "expected a positive period of at most 1e200 s, got " + describe(f.at("period").value));
     if (auto* e = get(f, "copies")) p.copies = integer(e->value, "copies", 1, kMaxCopies);
     if (auto* e = get(f, "weights")) p.weights = weights(e->value);
+    if (auto* e = get(f, "links")) p.links = links(e->value);
     read_tasks(require(f, root, "", "tasks", "a list of tasks"), p, src);
     if (auto* e = get(f, "transfers")) read_transfers(e->value, p, src);
     return p;
@@ -72,6 +73,13 @@ class Reader : public YamlFields {
     for (WeightPolicy w : {WeightPolicy::Flush, WeightPolicy::TwoBW, WeightPolicy::Stashing})
       if (s == to_string(w)) return w;
     fail(n, "weights", "expected flush, 2bw or stashing, got " + describe(n));
+  }
+
+  LinkModel links(const YAML::Node& n) const {
+    const std::string s = lower(scalar(n, "links", "platform or pair"));
+    for (LinkModel m : {LinkModel::Platform, LinkModel::Pair})
+      if (s == to_string(m)) return m;
+    fail(n, "links", "expected platform or pair, got " + describe(n));
   }
 
   // "F3" or "B3" (1-based layer, as in seed 000) -> kind and 0-based layer.
@@ -337,6 +345,7 @@ void write_pattern_yaml(std::ostream& out, const Pattern& p, const Platform& pla
       << "period: " << number(p.period) << "\n"
       << "copies: " << p.copies << "\n"
       << "weights: " << to_string(p.weights) << "\n"
+      << (p.links == LinkModel::Platform ? "" : "links: " + std::string(to_string(p.links)) + "\n")
       << "tasks:\n";
   for (int i : ops) {
     const PatternOp& o = p.ops[i];

@@ -36,6 +36,14 @@ WeightPolicy weights_param(const Workload& w) {
   throw InputError(w.file, "schedule.weights", "expected flush, 2bw or stashing, got '" + it->second + "'");
 }
 
+LinkModel links_param(const Workload& w) {
+  const auto it = w.schedule_params.find("links");
+  if (it == w.schedule_params.end()) return LinkModel::Platform;
+  for (LinkModel m : {LinkModel::Platform, LinkModel::Pair})
+    if (it->second == to_string(m)) return m;
+  throw InputError(w.file, "schedule.links", "expected platform or pair, got '" + it->second + "'");
+}
+
 Allocation workload_allocation(const Workload& w, const Platform& platform) {
   const auto it = w.schedule_params.find("allocation");
   if (it == w.schedule_params.end()) {

@@ -18,6 +18,9 @@ void check_params(const Workload& w, const std::set<std::string>& known);
 int positive_param(const Workload& w, const std::string& name, int fallback);
 // `weights: flush | 2bw | stashing`, default 2bw (seed 000 eq. 33).
 WeightPolicy weights_param(const Workload& w);
+// `links: platform | pair`, default platform: which transfers exclude each
+// other in a pattern (LinkModel; pair is seed 000's eq. 9).
+LinkModel links_param(const Workload& w);
 // The `allocation` parameter ("0,1,0": device index per layer), else the
 // stage plan's placement (automatic or explicit; contiguous).
 Allocation workload_allocation(const Workload& w, const Platform& platform);

@@ -59,8 +59,9 @@ struct Path {
   double bandwidth = 0;  // bytes per second
   int hops = 0;          // links on the route
   // The route's links, indices into Platform::links, in route order. Empty
-  // when unknown (path tables filled by hand): treat the ordered pair as one
-  // private Shared link.
+  // when unknown (path tables filled by hand): the pattern model then treats
+  // the unordered device pair as one resource, as seed 000 does
+  // (patterns/link_resources.hpp).
   std::vector<int> links{};
 };
 

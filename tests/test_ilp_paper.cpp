@@ -47,6 +47,7 @@ IlpResult solve(const Workload& w, const Platform& p, int k, const Allocation& a
   o.allocation = a;
   o.threads = 1;  // faster than CBC's deterministic parallel mode on these
   o.time_limit = 60;
+  o.links = LinkModel::Pair;  // seed 000's links: both directions of a device pair one resource (eq. 9)
   return solve_optimal_pattern(w, p, o);
 }
 

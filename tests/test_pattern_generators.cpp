@@ -148,9 +148,9 @@ TEST(PatternGenerators, RegistryEntries) {
             "w.yaml: schedule.k: expected a positive integer, got '0'");
   EXPECT_EQ(schedule_error(registry_workload("kfkb", {{"chunks", "2"}}), p),
             "w.yaml: schedule.chunks: unknown parameter 'chunks' for schedule 'kfkb' "
-            "(expected: allocation, k, weights)");
+            "(expected: allocation, k, links, weights)");
   EXPECT_EQ(schedule_error(registry_workload("1f1b-pattern", {{"k", "2"}}), p),
-            "w.yaml: schedule.k: unknown parameter 'k' for schedule '1f1b-pattern' (expected: allocation, weights)");
+            "w.yaml: schedule.k: unknown parameter 'k' for schedule '1f1b-pattern' (expected: allocation, links, weights)");
   EXPECT_EQ(schedule_error(registry_workload("1f1b-pattern", {{"allocation", "0,1"}}), p),
             "w.yaml: schedule.allocation: 2 device indices for 3 layers");
   EXPECT_EQ(schedule_error(registry_workload("1f1b-pattern", {{"weights", "three"}}), p),

@@ -152,8 +152,8 @@ std::vector<int> stashes(const Pattern& p, const Workload& w, const Platform& pl
 TEST(PaperKfKb, FirstExampleStashes) {
   const FirstExample x;
   const Platform p = pattern_platform(4, 0, 1e30);
-  const Pattern one = one_f_one_b_pattern(x.a, x.w, p);
-  const Pattern two = kfkb_pattern(2, x.a, x.w, p);
+  const Pattern one = one_f_one_b_pattern(x.a, x.w, p, WeightPolicy::TwoBW, LinkModel::Pair);
+  const Pattern two = kfkb_pattern(2, x.a, x.w, p, WeightPolicy::TwoBW, LinkModel::Pair);
   EXPECT_NEAR(exact(one, x.w, p), 6, 1e-6);   // one micro-batch per 6
   EXPECT_NEAR(exact(two, x.w, p), 12, 1e-6);  // two per 12: the same throughput
   EXPECT_EQ(stashes(one, x.w, p), (std::vector<int>{4, 3, 2, 1}));
@@ -163,8 +163,8 @@ TEST(PaperKfKb, FirstExampleStashes) {
 TEST(PaperKfKb, SecondExampleStashes) {
   const SecondExample x;
   const Platform p = pattern_platform(2, 0, 1e30);
-  const Pattern one = one_f_one_b_pattern(x.a, x.w, p);
-  const Pattern two = kfkb_pattern(2, x.a, x.w, p);
+  const Pattern one = one_f_one_b_pattern(x.a, x.w, p, WeightPolicy::TwoBW, LinkModel::Pair);
+  const Pattern two = kfkb_pattern(2, x.a, x.w, p, WeightPolicy::TwoBW, LinkModel::Pair);
   EXPECT_NEAR(exact(one, x.w, p), 4, 1e-6);
   EXPECT_NEAR(exact(two, x.w, p), 8, 1e-6);
   EXPECT_EQ(stashes(one, x.w, p), (std::vector<int>{3, 2, 1}));
@@ -196,12 +196,12 @@ SimCase make_case(const std::string& name, const Platform& platform) {
     const FirstExample x;
     const int k = name == "first-1f1b" ? 1 : 2;
     const std::vector<int> stashes = k == 1 ? std::vector<int>{4, 3, 2, 1} : std::vector<int>{4, 2, 2, 1};
-    return {x.w, kfkb_pattern(k, x.a, x.w, platform), 6.0 * k, stashes};
+    return {x.w, kfkb_pattern(k, x.a, x.w, platform, WeightPolicy::TwoBW, LinkModel::Pair), 6.0 * k, stashes};
   }
   const SecondExample x;
   const int k = name == "second-1f1b" ? 1 : 2;
   const std::vector<int> stashes = k == 1 ? std::vector<int>{3, 2, 1} : std::vector<int>{2, 2, 1};
-  return {x.w, kfkb_pattern(k, x.a, x.w, platform), 4.0 * k, stashes};
+  return {x.w, kfkb_pattern(k, x.a, x.w, platform, WeightPolicy::TwoBW, LinkModel::Pair), 4.0 * k, stashes};
 }
 
 int devices_for(const std::string& name) {

@@ -76,13 +76,26 @@ TEST_P(RandomPatterns, SimulationMatchesExactPeriodAndAnalyticMemory) {
 INSTANTIATE_TEST_SUITE_P(Seeds, RandomPatterns, ::testing::Range(0, 120));
 
 // The hand-checked two-device pattern of test_pattern_analysis.cpp, with 1 ms
-// latency: exact period 3 + 2 x 0.101.
+// latency, under seed 000's link model (both directions of the pair one
+// resource, serialized in the unrolled graph too): exact period 3 + 2 x 0.101.
 TEST(PatternSimulation, TwoDevicesByHand) {
   Simulation sim(complete_platform(2, "1kBps", "1ms"));
   const Workload w = chain_workload({1, 1}, {2, 2}, {100, 10}, 1000, {5, 7});
   Pattern p = make_pattern(2, 1, 3.5, {F(0, 0, 0), B(0, 0, 1.2), F(1, 1, 1.2), B(1, 1, 2.2)});
+  p.links = LinkModel::Pair;
   assign_minimal_shifts(p, pattern_timing(p, w, sim.platform()));
   check_against_simulation(sim, p, w, 3.202);
+}
+
+// The same on the platform's links (SPLITDUPLEX: one resource per
+// direction): the two transfers no longer wait for each other, and the
+// critical cycle has one transfer: 3 + 0.101.
+TEST(PatternSimulation, TwoDevicesByHandFullDuplex) {
+  Simulation sim(complete_platform(2, "1kBps", "1ms"));
+  const Workload w = chain_workload({1, 1}, {2, 2}, {100, 10}, 1000, {5, 7});
+  Pattern p = make_pattern(2, 1, 3.5, {F(0, 0, 0), B(0, 0, 1.2), F(1, 1, 1.2), B(1, 1, 2.2)});
+  assign_minimal_shifts(p, pattern_timing(p, w, sim.platform()));
+  check_against_simulation(sim, p, w, 3.101);
 }
 
 }  // namespace

@@ -25,6 +25,8 @@ const std::string kPatternWorkload =
     "microbatches: 8\nreference_speed: 1Tf\nlayers:\n"
     "  - {forward: 1s, backward: 2s, activation: 500MB, repeat: 2}\n";
 const std::string kPatternHead = "period: 4\nweights: flush\ntasks:\n";
+// Seed 000's link model: both directions of gpu0-gpu1 are one resource.
+const std::string kPairHead = "period: 4\nweights: flush\nlinks: pair\ntasks:\n";
 const std::string kExampleTasks =
     "  - {task: F1, device: gpu0, start: 0, shift: 1}\n"
     "  - {task: B1, device: gpu0, start: 1, shift: 0}\n"
@@ -82,22 +84,37 @@ std::vector<BadSchedule> bad_schedules() {
        {"overlap"},
        {"overlap: device gpu0: F1 [0, 1) and B1 [0.5, 2.5) (mod period 4)"}},
       {"pattern_link_overlap", 2, "1TiB", kPatternWorkload, "p.yaml",
-       kPatternHead +
+       kPairHead +
            "  - {task: F1, device: gpu0, start: 0}\n  - {task: B1, device: gpu0, start: 1}\n"
            "  - {task: F2, device: gpu1, start: 1.5}\n  - {task: B2, device: gpu1, start: 2.5}\n"
            "transfers:\n  - {after: F1, start: 0.3}\n  - {after: B2, start: 0.5}\n",
        {"overlap"},
        {"overlap: link gpu0-gpu1: the transfer after F1 [0.3, 0.8) and the transfer after B2 [0.5, 1) (mod period 4)"}},
       {"pattern_shift_not_smaller", 2, "1TiB", kPatternWorkload, "p.yaml",
-       replace(kExample, "{after: B2, start: 0.5, shift: 0}", "{after: B2, start: 0.5, shift: 1}"),
+       replace(replace(kExample, "{after: B2, start: 0.5, shift: 0}", "{after: B2, start: 0.5, shift: 1}"),
+               kPatternHead, kPairHead),
        {"shift", "deadlock"},
        {"shift: the transfer after B2 (shift 1) starts at 0.5, before B2 (shift 1) ends at 4.5, but does not have a "
         "smaller shift (Definition 1)"}},
       {"pattern_shift_larger", 2, "1TiB", kPatternWorkload, "p.yaml",
-       replace(replace(replace(kExample, "F2, device: gpu1, start: 1.5, shift: 1", "F2, device: gpu1, start: 1.5, shift: 2"),
+       replace(replace(replace(replace(kExample, kPatternHead, kPairHead), "F2, device: gpu1, start: 1.5, shift: 1", "F2, device: gpu1, start: 1.5, shift: 2"),
                        "B2, device: gpu1, start: 2.5, shift: 1", "B2, device: gpu1, start: 2.5, shift: 2"),
                "{after: B2, start: 0.5, shift: 0}", "{after: B2, start: 0.5, shift: 1}"),
        {"shift", "deadlock"},
+       {"shift: F2 (shift 2) has a larger shift than the transfer after F1 (shift 1), whose output it consumes"}},
+      // The same two under the platform's links (SPLITDUPLEX: the two
+      // directions are two resources): the shift violations stay, the
+      // deadlock went through seed 000's one-resource link cycle.
+      {"pattern_shift_not_smaller_duplex", 2, "1TiB", kPatternWorkload, "p.yaml",
+       replace(kExample, "{after: B2, start: 0.5, shift: 0}", "{after: B2, start: 0.5, shift: 1}"),
+       {"shift"},
+       {"shift: the transfer after B2 (shift 1) starts at 0.5, before B2 (shift 1) ends at 4.5, but does not have a "
+        "smaller shift (Definition 1)"}},
+      {"pattern_shift_larger_duplex", 2, "1TiB", kPatternWorkload, "p.yaml",
+       replace(replace(replace(kExample, "F2, device: gpu1, start: 1.5, shift: 1", "F2, device: gpu1, start: 1.5, shift: 2"),
+                       "B2, device: gpu1, start: 2.5, shift: 1", "B2, device: gpu1, start: 2.5, shift: 2"),
+               "{after: B2, start: 0.5, shift: 0}", "{after: B2, start: 0.5, shift: 1}"),
+       {"shift"},
        {"shift: F2 (shift 2) has a larger shift than the transfer after F1 (shift 1), whose output it consumes"}},
       {"pattern_given_shift_differs", 2, "1TiB", kPatternWorkload, "p.yaml",
        kPatternHead +
@@ -240,6 +257,17 @@ TEST(ValidateValid, GPipeOrdersAsCsv) {
 
 TEST(ValidateValid, PatternFormatExample) {
   expect_valid(write_inputs("example", 2, "1TiB", kPatternWorkload, "example.yaml", kExample));
+}
+
+// The pattern of the case pattern_link_overlap without `links: pair`: its two
+// transfers overlap in opposite directions of gpu0-gpu1, a SPLITDUPLEX link
+// (complete_platform_xml), which SimGrid runs at once: valid (issue 10).
+TEST(ValidateValid, OppositeDirectionsOverlapOnASplitDuplexLink) {
+  expect_valid(write_inputs("duplex", 2, "1TiB", kPatternWorkload, "duplex.yaml",
+                            kPatternHead +
+                                "  - {task: F1, device: gpu0, start: 0}\n  - {task: B1, device: gpu0, start: 1}\n"
+                                "  - {task: F2, device: gpu1, start: 1.5}\n  - {task: B2, device: gpu1, start: 2.5}\n"
+                                "transfers:\n  - {after: F1, start: 0.3}\n  - {after: B2, start: 0.5}\n"));
 }
 
 // Random valid patterns (tests/test_pattern_fixtures.hpp), written as files.

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <stdexcept>
 
 #include "patterns/pattern_timing.hpp"
@@ -42,9 +41,10 @@ Layout layout(const StagePlan& plan, const std::vector<StageSequence>& sequences
 }  // namespace
 
 Pattern flush_pattern(const StagePlan& plan, const std::vector<StageSequence>& sequences, const Workload& workload,
-                      const Platform& platform) {
+                      const Platform& platform, LinkModel links) {
   Layout l = layout(plan, sequences, static_cast<int>(workload.layers.size()), platform.size());
   Pattern& p = l.pattern;
+  p.links = links;
   const PatternTiming timing = pattern_timing(p, workload, platform);
   const std::vector<int> successor = p.successors();
   const double unknown = std::numeric_limits<double>::quiet_NaN();
@@ -58,7 +58,7 @@ Pattern flush_pattern(const StagePlan& plan, const std::vector<StageSequence>& s
     double free = 0;
     int last = -1;  // its latest transfer
   };
-  std::map<std::pair<int, int>, Link> links;
+  std::vector<Link> on_link(timing.link_names.size());  // per link resource
   const double inf = std::numeric_limits<double>::infinity();
   double period = 0, last_start = 0;
   for (std::size_t placed = 0; placed < p.ops.size(); ++placed) {
@@ -92,17 +92,20 @@ Pattern flush_pattern(const StagePlan& plan, const std::vector<StageSequence>& s
       input_ready[j] = end;
       continue;
     }
-    // The link is one resource for both directions, as in seed 000.
-    Link& link = links[{std::min(p.ops[i].device, p.ops[j].device), std::max(p.ops[i].device, p.ops[j].device)}];
-    double sent = std::max(link.free, end);
+    // When every link resource of its route is free (timing.transfer_links:
+    // the platform's Shared links, or seed 000's device pair).
+    double sent = end;
+    for (int r : timing.transfer_links[i]) sent = std::max(sent, on_link[r].free);
     p.transfers.push_back({i, sent, 0});
     const int t = static_cast<int>(p.transfers.size()) - 1;
-    if (link.last >= 0 && p.transfers[link.last].start == sent && !p.transfer_before(link.last, t))
-      p.transfers[t].start = sent = std::nextafter(sent, inf);  // as for ops
-    link.last = t;
+    for (int r : timing.transfer_links[i])
+      if (const int last = on_link[r].last;
+          last >= 0 && p.transfers[last].start == sent && !p.transfer_before(last, t))
+        p.transfers[t].start = sent = std::nextafter(sent, inf);  // as for ops
     last_start = std::max(last_start, sent);
-    link.free = input_ready[j] = sent + timing.transfer_duration[i];
-    period = std::max(period, link.free);
+    input_ready[j] = sent + timing.transfer_duration[i];
+    for (int r : timing.transfer_links[i]) on_link[r] = {input_ready[j], t};
+    period = std::max(period, input_ready[j]);
   }
   // Offsets lie in [0, period): a zero-length op (a free layer, or a cost
   // too small to move a large end time) may start when the iteration ends,

@@ -13,9 +13,10 @@
 namespace pipesim {
 
 // Offsets come from an as-soon-as-possible list schedule of one iteration
-// (each device in its sequence, each link one transfer at a time), so the
-// pattern is valid (Definition 1) and its period is that iteration's length.
+// (each device in its sequence, each link resource one transfer at a time:
+// `links`, see LinkResources), so the pattern is valid (Definition 1) and
+// its period is that iteration's length.
 Pattern flush_pattern(const StagePlan& plan, const std::vector<StageSequence>& sequences,
-                      const Workload& workload, const Platform& platform);
+                      const Workload& workload, const Platform& platform, LinkModel links = LinkModel::Platform);
 
 }  // namespace pipesim

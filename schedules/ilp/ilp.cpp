@@ -83,6 +83,7 @@ IlpResult solve_optimal_pattern(const Workload& workload, const Platform& platfo
 
   // Warm start: the given pattern, else the best heuristic pattern that fits.
   std::optional<Pattern> warm = options.warm_start;
+  if (warm) warm->links = options.links;  // judged as the model judges it
   if (!warm && options.heuristic) {
     const HeuristicResult h = best_heuristic_pattern(workload, platform, options);
     say(options, fmt("ilp: %7.2f s  heuristic: ", since(t0)) + std::to_string(h.evaluated) +

@@ -25,6 +25,7 @@ struct IlpOptions {
   int copies = 1;                        // k (kFkB): k copies of every task per period
   std::optional<Allocation> allocation;  // fixed-allocation mode: device of every layer
   WeightPolicy weights = WeightPolicy::TwoBW;
+  LinkModel links = LinkModel::Platform;  // which transfers exclude each other; Pair: seed 000 eq. 9
   std::string write_model;               // path ending .lp or .mps: written before solving
   std::optional<Pattern> warm_start;     // else the best heuristic (kfkb_pattern over allocations)
   bool heuristic = true;                 // false: no heuristic warm start (CBC starts from nothing)

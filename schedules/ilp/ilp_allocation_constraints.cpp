@@ -42,7 +42,16 @@ void Formulation::add_allocation_constraints() {
     model_.add("load_l" + id(l), T(), Sense::GreaterEqual, load);
   }
 
-  // (8)-(13) for both orientations of every pair of edges using links.
+  // (8)-(13) for both orientations of every pair of edges using links,
+  // generalised to the platform's links: ~z is at least the indicator of
+  // every relation of the two transfers' devices that makes them share a
+  // resource (Instance::conflicts). S, D: same source, same target; X: the
+  // source of a is the target of b; Y: the target of a is the source of b.
+  // Seed 000's one resource per pair is SameRoute (8) and Reverse (9); its
+  // upper bounds (12) S + Y and (13) X + D generalise to one literal per
+  // class that can share.
+  using C = Instance::LinkClass;
+  const bool* share = in_.conflicts;
   for (int e1 = 1; e1 < n; ++e1)
     for (int e2 = e1 + 1; e2 < n; ++e2) {
       if (!in_.uses_link(e1) || !in_.uses_link(e2)) continue;
@@ -50,11 +59,31 @@ void Formulation::add_allocation_constraints() {
       for (int side = 0; side < 2; ++side) {
         const int a = side == 0 ? e1 : e2, b = side == 0 ? e2 : e1;
         const std::string t = std::to_string(a) + s + std::to_string(b);
-        model_.add("eq8_" + t, zt12, Sense::GreaterEqual, z(a, b) + z(a + 1, b + 1) - z(a, a + 1) - 1);
-        model_.add("eq9_" + t, zt12, Sense::GreaterEqual, z(a, b + 1) + z(a + 1, b) - z(a, a + 1) - 1);
+        const LinExpr S = z(a, b), D = z(a + 1, b + 1), X = z(a, b + 1), Y = z(a + 1, b);
+        const LinExpr both_cross = z(a, a + 1) + z(b, b + 1);  // 0 when both transfers cross devices
+        if (share[C::SameRoute]) model_.add("eq8_" + t, zt12, Sense::GreaterEqual, S + D - z(a, a + 1) - 1);
+        if (share[C::Reverse]) model_.add("eq9_" + t, zt12, Sense::GreaterEqual, X + Y - z(a, a + 1) - 1);
+        if (side == 0) {  // the other orientation gives the same rows
+          if (share[C::SameSource]) model_.add("src_" + t, zt12, Sense::GreaterEqual, S - D - both_cross);
+          if (share[C::SameTarget]) model_.add("dst_" + t, zt12, Sense::GreaterEqual, D - S - both_cross);
+          if (share[C::TargetIsSource] || share[C::SourceIsTarget]) {  // equal: swapping a and b swaps them
+            model_.add("ys_" + t, zt12, Sense::GreaterEqual, Y - X - both_cross);
+            model_.add("xs_" + t, zt12, Sense::GreaterEqual, X - Y - both_cross);
+          }
+          if (share[C::Disjoint])
+            model_.add("any_" + t, zt12, Sense::GreaterEqual, 1 - S - D - X - Y - both_cross);
+        }
         model_.add("eq10_" + t, zt12, Sense::LessEqual, 1 - z(a, a + 1));
-        model_.add("eq12_" + t, zt12, Sense::LessEqual, z(a, b) + z(a + 1, b));
-        model_.add("eq13_" + t, zt12, Sense::LessEqual, z(a, b + 1) + z(a + 1, b + 1));
+        if (share[C::Disjoint]) continue;  // any two may share: no upper bound from the devices
+        LinExpr first, second;  // a literal of every class that shares, true when it holds
+        if (share[C::SameRoute]) first += S;
+        if (share[C::Reverse]) first += Y, second += X;
+        if (share[C::SameRoute]) second += D;
+        if (share[C::SameSource]) first += S, second += S;
+        if (share[C::SameTarget]) first += D, second += D;
+        if (share[C::TargetIsSource] || share[C::SourceIsTarget]) first += X + Y, second += X + Y;
+        model_.add("eq12_" + t, zt12, Sense::LessEqual, first);
+        model_.add("eq13_" + t, zt12, Sense::LessEqual, second);
       }
       // (11) is (10) of the other orientation.
     }

@@ -61,7 +61,7 @@ Evaluated analyse(Pattern pattern, const Workload& w, const Platform& platform, 
 }
 
 Evaluated kfkb(const Allocation& a, const Workload& w, const Platform& platform, const IlpOptions& options) {
-  return analyse(kfkb_pattern(options.copies, a, w, platform, options.weights), w, platform, options);
+  return analyse(kfkb_pattern(options.copies, a, w, platform, options.weights, options.links), w, platform, options);
 }
 
 // PipeDream's eager 1F1B steady state with `noam` micro-batches in flight
@@ -76,6 +76,8 @@ std::optional<Evaluated> eager(const Allocation& a, int noam, const Workload& w,
     return std::nullopt;
   }
   p.weights = options.weights;
+  p.links = options.links;  // pipedream_pattern checked its transfers on the platform's links
+  if (!find_overlap(p, pattern_timing(p, w, platform), platform).empty()) return std::nullopt;
   return analyse(std::move(p), w, platform, options);
 }
 
@@ -129,7 +131,7 @@ HeuristicResult best_heuristic_pattern(const Workload& w, const Platform& platfo
   if (!options.allocation)
     for (const auto& [a, noam] : eager_list) allocations.insert(a);
   std::vector<std::pair<double, Allocation>> ranked;
-  for (const Allocation& a : allocations) ranked.push_back({pattern_period_bound(a, w, platform, options.copies), a});
+  for (const Allocation& a : allocations) ranked.push_back({pattern_period_bound(a, w, platform, options.copies, options.links), a});
   std::stable_sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   HeuristicResult result;
   Progress progress(options);

@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "patterns/link_resources.hpp"
 #include "schedules/periodic/pattern_generators.hpp"
 #include "schedules/stages/stage_plan.hpp"
 
@@ -55,6 +56,26 @@ bool Instance::cross(int e) const {
   return !fixed || device(e) != device(e + 1);
 }
 
+Instance::LinkClass Instance::link_class(int s1, int t1, int s2, int t2) {
+  const bool S = s1 == s2, D = t1 == t2, X = s1 == t2, Y = t1 == s2;
+  if (S && D) return SameRoute;
+  if (X && Y) return Reverse;
+  if (S) return SameSource;
+  if (D) return SameTarget;
+  if (Y) return TargetIsSource;
+  if (X) return SourceIsTarget;
+  return Disjoint;
+}
+
+bool Instance::share_link(int e1, int e2, const std::vector<int>& d) const {
+  if (fixed) {
+    for (int r : edge_links[e1])
+      if (std::find(edge_links[e2].begin(), edge_links[e2].end(), r) != edge_links[e2].end()) return true;
+    return false;
+  }
+  return conflicts[link_class(d[layer(e1)], d[layer(e1 + 1)], d[layer(e2)], d[layer(e2 + 1)])];
+}
+
 std::string Instance::name(int o) const {
   const int j = task(o);
   std::string s = (forward(j) ? "F" : "B") + std::to_string(layer(j) + 1);
@@ -67,6 +88,7 @@ Instance make_instance(const Workload& w, const Platform& platform, const IlpOpt
   in.k = options.copies;
   in.P = platform.size();
   in.weights = options.weights;
+  in.links = options.links;
   if (in.L < 1) fail("the workload has no layers");
   if (in.k < 1) fail("copies must be at least 1");
   if (in.P < 1) fail("the platform has no devices");
@@ -121,6 +143,23 @@ Instance make_instance(const Workload& w, const Platform& platform, const IlpOpt
           if (p != q) in.transfer[e] = std::max(in.transfer[e], time(p, q));
     }
   }
+  LinkResources links(platform, in.links);
+  if (in.fixed) {
+    in.edge_links.assign(in.tasks(), {});
+    for (int e = 1; e < in.tasks(); ++e)
+      if (in.cross(e) && in.out[e] > 0) in.edge_links[e] = links.route(in.device(e), in.device(e + 1));
+  } else {
+    // Every relation of two transfers' devices, over every choice of devices.
+    const int P = in.P;
+    for (int s1 = 0; s1 < P; ++s1)
+      for (int t1 = 0; t1 < P; ++t1)
+        for (int s2 = 0; s2 < P && s1 != t1; ++s2)
+          for (int t2 = 0; t2 < P; ++t2) {
+            if (s2 == t2) continue;
+            bool& c = in.conflicts[Instance::link_class(s1, t1, s2, t2)];
+            if (!c && links.share(s1, t1, s2, t2)) c = true;
+          }
+  }
   // Memory 0 (unknown) is no limit, as in validate_pattern.
   const double unlimited = std::numeric_limits<double>::infinity();
   if (in.fixed) {
@@ -138,7 +177,7 @@ Instance make_instance(const Workload& w, const Platform& platform, const IlpOpt
   for (int e = 1; e < in.tasks(); ++e) serial += in.k * in.transfer[e], dmax = std::max(dmax, in.transfer[e]);
   in.T_upper = upper > 0 ? std::min(upper, serial) : serial;
   if (in.fixed) {
-    in.T_lower = pattern_period_bound(in.allocation, w, platform, in.k);
+    in.T_lower = pattern_period_bound(in.allocation, w, platform, in.k, in.links);
   } else {
     double total = 0, biggest = 0;
     std::vector<double> work;

@@ -19,6 +19,23 @@ struct Instance {
   bool fixed = false;       // fixed-allocation mode
   Allocation allocation;    // fixed mode: device of every layer
   WeightPolicy weights = WeightPolicy::TwoBW;
+  LinkModel links = LinkModel::Platform;
+
+  // Which transfers share a link resource (LinkResources under `links`).
+  // Fixed mode: per edge, the resources of its route (empty: none).
+  std::vector<std::vector<int>> edge_links;
+  // Free mode, where devices are anonymous: whether two transfers of
+  // different edges can share a resource, per relation of their end devices
+  // (the LinkClass of the pair), over every choice of devices of the
+  // platform (so a pattern with any labelling is covered). Under Pair or on
+  // a hand-filled path table: SameRoute and Reverse only (seed 000 (8), (9)).
+  enum LinkClass { SameRoute, Reverse, SameSource, SameTarget, TargetIsSource, SourceIsTarget, Disjoint, kClasses };
+  bool conflicts[kClasses] = {};
+  // The class of transfers s1 -> t1 and s2 -> t2 (s1 != t1, s2 != t2).
+  static LinkClass link_class(int s1, int t1, int s2, int t2);
+  // Whether the transfers of edges e1 != e2 share a resource when layer l
+  // runs on devices[l] (both must cross devices).
+  bool share_link(int e1, int e2, const std::vector<int>& devices) const;
 
   // Paper tasks j = 1..2L: F_l is j = l + 1, B_l is j = 2L - l (0-based l).
   // Ops o = (j - 1) * k + c for copy c. Edges e = 1..2L-1: T_e -> T_{e+1}.
@@ -45,7 +62,8 @@ struct Instance {
   // The edge can need a transfer (F_L -> B_L never does; fixed mode: devices differ).
   bool cross(int e) const;
   // The transfer occupies a link: cross and out[e] > 0 (empty ones use none, as in find_overlap).
-  bool uses_link(int e) const { return cross(e) && out[e] > 0; }
+  // Fixed mode: and its route holds a resource (not only FatPipe links).
+  bool uses_link(int e) const { return cross(e) && out[e] > 0 && (!fixed || !edge_links[e].empty()); }
   double memory_of(int j) const { return fixed ? memory[device(j)] : memory[0]; }
   std::string name(int o) const;  // F1, B2; with copies F1c0
 };

@@ -73,6 +73,7 @@ Pattern solution_to_pattern(const Formulation& F, const std::vector<double>& x, 
   p.copies = k;
   p.period = 1;
   p.weights = in.weights;
+  p.links = in.links;
   for (int o = 0; o < N; ++o) {
     const int j = in.task(o);
     PatternOp op;
@@ -122,14 +123,9 @@ Pattern solution_to_pattern(const Formulation& F, const std::vector<double>& x, 
         [&](int a) { return x[F.tau_index(a)]; });
     add_cycle(items, [&](int o) { return t.duration[o]; });
   }
-  std::map<std::pair<int, int>, std::vector<int>> links;
-  for (int r = 0; r < M; ++r) {
-    const int a = p.transfers[r].from;
-    if (!(t.output_bytes[a] > 0)) continue;  // uses no link
-    const int x1 = p.ops[a].device, x2 = device[in.layer(in.task(a) + 1)];
-    links[{std::min(x1, x2), std::max(x1, x2)}].push_back(N + r);
-  }
-  for (auto& [link, items] : links) {
+  // Each link resource's transfers (the model's ~z covers every pair that shares one).
+  for (std::vector<int> items : transfers_by_link(p, t)) {
+    for (int& r : items) r += N;
     auto edge = [&](int node) { return in.task(p.transfers[node - N].from); };
     auto copy = [&](int node) { return in.copy(p.transfers[node - N].from); };
     order_by_rank(

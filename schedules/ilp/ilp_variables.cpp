@@ -123,14 +123,11 @@ int Formulation::zt_index(int e1, int e2) const {
 
 LinExpr Formulation::zt(int e1, int e2) const {
   if (!in_.uses_link(e1) || !in_.uses_link(e2)) return 0;
-  if (e1 == e2) return in_.fixed ? LinExpr(1) : 1 - z(e1, e1 + 1);
-  if (in_.fixed) {
-    auto link = [&](int e) {
-      const int a = in_.device(e), b = in_.device(e + 1);
-      return std::make_pair(std::min(a, b), std::max(a, b));
-    };
-    return link(e1) == link(e2) ? 1 : 0;
+  if (e1 == e2) {  // two copies of one edge: one route
+    if (in_.fixed) return 1;
+    return in_.conflicts[Instance::SameRoute] ? 1 - z(e1, e1 + 1) : LinExpr(0);
   }
+  if (in_.fixed) return in_.share_link(e1, e2, in_.allocation) ? 1 : 0;
   return LinExpr::var(zt_index(e1, e2));
 }
 

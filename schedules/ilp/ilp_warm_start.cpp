@@ -135,21 +135,20 @@ std::optional<std::vector<double>> pattern_values(const Formulation& F, const Pa
     for (int b = a + 1; b < N; ++b) {
       if (const int i = F.w_index(a, b); i >= 0) x[i] = same(in.task(a), in.task(b)) && before(tau, a, b);
     }
-  auto link = [&](int e) {
-    const int d1 = device[in.layer(e)], d2 = device[in.layer(e + 1)];
-    return std::make_pair(std::min(d1, d2), std::max(d1, d2));
-  };
   auto on_link = [&](int e) { return in.uses_link(e) && !same(e, e + 1); };
+  // ~z exactly as the model's rows define it (Instance::share_link).
+  auto shared = [&](int e1, int e2) { return on_link(e1) && on_link(e2) && in.share_link(e1, e2, device); };
   for (int e1 = 1; e1 < in.tasks(); ++e1)
     for (int e2 = e1 + 1; e2 < in.tasks(); ++e2)
-      if (const int i = F.zt_index(e1, e2); i >= 0) x[i] = on_link(e1) && on_link(e2) && link(e1) == link(e2);
+      if (const int i = F.zt_index(e1, e2); i >= 0) x[i] = shared(e1, e2);
   for (int a = 0; a < N; ++a)
     for (int b = a + 1; b < N; ++b) {
       const int ea = in.task(a), eb = in.task(b);
       if (ea >= in.tasks() || eb >= in.tasks()) continue;
       const int i = F.wt_index(ea, in.copy(a), eb, in.copy(b));
       if (i < 0) continue;
-      x[i] = on_link(ea) && on_link(eb) && link(ea) == link(eb) && before(ttau, a, b);
+      const bool one_route = on_link(ea) && (in.fixed || in.conflicts[Instance::SameRoute]);
+      x[i] = (ea == eb ? one_route : shared(ea, eb)) && before(ttau, a, b);
     }
   auto full = complete_continuous(F, x);
   if (!full) {

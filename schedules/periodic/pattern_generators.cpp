@@ -14,15 +14,17 @@ namespace {
 
 constexpr double kTolerance = 1e-12;  // relative to the period: well inside find_overlap's 1e-9
 constexpr std::size_t kMaxReleases = 64;  // releases tried per copy of kfkb_pattern
+constexpr int kMaxStretches = 64;  // periods tried above the load bound, in steps of 1/64 of it
 
 // F and B of every layer and copy on the allocation's device, all at offset 0.
-Pattern skeleton(int k, const Allocation& a, WeightPolicy weights) {
+Pattern skeleton(int k, const Allocation& a, WeightPolicy weights, LinkModel links) {
   if (k < 1) throw std::invalid_argument("kFkB pattern: k must be at least 1");
   Pattern p;
   p.layers = static_cast<int>(a.size());
   p.copies = k;
   p.period = 1;
   p.weights = weights;
+  p.links = links;
   for (int c = 0; c < k; ++c)
     for (int l = 0; l < p.layers; ++l)
       for (TaskKind kind : {TaskKind::Forward, TaskKind::Backward}) {
@@ -37,14 +39,10 @@ Pattern skeleton(int k, const Allocation& a, WeightPolicy weights) {
 }
 
 double load_bound(const Pattern& p, const PatternTiming& t) {
-  std::map<int, double> device;
-  std::map<std::pair<int, int>, double> link;
-  const std::vector<int> succ = p.successors();
+  std::map<int, double> device, link;
   for (std::size_t i = 0; i < p.ops.size(); ++i) {
     device[p.ops[i].device] += t.duration[i];
-    if (succ[i] < 0 || !(t.output_bytes[i] > 0)) continue;
-    const int a = p.ops[i].device, b = p.ops[succ[i]].device;
-    if (a != b) link[{std::min(a, b), std::max(a, b)}] += t.transfer_duration[i];
+    for (int r : t.transfer_links[i]) link[r] += t.transfer_duration[i];
   }
   double bound = 0;
   for (const auto& [d, load] : device) bound = std::max(bound, load);
@@ -81,14 +79,19 @@ class CyclicTimeline {
   // fits; -1 if none: it can only start at `ready` or where a slot ends.
   double earliest(double ready, double length, Key key) const {
     std::vector<double> delays{0};
-    for (const Slot& s : slots_) {
-      double d = wrap(s.start + s.length) - ready;
-      delays.push_back(d < 0 ? d + T_ : d);
-    }
+    add_delays(ready, delays);
     std::sort(delays.begin(), delays.end());
     for (double d : delays)
       if (fits(wrap(ready + d), length, key)) return d;
     return -1;
+  }
+
+  // The delays in [0, T) after `ready` at which a slot of this timeline ends.
+  void add_delays(double ready, std::vector<double>& delays) const {
+    for (const Slot& s : slots_) {
+      double d = wrap(s.start + s.length) - ready;
+      delays.push_back(d < 0 ? d + T_ : d);
+    }
   }
 
   std::vector<double> ends() const {
@@ -106,6 +109,21 @@ class CyclicTimeline {
   // period order are delayed as little as needed (each starts at its offset
   // or when the previous ends); if they then overflow the period, all of
   // them run back to back after it, in the same order (the total fits).
+  // No overlap with the slots before and after it in period order (cyclically).
+  bool fits(double start, double length, Key key) const {
+    if (length > T_ * (1 + kTolerance)) return false;
+    if (slots_.empty()) return true;
+    const Slot s{start, length, key, -1};
+    const auto pos = std::upper_bound(slots_.begin(), slots_.end(), s, before) - slots_.begin();
+    const std::size_t n = slots_.size();
+    const Slot& prev = slots_[(pos + n - 1) % n];
+    const Slot& next = slots_[pos % n];
+    const double prev_start = prev.start - (pos == 0 ? T_ : 0);
+    const double next_start = next.start + (static_cast<std::size_t>(pos) == n ? T_ : 0);
+    const double slack = T_ * kTolerance;
+    return prev_start + prev.length <= start + slack && start + length <= next_start + slack;
+  }
+
   std::vector<Move> insert_compacting(double ready, double length, Key key, int item) {
     insert(ready, length, key, item);
     const std::size_t n = slots_.size();
@@ -133,21 +151,6 @@ class CyclicTimeline {
 
  private:
   static bool before(const Slot& a, const Slot& b) { return std::tie(a.start, a.key) < std::tie(b.start, b.key); }
-
-  // No overlap with the slots before and after it in period order (cyclically).
-  bool fits(double start, double length, Key key) const {
-    if (length > T_ * (1 + kTolerance)) return false;
-    if (slots_.empty()) return true;
-    const Slot s{start, length, key, -1};
-    const auto pos = std::upper_bound(slots_.begin(), slots_.end(), s, before) - slots_.begin();
-    const std::size_t n = slots_.size();
-    const Slot& prev = slots_[(pos + n - 1) % n];
-    const Slot& next = slots_[pos % n];
-    const double prev_start = prev.start - (pos == 0 ? T_ : 0);
-    const double next_start = next.start + (static_cast<std::size_t>(pos) == n ? T_ : 0);
-    const double slack = T_ * kTolerance;
-    return prev_start + prev.length <= start + slack && start + length <= next_start + slack;
-  }
 
   double T_;
   std::vector<Slot> slots_;
@@ -178,6 +181,10 @@ std::vector<int> stash_counts(const Pattern& p) {
     }
   return result;
 }
+
+// A transfer whose route holds several link resources found no offset where
+// all of them are free: kfkb_pattern retries with a longer period.
+struct NoCommonSlot {};
 
 // Modulo scheduling along the chain (see kfkb_pattern). Ops are indexed
 // copy by copy (skeleton's order), so copies 0..c are a prefix.
@@ -215,6 +222,7 @@ class Placer {
       if (static_cast<std::size_t>(tr.from) < n) q.transfers.push_back(tr);
     PatternTiming t = *t_;
     for (auto* v : {&t.duration, &t.flops, &t.output_bytes, &t.transfer_duration}) v->resize(n);
+    t.transfer_links.resize(n);
     assign_minimal_shifts(q, t);
     return q;
   }
@@ -239,7 +247,8 @@ class Placer {
   }
 
  private:
-  CyclicTimeline& timeline(std::map<std::pair<int, int>, CyclicTimeline>& m, std::pair<int, int> id) {
+  template <class Id>
+  CyclicTimeline& timeline(std::map<Id, CyclicTimeline>& m, Id id) {
     return m.try_emplace(id, p_.period).first->second;
   }
 
@@ -280,13 +289,14 @@ class Placer {
     const int t = static_cast<int>(p_.transfers.size());
     const int to = succ_[from];
     const double d = t_->transfer_duration[from];
-    if (!(t_->output_bytes[from] > 0)) {  // empty: uses no link
+    const std::vector<int>& links = t_->transfer_links[from];
+    if (links.empty()) {  // empty, or only FatPipe links: holds no link
       p_.transfers.push_back({from, CyclicTimeline(p_.period).wrap(ready), 0});
       arrival_[to] = ready + d;
       return;
     }
-    const int a = p_.ops[from].device, b = p_.ops[to].device;
-    CyclicTimeline& tl = timeline(links_, {std::min(a, b), std::max(a, b)});
+    if (links.size() > 1) return place_on_links(from, links);
+    CyclicTimeline& tl = timeline(links_, links[0]);
     const double delay = tl.earliest(tl.wrap(ready), d, key(from));
     if (delay >= 0) {
       p_.transfers.push_back({from, tl.wrap(ready + delay), 0});
@@ -303,12 +313,37 @@ class Placer {
     }
   }
 
+  // A route of several link resources: the earliest offset where all are
+  // free (no compaction: moving a transfer would move it on its other links).
+  void place_on_links(int from, const std::vector<int>& links) {
+    const double ready = end_[from], d = t_->transfer_duration[from];
+    std::vector<CyclicTimeline*> tls;
+    for (int r : links) tls.push_back(&timeline(links_, r));
+    const double at = tls[0]->wrap(ready);
+    std::vector<double> delays{0};
+    for (const CyclicTimeline* tl : tls) tl->add_delays(at, delays);
+    std::sort(delays.begin(), delays.end());
+    for (double delay : delays) {
+      const double start = tls[0]->wrap(at + delay);
+      bool free = true;
+      for (const CyclicTimeline* tl : tls) free = free && tl->fits(start, d, key(from));
+      if (!free) continue;
+      const int t = static_cast<int>(p_.transfers.size());
+      p_.transfers.push_back({from, start, 0});
+      for (CyclicTimeline* tl : tls) tl->insert(start, d, key(from), t);
+      arrival_[succ_[from]] = ready + delay + d;
+      return;
+    }
+    throw NoCommonSlot{};
+  }
+
   Pattern p_;
   const PatternTiming* t_;  // a pointer, so that trials can be assigned
   std::vector<int> succ_;
   std::vector<double> end_, arrival_;  // per op: end, and when its input is there (times, not offsets)
   std::vector<bool> placed_;
-  std::map<std::pair<int, int>, CyclicTimeline> devices_, links_;
+  std::map<std::pair<int, int>, CyclicTimeline> devices_;
+  std::map<int, CyclicTimeline> links_;  // by link resource (timing.transfer_links)
 };
 
 // Lower is better: stashed bytes (sum over layers of stash count x a_{l-1}), then stashed copies.
@@ -358,17 +393,16 @@ Pattern replicate(const Pattern& one, int k, const PatternTiming& t) {
 }  // namespace
 
 double pattern_period_bound(const Allocation& allocation, const Workload& workload, const Platform& platform,
-                            int copies) {
-  const Pattern p = skeleton(copies, allocation, WeightPolicy::TwoBW);
+                            int copies, LinkModel links) {
+  const Pattern p = skeleton(copies, allocation, WeightPolicy::TwoBW, links);
   return load_bound(p, pattern_timing(p, workload, platform));
 }
 
-Pattern kfkb_pattern(int k, const Allocation& allocation, const Workload& workload, const Platform& platform,
-                     WeightPolicy weights) {
-  Pattern p = skeleton(k, allocation, weights);
-  const PatternTiming t = pattern_timing(p, workload, platform);
-  p.period = load_bound(p, t);
-  if (!(p.period > 0)) throw std::invalid_argument("kFkB pattern: every operation and transfer takes no time");
+namespace {
+
+// kfkb_pattern at a given period; throws NoCommonSlot.
+Pattern kfkb_at(int k, Pattern p, const PatternTiming& t, const Allocation& allocation, const Workload& workload,
+                const Platform& platform) {
   // Copy by copy, each at the release that stashes least so far.
   Placer placer(p, t);
   placer.place_chain(0, 0);
@@ -383,27 +417,59 @@ Pattern kfkb_pattern(int k, const Allocation& allocation, const Workload& worklo
     std::pair<double, int> best_score;
     for (double r : releases) {
       Placer trial = placer;
-      trial.place_chain(c, r);
+      try {
+        trial.place_chain(c, r);
+      } catch (const NoCommonSlot&) {
+        continue;
+      }
       const auto score = stash_score(trial.pattern(c + 1), t);
       if (!best || score < best_score) best = std::move(trial), best_score = score;
     }
+    if (!best) throw NoCommonSlot{};
     placer = std::move(*best);
   }
   Pattern result = placer.pattern(k);
   if (k == 1) return result;
   auto keep_better = [&](Pattern other) {
-    if (stash_score(other, t) < stash_score(result, t)) result = std::move(other);
+    if (other.period <= result.period * (1 + kTolerance) && stash_score(other, t) < stash_score(result, t))
+      result = std::move(other);
   };
-  Placer interleaved(p, t);  // copies task by task, as a plain modulo schedule would
-  interleaved.place_interleaved();
-  keep_better(interleaved.pattern(k));
-  keep_better(replicate(one_f_one_b_pattern(allocation, workload, platform, weights), k, t));
+  try {
+    Placer interleaved(p, t);  // copies task by task, as a plain modulo schedule would
+    interleaved.place_interleaved();
+    keep_better(interleaved.pattern(k));
+  } catch (const NoCommonSlot&) {
+  }
+  try {  // k periods of 1F1B, whose own placement may need a longer period
+    keep_better(replicate(one_f_one_b_pattern(allocation, workload, platform, p.weights, p.links), k, t));
+  } catch (const std::invalid_argument&) {
+  }
   return result;
 }
 
+}  // namespace
+
+Pattern kfkb_pattern(int k, const Allocation& allocation, const Workload& workload, const Platform& platform,
+                     WeightPolicy weights, LinkModel links) {
+  Pattern p = skeleton(k, allocation, weights, links);
+  const PatternTiming t = pattern_timing(p, workload, platform);
+  p.period = load_bound(p, t);
+  if (!(p.period > 0)) throw std::invalid_argument("kFkB pattern: every operation and transfer takes no time");
+  const double bound = p.period;
+  for (int attempt = 0; attempt <= kMaxStretches; ++attempt) {
+    p.period = bound * (1 + attempt / 64.0);
+    try {
+      return kfkb_at(k, p, t, allocation, workload, platform);
+    } catch (const NoCommonSlot&) {
+    }
+  }
+  throw std::invalid_argument("kFkB pattern: transfers over several links find no common free time within " +
+                              std::to_string(1 + kMaxStretches / 64) + " times the load bound");
+}
+
 Pattern one_f_one_b_pattern(const Allocation& allocation, const Workload& workload, const Platform& platform,
-                            WeightPolicy weights) {
-  return kfkb_pattern(1, allocation, workload, platform, weights);
+                            WeightPolicy weights, LinkModel links) {
+  return kfkb_pattern(1, allocation, workload, platform, weights, links);
 }
 
 }  // namespace pipesim

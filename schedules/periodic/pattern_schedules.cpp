@@ -16,12 +16,12 @@ namespace pipesim {
 namespace {
 
 GeneratedSchedule unrolled(const Workload& w, const Platform& platform, bool kfkb) {
-  check_params(w, kfkb ? std::set<std::string>{"allocation", "k", "weights"}
-                       : std::set<std::string>{"allocation", "weights"});
+  check_params(w, kfkb ? std::set<std::string>{"allocation", "k", "weights", "links"}
+                       : std::set<std::string>{"allocation", "weights", "links"});
   const Allocation a = workload_allocation(w, platform);
   const int copies = kfkb ? positive_param(w, "k", 2) : 1;
   try {
-    Pattern p = kfkb_pattern(copies, a, w, platform, weights_param(w));
+    Pattern p = kfkb_pattern(copies, a, w, platform, weights_param(w), links_param(w));
     TaskGraph g =
         unroll_pattern(p, pattern_timing(p, w, platform), platform.size(), total_microbatches(w), w.microbatches);
     return {std::move(g), std::move(p)};

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <memory>
 #include <numeric>
 
 #include "sim/exact_period.hpp"
 #include "patterns/pattern_analysis.hpp"
+#include "patterns/link_resources.hpp"
 #include "patterns/pattern_timing.hpp"
 #include "schedules/stages/stage_plan.hpp"
 
@@ -14,12 +17,14 @@ namespace {
 
 constexpr double kRelative = 1e-12;  // a period must beat the best by more than round-off
 
-// Per micro-batch: each device's F + B time, each link's transfers (both
-// directions share it); unassigned layers (-1) count for nothing. As
-// pattern_timing computes them, so a complete allocation gives pattern_period_bound / copies.
+// Per micro-batch: each device's F + B time, each link resource's transfers
+// (LinkResources under the search's link model); unassigned layers (-1)
+// count for nothing. As pattern_timing computes them, so a complete
+// allocation gives pattern_period_bound / copies.
 class Bound {
  public:
-  Bound(const Workload& w, const Platform& p) : w_(w), p_(p), ref_(reference_speed(w, p)) {}
+  Bound(const Workload& w, const Platform& p, LinkModel links)
+      : w_(w), p_(p), ref_(reference_speed(w, p)), links_(std::make_shared<LinkResources>(p, links)) {}
 
   double layer_seconds(int layer, int device) const {
     const Layer& l = w_.layers[layer];
@@ -35,29 +40,33 @@ class Bound {
 
   double operator()(const Allocation& a) const {
     const int P = p_.size();
-    std::vector<double> device(P, 0), link(P * P, 0);
+    std::vector<double> device(P, 0);
+    std::map<int, double> link;
     for (std::size_t l = 0; l < a.size(); ++l) {
       if (a[l] < 0) continue;
       device[a[l]] += layer_seconds(static_cast<int>(l), a[l]);
       if (l + 1 == a.size() || a[l + 1] < 0 || a[l + 1] == a[l]) continue;
       const double bytes = w_.layers[l].activation;  // a_l up, its gradient down
       if (!(bytes > 0)) continue;
-      const int x = std::min(a[l], a[l + 1]), y = std::max(a[l], a[l + 1]);
-      link[x * P + y] += p_.transfer_time(a[l], a[l + 1], bytes) + p_.transfer_time(a[l + 1], a[l], bytes);
+      for (const auto& [from, to] : {std::pair{a[l], a[l + 1]}, std::pair{a[l + 1], a[l]}})
+        for (int r : links_->route(from, to)) link[r] += p_.transfer_time(from, to, bytes);
     }
-    return std::max(*std::max_element(device.begin(), device.end()), *std::max_element(link.begin(), link.end()));
+    double bound = *std::max_element(device.begin(), device.end());
+    for (const auto& [r, load] : link) bound = std::max(bound, load);
+    return bound;
   }
 
  private:
   const Workload& w_;
   const Platform& p_;
   double ref_;
+  std::shared_ptr<LinkResources> links_;  // assigns ids as routes are asked for
 };
 
 class Search {
  public:
   Search(const PatternMaker& make, const Workload& w, const Platform& p, const PatternSearch& o)
-      : make_(make), w_(w), p_(p), o_(o), bound_(w, p) {}
+      : make_(make), w_(w), p_(p), o_(o), bound_(w, p, o.links) {}
 
   bool hopeless(const Allocation& a) const { return best_ && bound_(a) >= best_->period * (1 - kRelative); }
 
