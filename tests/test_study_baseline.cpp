@@ -9,6 +9,7 @@
 
 #include "studies/forked_run.hpp"
 #include "studies/study.hpp"
+#include "studies/study_runs.hpp"
 #include "schedules/periodic/pattern_generators.hpp"
 #include "schedules/pipedream/pipedream.hpp"
 #include "schedules/pipedream/pipedream_baseline.hpp"
@@ -161,6 +162,42 @@ TEST(PipeDreamBaseline, ForkedEagerRunsMatchTheSteadyState) {
   for (std::size_t s = 0; s + 1 < plan.last_layer.size(); ++s)
     total += 2 * w.layers[plan.last_layer[s]].activation / 1e9;
   EXPECT_NEAR(one.period, total, 1e-9);
+}
+
+}  // namespace
+}  // namespace pipesim
+
+namespace pipesim {
+namespace {
+
+// The study's runs take the analytic engine in process where it is exact and
+// SimGrid in a forked child otherwise: the points are the same either way
+// (cpu/optim:Full changes no time here but rules the analytic engine out).
+TEST(PipeDreamBaseline, PointsAreTheSameFromTheAnalyticEngineAndFromSimGrid) {
+  const std::string file = testing::complete_platform(3, "1GBps", "0s", "1Tf", "1TiB");
+  const Workload w = chain({0.010, 0.020, 0.010, 0.030, 0.020}, {2e6, 1e6, 3e6, 1e6, 1e6}, {1e6, 1e6, 1e6, 1e6, 1e6});
+  StudySettings settings;
+  settings.microbatches = 40;
+  settings.ilp = false;
+  auto points = [&](const std::vector<std::string>& config, bool analytic) {
+    Simulation simulation(file, config);
+    TaskGraph probe(3);
+    Task task;
+    task.device = 0;
+    probe.add(task);
+    EXPECT_EQ(simulation.run_analytic(probe).timeline.has_value(), analytic);
+    return pipedream_points(simulation, w, {1e9}, settings);
+  };
+  const std::vector<StudyPoint> analytic = points({}, true);
+  const std::vector<StudyPoint> simgrid = points({"cpu/optim:Full"}, false);
+  ASSERT_EQ(analytic.size(), simgrid.size());
+  ASSERT_FALSE(analytic.empty());
+  for (std::size_t i = 0; i < analytic.size(); ++i) {
+    EXPECT_EQ(analytic[i].status, simgrid[i].status);
+    EXPECT_EQ(analytic[i].config, simgrid[i].config);
+    EXPECT_NEAR(analytic[i].period, simgrid[i].period, 1e-9 * simgrid[i].period) << analytic[i].config;
+    EXPECT_EQ(analytic[i].peak_memory, simgrid[i].peak_memory) << analytic[i].config;
+  }
 }
 
 }  // namespace
