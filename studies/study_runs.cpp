@@ -15,12 +15,16 @@
 namespace pipesim {
 namespace {
 
-// Runs the graph in a child of this process (the platform is loaded, the
-// engine has not run) and measures it there.
+// Evaluates the graph in this process with the analytic engine when that is
+// exact (the same timeline as SimGrid's), else runs it on SimGrid in a child
+// of this process (the platform is loaded, the engine has not run), and measures it.
 StudyPoint simulate(Simulation& simulation, const TaskGraph& graph, StudyPoint point) {
   try {
+    AnalyticOutcome analytic = simulation.run_analytic(graph);
     const RunMeasure m =
-        decode(run_forked([&] { return encode(measure_run(graph, simulation.run(graph), simulation.platform())); }));
+        analytic.timeline
+            ? measure_run(graph, *analytic.timeline, simulation.platform())
+            : decode(run_forked([&] { return encode(measure_run(graph, simulation.run(graph), simulation.platform())); }));
     if (!m.completed) point.status = "deadlock";
     point.peak_memory = m.peak();
     point.period = m.period;

@@ -231,9 +231,10 @@ TEST(AnalyticEngine, LanesWithinTheirSharesAreExactAndOversubscriptionIsRefused)
 // mixed. Wherever the analytic engine accepts a graph it equals SimGrid.
 // all_ordered: every compute task in its device's order, which takes the
 // longest-path fast path; it must then agree with the event replay too.
+// lanes: compute tasks on lanes 0 and 1 with shares (cpu/optim:Lazy).
 void random_graphs(const std::string& platform_file, int devices, unsigned seed, int graphs, int& exact,
-                   bool all_ordered = false) {
-  Simulation sim(platform_file);
+                   bool all_ordered = false, bool lanes = false) {
+  Simulation sim(platform_file, lanes ? std::vector<std::string>{"cpu/optim:Lazy"} : std::vector<std::string>{});
   std::mt19937 rng(seed);
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
   for (int k = 0; k < graphs; ++k) {
@@ -254,6 +255,11 @@ void random_graphs(const std::string& platform_file, int devices, unsigned seed,
         const int d = pick(devices);
         Task c = compute(d, pick(8) == 0 ? 0 : 2.5e11 * (1 + pick(6)), pick(3));
         c.microbatch = i;
+        if (lanes) {
+          c.lane = pick(2);
+          const double shares[] = {1, 0.5, 0.25, 0.75};
+          c.share = shares[pick(4)];
+        }
         computes[d].push_back(g.add(c, deps));
       }
     }
@@ -268,6 +274,7 @@ void random_graphs(const std::string& platform_file, int devices, unsigned seed,
     if (all_ordered) {
       AnalyticSettings replay;
       replay.list_fast_path = false;
+      replay.bounded_cpu = lanes;
       const AnalyticOutcome events = run_analytic(g, sim.platform(), replay);
       // The same verdict, the same link and time (two transfers that start together may be named in either order).
       auto where = [](const std::string& refusal) { return refusal.substr(std::min(refusal.size(), refusal.find(" both use"))); };
@@ -298,6 +305,13 @@ TEST(AnalyticEngineRandom, FatPipeBus) {
   int exact = 0;
   random_graphs(bus_platform("FATPIPE"), 3, 3, 150, exact);
   EXPECT_GE(exact, 40);
+}
+
+TEST(AnalyticEngineRandom, LanesWithShares) {
+  int exact = 0;
+  random_graphs(testing::complete_platform(3, "1GBps", "1us"), 3, 6, 150, exact, false, true);
+  random_graphs(testing::complete_platform(2, "1GBps", "0s"), 2, 7, 150, exact, true, true);
+  EXPECT_GE(exact, 60);
 }
 
 TEST(AnalyticEngineRandom, AllOrderedTakeTheFastPathAndEqualTheReplayAndSimGrid) {

@@ -6,11 +6,13 @@
 #include <cmath>
 #include <functional>
 #include <set>
+#include <sstream>
 #include <limits>
 #include <random>
 
 #include "studies/forked_run.hpp"
 #include "studies/study.hpp"
+#include "studies/study_runs.hpp"
 #include "schedules/periodic/pattern_generators.hpp"
 #include "schedules/pipedream/pipedream.hpp"
 #include "schedules/pipedream/pipedream_baseline.hpp"
@@ -221,6 +223,64 @@ TEST(PipeDreamBaseline, ForkedEagerRunsMatchTheSteadyState) {
   for (std::size_t s = 0; s + 1 < plan.last_layer.size(); ++s)
     total += 2 * w.layers[plan.last_layer[s]].activation / 1e9;
   EXPECT_NEAR(one.period, total, 1e-9);
+}
+
+}  // namespace
+}  // namespace pipesim
+
+namespace pipesim {
+namespace {
+
+// The study's runs take the analytic engine in process where it is exact and
+// SimGrid in a forked child otherwise: the points are the same either way
+// (cpu/optim:Full changes no time here but rules the analytic engine out).
+TEST(PipeDreamBaseline, PointsAreTheSameFromTheAnalyticEngineAndFromSimGrid) {
+  const std::string file = testing::complete_platform(3, "1GBps", "0s", "1Tf", "1TiB");
+  const Workload w = chain({0.010, 0.020, 0.010, 0.030, 0.020}, {2e6, 1e6, 3e6, 1e6, 1e6}, {1e6, 1e6, 1e6, 1e6, 1e6});
+  StudySettings settings;
+  settings.microbatches = 40;
+  settings.ilp = false;
+  // Each in its own process: SimGrid allows one engine per process.
+  auto points = [&](const std::vector<std::string>& config, bool analytic) {
+    const std::string text = run_forked([&] {
+      Simulation simulation(file, config);
+      TaskGraph probe(3);
+      Task task;
+      task.device = 0;
+      probe.add(task);
+      if (simulation.run_analytic(probe).timeline.has_value() != analytic) return std::string("engine?");
+      std::ostringstream out;
+      write_study_csv(out, pipedream_points(simulation, w, {1e9}, settings));
+      return out.str();
+    });
+    std::vector<StudyPoint> parsed;
+    std::istringstream lines(text);
+    std::string line;
+    std::getline(lines, line);  // header
+    while (std::getline(lines, line)) {
+      std::vector<std::string> f;
+      std::stringstream fields(line);
+      for (std::string x; std::getline(fields, x, ',');) f.push_back(x);
+      StudyPoint p;
+      p.peak_memory = std::stod(f.at(2));
+      p.period = std::stod(f.at(3));
+      p.status = f.at(6);
+      p.config = f.size() > 7 ? f[7] : "";
+      parsed.push_back(p);
+    }
+    EXPECT_NE(text, "engine?") << (analytic ? "analytic" : "simgrid");
+    return parsed;
+  };
+  const std::vector<StudyPoint> analytic = points({}, true);
+  const std::vector<StudyPoint> simgrid = points({"cpu/optim:Full"}, false);
+  ASSERT_EQ(analytic.size(), simgrid.size());
+  ASSERT_FALSE(analytic.empty());
+  for (std::size_t i = 0; i < analytic.size(); ++i) {
+    EXPECT_EQ(analytic[i].status, simgrid[i].status);
+    EXPECT_EQ(analytic[i].config, simgrid[i].config);
+    EXPECT_NEAR(analytic[i].period, simgrid[i].period, 1e-9 * simgrid[i].period) << analytic[i].config;
+    EXPECT_EQ(analytic[i].peak_memory, simgrid[i].peak_memory) << analytic[i].config;
+  }
 }
 
 }  // namespace

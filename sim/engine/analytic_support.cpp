@@ -1,0 +1,44 @@
+#include "sim/engine/analytic_support.hpp"
+
+#include "sim/format.hpp"
+
+namespace pipesim::analytic {
+
+Route make_route(const Task& task, const Path& path, const Platform& platform,
+                 std::vector<std::string>& private_names) {
+  Route r;
+  r.latency = path.latency;
+  r.bandwidth = path.bandwidth;
+  r.links.assign(path.links.begin(), path.links.end());
+  if (path.links.empty()) {
+    if (!platform.links.empty())
+      r.other = "(none: the route from " + platform.devices.at(task.device).name + " to " +
+                platform.devices.at(task.peer).name + " has no link)";
+    r.shared.push_back(static_cast<std::uint32_t>(platform.links.size() + private_names.size()));
+    private_names.push_back(platform.devices.at(task.device).name + "->" + platform.devices.at(task.peer).name);
+    return r;
+  }
+  for (const int l : path.links) {
+    const NetworkLink& link = platform.links.at(l);
+    if (link.sharing == LinkSharing::Shared)
+      r.shared.push_back(static_cast<std::uint32_t>(l));
+    else if (link.sharing == LinkSharing::Other && r.other.empty())
+      r.other = link.name;
+  }
+  return r;
+}
+
+std::string link_name(std::uint32_t occupancy, const Platform& platform,
+                      const std::vector<std::string>& private_names) {
+  return occupancy < platform.links.size() ? platform.links[occupancy].name
+                                           : private_names.at(occupancy - platform.links.size());
+}
+
+std::string quoted(const TaskGraph& graph, TaskId t) { return "'" + graph.describe(t) + "'"; }
+
+std::string contention(const TaskGraph& graph, TaskId first, TaskId second, const std::string& link, double at) {
+  return "transfers " + quoted(graph, first) + " and " + quoted(graph, second) + " both use link " + link +
+         " at t = " + fmt::number(at) + " s (they would share its bandwidth)";
+}
+
+}  // namespace pipesim::analytic
