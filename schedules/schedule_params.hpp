@@ -18,6 +18,9 @@ void check_params(const Workload& w, const std::set<std::string>& known);
 int positive_param(const Workload& w, const std::string& name, int fallback);
 // `weights: flush | 2bw | stashing`, default 2bw (seed 000 eq. 33).
 WeightPolicy weights_param(const Workload& w);
+// `memory_policy: lifetime | seed000`, default lifetime: how the pattern
+// schedules and pipedream hold communication buffers (docs/memory-model.md).
+BufferPolicy memory_policy_param(const Workload& w);
 // The `allocation` parameter ("0,1,0": device index per layer), else the
 // stage plan's placement (automatic or explicit; contiguous).
 Allocation workload_allocation(const Workload& w, const Platform& platform);

@@ -149,9 +149,12 @@ TEST(PatternGenerators, RegistryEntries) {
             "w.yaml: schedule.k: expected a positive integer, got '0'");
   EXPECT_EQ(schedule_error(registry_workload("kfkb", {{"chunks", "2"}}), p),
             "w.yaml: schedule.chunks: unknown parameter 'chunks' for schedule 'kfkb' "
-            "(expected: allocation, k, weights)");
+            "(expected: allocation, k, memory_policy, weights)");
   EXPECT_EQ(schedule_error(registry_workload("1f1b-pattern", {{"k", "2"}}), p),
-            "w.yaml: schedule.k: unknown parameter 'k' for schedule '1f1b-pattern' (expected: allocation, weights)");
+            "w.yaml: schedule.k: unknown parameter 'k' for schedule '1f1b-pattern' "
+            "(expected: allocation, memory_policy, weights)");
+  EXPECT_EQ(schedule_error(registry_workload("kfkb", {{"memory_policy", "static"}}), p),
+            "w.yaml: schedule.memory_policy: expected lifetime or seed000, got 'static'");
   EXPECT_EQ(schedule_error(registry_workload("1f1b-pattern", {{"allocation", "0,1"}}), p),
             "w.yaml: schedule.allocation: 2 device indices for 3 layers");
   EXPECT_EQ(schedule_error(registry_workload("1f1b-pattern", {{"weights", "three"}}), p),
@@ -160,6 +163,37 @@ TEST(PatternGenerators, RegistryEntries) {
   placed.placement.stages = 2;
   EXPECT_EQ(schedule_error(placed, p),
             "w.yaml: placement: not used with schedule.allocation, which places every layer");
+}
+
+// memory_policy: the pattern carries it (default lifetime), and the run holds
+// buffers accordingly: seed000's static send and receive buffers (one
+// boundary each way, 100 bytes, on both devices), or none with lifetime,
+// where transfers allocate and free them.
+TEST(PatternGenerators, MemoryPolicyParameter) {
+  const Platform p = pattern_platform(2);
+  auto static_buffers = [](const TaskGraph& g) {
+    double bytes = 0;
+    for (const StaticMemory& s : g.static_memory())
+      if (s.category == MemoryCategory::CommBuffers) bytes += s.bytes;
+    return bytes;
+  };
+  auto transfer_effects = [](const TaskGraph& g) {
+    std::size_t n = 0;
+    for (const MemoryEffect& e : g.memory_effects()) n += g.task(e.task).kind == TaskKind::Transfer;
+    return n;
+  };
+  for (const std::string name : {"1f1b-pattern", "kfkb"}) {
+    const GeneratedSchedule lifetime = generate(registry_workload(name), p);
+    ASSERT_TRUE(lifetime.pattern);
+    EXPECT_EQ(lifetime.pattern->buffers, BufferPolicy::Lifetime) << name;
+    EXPECT_EQ(static_buffers(lifetime.graph), 0) << name;
+    EXPECT_EQ(transfer_effects(lifetime.graph), 2 * count(lifetime.graph, TaskKind::Transfer)) << name;
+    const GeneratedSchedule paper = generate(registry_workload(name, {{"memory_policy", "seed000"}}), p);
+    EXPECT_EQ(paper.pattern->buffers, BufferPolicy::Seed000) << name;
+    const int k = paper.pattern->copies;
+    EXPECT_EQ(static_buffers(paper.graph), k * 4 * 100) << name;  // per copy: 2 edges x 2 ends
+    EXPECT_EQ(transfer_effects(paper.graph), 0u) << name;
+  }
 }
 
 // ---- Simulations: random kFkB patterns on SimGrid, steady state and peaks as predicted.
