@@ -141,6 +141,19 @@ TEST(PipeDream, RegistryRunsItsPatternUnderEitherPolicy) {
   check_against_simulation(sim, *lifetime.pattern, x.w, 7.5);
 }
 
+// The same for every NOAM from 1 to 5 (the steady states differ: one
+// micro-batch at a time up to more in flight than stages).
+class PipeDreamNoam : public ::testing::TestWithParam<int> {};
+
+TEST_P(PipeDreamNoam, PatternPeaksAreSimulatedUnderEitherPolicy) {
+  const Uneven x;
+  Simulation sim(complete_platform(4, "1GBps", "1ms"));
+  const Pattern pat = pipedream_pattern(x.a, GetParam(), x.w, sim.platform());
+  check_against_simulation(sim, pat, x.w, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Noam, PipeDreamNoam, ::testing::Range(1, 6));
+
 TEST(PipeDream, RegistryEntry) {
   const Platform p = pattern_platform(4);
   Workload w = chain_workload({1, 1, 1, 1}, {2, 2, 2, 2}, {10, 10, 10, 10}, 10, {1, 1, 1, 1});
