@@ -35,6 +35,11 @@ CLI::App* add_validate_command(CLI::App& root, ValidateOptions& o) {
                        "or per-device orders as a PyTorch pipelining compute CSV (.csv)")
       ->required();
   validate->add_option("--json", o.json, "the verdict and the violations as a JSON object")->type_name("FILE");
+  validate->add_option("--memory-policy", o.memory_policy,
+                       "how a pattern holds communication buffers: lifetime (default) or seed000\n"
+                       "(docs/memory-model.md)")
+      ->check(CLI::IsMember({"lifetime", "seed000"}))
+      ->type_name("POLICY");
   add_set_option(validate, o.overrides);
   validate->add_option("--cfg", o.simgrid_config, "a SimGrid setting for running CSV orders; repeatable")
       ->type_name("KEY:VALUE")
@@ -85,9 +90,11 @@ std::vector<Violation> complete_like_run(Pattern& p, const PatternTiming& t, con
   return out;
 }
 
-std::vector<Violation> check_pattern_file(const std::string& path, const Workload& w, const Platform& platform) {
+std::vector<Violation> check_pattern_file(const std::string& path, const Workload& w, const Platform& platform,
+                                          BufferPolicy buffers) {
   PatternSource src;
   Pattern p = read_pattern_yaml(path, platform, static_cast<int>(w.layers.size()), &src);
+  p.buffers = buffers;
   PatternTiming t;
   try {
     t = pattern_timing(p, w, platform);
@@ -136,10 +143,12 @@ int validate_command(const ValidateOptions& options) {
   if (!csv && !ends_with(schedule, ".yaml") && !ends_with(schedule, ".yml"))
     throw InputError(schedule, "", "expected a pattern (.yaml, .yml) or per-device orders (.csv)");
   const Workload workload = load_workload(options.workload, overrides);
+  BufferPolicy policy = BufferPolicy::Lifetime;
+  parse_buffer_policy(options.memory_policy, policy);  // checked by the option
   Simulation simulation(options.platform, options.simgrid_config);
   std::optional<SimulatedRun> run;
   const std::vector<Violation> violations = csv ? check_orders_file(schedule, workload, simulation, run)
-                                                : check_pattern_file(schedule, workload, simulation.platform());
+                                                : check_pattern_file(schedule, workload, simulation.platform(), policy);
   if (!options.json.empty()) {
     std::ostringstream text;
     write_violations_json(text, violations, simulation.platform(), run);

@@ -12,6 +12,7 @@ namespace pipesim {
 
 struct ValidateOptions {
   std::string platform, workload, schedule, json;
+  std::string memory_policy = "lifetime";  // a pattern's buffers: lifetime | seed000
   std::vector<std::string> simgrid_config;
   std::vector<std::string> overrides;  // --set KEY=VALUE on the workload
 };

@@ -48,6 +48,16 @@ inline int weight_versions(WeightPolicy policy, int in_flight) {
   return 1;
 }
 
+// How long a communication buffer lives (docs/memory-model.md).
+enum class BufferPolicy {
+  Lifetime,  // the sender's copy from the start of its producer to the end of the transfer, the
+             // receiver's from the start of the transfer to the end of its consumer (as flush schedules hold them)
+  Seed000,   // seed 000 §6.2.4: a send and a receive buffer per cross-device edge and copy, for the whole run
+};
+std::string_view to_string(BufferPolicy policy);
+// "lifetime" or "seed000"; false for anything else.
+bool parse_buffer_policy(const std::string& text, BufferPolicy& policy);
+
 // What a pattern may hold (docs/pattern-format.md): shifts within
 // +-kMaxShift, so that a difference of two shifts, or a shift plus a lag
 // (minimal_shift_step, at most kMaxShift), stays within int; at most
@@ -79,6 +89,9 @@ struct Pattern {
   double period = 0;    // T: time for `copies` micro-batches
   WeightPolicy weights = WeightPolicy::TwoBW;
   LinkModel links = LinkModel::Platform;
+  // How its unrolled run and its analytic memory hold buffers. Seed 000 here
+  // (the paper and the ILP); the workload and the command line default to lifetime.
+  BufferPolicy buffers = BufferPolicy::Seed000;
   std::vector<PatternOp> ops;              // 2L * k, any order
   std::vector<PatternTransfer> transfers;  // one per cross-device consecutive pair
 

@@ -1,5 +1,8 @@
 #include "patterns/pattern_analysis.hpp"
 
+#include "patterns/pattern_steady_memory.hpp"
+#include "patterns/pattern_unroll.hpp"
+
 #include <algorithm>
 #include <map>
 #include <stdexcept>
@@ -40,6 +43,53 @@ std::vector<std::vector<int>> device_orders(const Pattern& p, int device_count) 
   for (auto& items : order)
     std::sort(items.begin(), items.end(), [&](int a, int b) { return p.runs_before(a, b); });
   return order;
+}
+
+double total(const MemoryBreakdown& b) {
+  double sum = 0;
+  for (double v : b) sum += v;
+  return sum;
+}
+
+// Lifetime buffers: levels depend on when transfers start and end, so the
+// steady state is replayed (pattern_steady_memory.hpp); `during` and the
+// peak op from the op running at each reading.
+void lifetime_peaks(const Pattern& p, const PatternTiming& t, int device_count, PatternMemory& result) {
+  const SteadyRange range = steady_range(p);
+  const TimedUnroll u = unroll_pattern_timed(p, t, device_count, steady_microbatches(p, range));
+  const std::vector<double> start = earliest_starts(u);
+  std::vector<double> finish(start.size());
+  for (std::size_t i = 0; i < start.size(); ++i) finish[i] = start[i] + u.duration[i];
+  const auto [from, to] = steady_window(u, start, range);
+  // Per device, its op instances in order: the one running at a reading is
+  // the last started at or before it, if it has not finished (or is empty and starts then).
+  std::vector<std::vector<TaskId>> ops(device_count);
+  for (int d = 0; d < device_count; ++d) ops[d] = u.graph.device_order(d);
+  std::vector<char> during_seen(p.ops.size(), 0);
+  result.during.assign(p.ops.size(), MemoryBreakdown{});
+  for (PatternDeviceMemory& dev : result.devices) dev.peak_op = -1, dev.peak = -1;
+  window_readings(u.graph, start, finish, from, to, [&](double time, int d, const MemoryBreakdown& level) {
+    const auto& order = ops[d];
+    const auto after = std::upper_bound(order.begin(), order.end(), time,
+                                        [&](double x, TaskId id) { return x < start[id]; });
+    int op = -1;
+    if (after != order.begin()) {
+      const TaskId id = *(after - 1);
+      if (finish[id] > time || start[id] == time) op = u.op[id];
+    }
+    const double sum = total(level);
+    PatternDeviceMemory& dev = result.devices[d];
+    if (sum > dev.peak) {
+      dev.peak = sum;
+      dev.breakdown = level;
+      dev.peak_op = op;
+    }
+    if (op >= 0 && (!during_seen[op] || sum > total(result.during[op]))) {
+      during_seen[op] = 1;
+      result.during[op] = level;
+    }
+  });
+  for (PatternDeviceMemory& dev : result.devices) dev.peak = std::max(dev.peak, 0.0);
 }
 
 }  // namespace
@@ -152,6 +202,11 @@ PatternMemory pattern_memory(const Pattern& p, const PatternTiming& t, const Wor
       }
       if (succ[x] >= 0 && p.ops[succ[x]].device == d) direct += t.output_bytes[x];
     }
+  }
+
+  if (p.buffers == BufferPolicy::Lifetime) {
+    lifetime_peaks(p, t, device_count, result);
+    return result;
   }
 
   // Static memory: weights per policy, gradients, communication buffers (eqs. 33-35).

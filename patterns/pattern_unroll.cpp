@@ -53,12 +53,12 @@ class Unroller {
       if (p.ops[i].kind == TaskKind::Forward) backward_of_[i] = backward[p.ops[i].layer * p.copies + p.ops[i].copy];
   }
 
-  TaskGraph build() {
+  TimedUnroll build() {
     make_instances();
     emit_in_dependency_order();
     make_device_orders();
     add_static_memory();
-    return std::move(graph_);
+    return {std::move(graph_), std::move(duration_), std::move(op_), std::move(period_)};
   }
 
  private:
@@ -151,20 +151,40 @@ class Unroller {
     std::vector<TaskId> deps;
     if (in.dep != kNone) deps.push_back(id_[in.dep]);
     for (std::size_t d : in.links) deps.push_back(id_[d]);
+    period_.push_back(in.period);
     if (in.transfer) {
       task.kind = TaskKind::Transfer;
       task.peer = p_.ops[succ_[op]].device;
       task.amount = t_.output_bytes[op];
-      return graph_.add(task, deps);
+      const TaskId id = graph_.add(task, deps);
+      duration_.push_back(t_.output_bytes[op] > 0 ? t_.transfer_duration[op] : 0);
+      op_.push_back(-1);
+      if (p_.buffers == BufferPolicy::Lifetime && task.amount > 0) {
+        // The receiver's buffer from the start of the transfer, the sender's copy until its end.
+        graph_.add_memory(id, task.peer, MemoryCategory::CommBuffers, MemoryWhen::AtStart, task.amount);
+        graph_.add_memory(id, task.device, MemoryCategory::CommBuffers, MemoryWhen::AtFinish, -task.amount);
+      }
+      return id;
     }
     task.kind = o.kind;
     task.amount = t_.flops[op];
     const TaskId id = graph_.add(task, deps);
+    duration_.push_back(t_.duration[op]);
+    op_.push_back(op);
     add_memory(id, op);
     return id;
   }
 
-  // See docs/memory-model.md: memory only rises when a task starts.
+  // Whether op's output is held by its transfer (lifetime), not by op itself.
+  bool sent_by_transfer(int op) const {
+    return p_.buffers == BufferPolicy::Lifetime && transfer_[op] >= 0 && t_.output_bytes[op] > 0;
+  }
+  // Whether op's input is held by the transfer that brought it (lifetime).
+  bool received_by_transfer(int op) const { return pred_[op] >= 0 && sent_by_transfer(pred_[op]); }
+
+  // See docs/memory-model.md: under seed000 memory only rises when a task
+  // starts; under lifetime a transfer also allocates its receiver's buffer
+  // when it starts and frees its sender's copy when it ends.
   void add_memory(TaskId id, int op) {
     constexpr auto Act = MemoryCategory::Activations;
     constexpr auto Buf = MemoryCategory::CommBuffers;
@@ -172,21 +192,23 @@ class Unroller {
     constexpr auto Finish = MemoryWhen::AtFinish;
     const int dev = p_.ops[op].device;
     const bool prev_here = same_device(op, pred_[op]), next_here = same_device(op, succ_[op]);
+    const bool received = received_by_transfer(op), sent = sent_by_transfer(op);
     const double out = t_.output_bytes[op];
     if (p_.ops[op].kind == TaskKind::Forward) {
       const double in = t_.output_bytes[backward_of_[op]];  // a_{l-1}: becomes the stash
       graph_.add_memory(id, dev, Act, Start, in);
       if (prev_here) graph_.add_memory(id, dev, Buf, Start, -in);  // the direct dependency, now the stash
+      if (received) graph_.add_memory(id, dev, Buf, Finish, -in);  // the received buffer, once consumed
       graph_.add_memory(id, dev, Buf, Start, out);
-      if (!next_here) graph_.add_memory(id, dev, Buf, Finish, -out);  // else it stays as a direct dependency
+      if (!next_here && !sent) graph_.add_memory(id, dev, Buf, Finish, -out);  // else a direct dependency, or sent
       return;
     }
     const double in = t_.output_bytes[pred_[op]];
-    if (!prev_here) graph_.add_memory(id, dev, Buf, Start, in);  // else the direct dependency is the input
+    if (!prev_here && !received) graph_.add_memory(id, dev, Buf, Start, in);  // else already held
     graph_.add_memory(id, dev, Buf, Start, out);
     graph_.add_memory(id, dev, Buf, Finish, -in);
     graph_.add_memory(id, dev, Act, Finish, -out);  // the stash a_{l-1} of this layer and micro-batch
-    if (!next_here) graph_.add_memory(id, dev, Buf, Finish, -out);
+    if (!next_here && !sent) graph_.add_memory(id, dev, Buf, Finish, -out);
   }
 
   void make_device_orders() {
@@ -199,8 +221,8 @@ class Unroller {
     }
   }
 
-  // Weights and gradients per weight policy; one communication buffer per
-  // cross-device edge end (seed 000 eqs. 33-35).
+  // Weights and gradients per weight policy; under seed000, one
+  // communication buffer per cross-device edge end (seed 000 eqs. 33-35).
   void add_static_memory() {
     const int D = graph_.device_count();
     std::vector<std::vector<char>> holds(D, std::vector<char>(p_.layers, 0));
@@ -213,6 +235,7 @@ class Unroller {
       graph_.add_static_memory(d, MemoryCategory::Weights, weight_versions(p_.weights, in_flight[d]) * w);
       graph_.add_static_memory(d, MemoryCategory::Gradients, w);
     }
+    if (p_.buffers != BufferPolicy::Seed000) return;
     std::vector<double> buffers(D, 0);
     for (std::size_t i = 0; i < p_.ops.size(); ++i)
       if (succ_[i] >= 0 && !same_device(static_cast<int>(i), succ_[i])) {
@@ -245,13 +268,21 @@ class Unroller {
   std::vector<Instance> inst_;
   std::vector<std::vector<std::size_t>> op_inst_, tr_inst_;
   std::vector<TaskId> id_;
+  std::vector<double> duration_;
+  std::vector<int> op_;
+  std::vector<long long> period_;
 };
 
 }  // namespace
 
 TaskGraph unroll_pattern(const Pattern& pattern, const PatternTiming& timing, int device_count, int microbatches,
                          int microbatches_per_iteration) {
-  return Unroller(pattern, timing, device_count, microbatches, microbatches_per_iteration).build();
+  return Unroller(pattern, timing, device_count, microbatches, microbatches_per_iteration).build().graph;
+}
+
+TimedUnroll unroll_pattern_timed(const Pattern& pattern, const PatternTiming& timing, int device_count,
+                                 int microbatches) {
+  return Unroller(pattern, timing, device_count, microbatches, 0).build();
 }
 
 }  // namespace pipesim

@@ -3,6 +3,8 @@
 
 #include "patterns/pattern.hpp"
 #include "patterns/pattern_timing.hpp"
+#include <vector>
+
 #include "sim/task_graph.hpp"
 
 namespace pipesim {
@@ -18,8 +20,8 @@ namespace pipesim {
 //    transfers (0 bytes) are instant in the engine and hold no link: they
 //    are not serialized.
 //  - Data: producer -> transfer -> consumer, or producer -> consumer on one device.
-//  - Memory effects and static memory: docs/memory-model.md, "Periodic
-//    patterns: seed 000 §6.2".
+//  - Memory effects and static memory per the pattern's BufferPolicy:
+//    docs/memory-model.md, "Periodic patterns".
 // Task::microbatch and ::iteration split the global micro-batch index by
 // microbatches_per_iteration (0: everything is iteration 0); priority is the
 // pattern time i * period + start. The pattern must pass check_pattern with
@@ -27,5 +29,16 @@ namespace pipesim {
 // make data go back in time (a circular dependency).
 TaskGraph unroll_pattern(const Pattern& pattern, const PatternTiming& timing, int device_count, int microbatches,
                          int microbatches_per_iteration = 0);
+
+// The same graph (one iteration) with, per task, what the analytic memory
+// needs to replay it without an engine.
+struct TimedUnroll {
+  TaskGraph graph;
+  std::vector<double> duration;   // seconds in the timing: op duration, transfer duration (0 if empty)
+  std::vector<int> op;            // index into Pattern::ops; -1 for a transfer
+  std::vector<long long> period;  // the pattern period i of the instance
+};
+TimedUnroll unroll_pattern_timed(const Pattern& pattern, const PatternTiming& timing, int device_count,
+                                 int microbatches);
 
 }  // namespace pipesim

@@ -307,8 +307,9 @@ Pattern load_pattern(const std::string& path, const Workload& workload, const Pl
 
 Pattern load_workload_pattern(const Workload& w, const Platform& platform) {
   for (const auto& [param, value] : w.schedule_params)
-    if (param != "file")
-      throw InputError(w.file, "schedule." + param, "unknown parameter '" + param + "' for schedule 'pattern' (expected: file)");
+    if (param != "file" && param != "memory_policy")
+      throw InputError(w.file, "schedule." + param,
+                       "unknown parameter '" + param + "' for schedule 'pattern' (expected: file, memory_policy)");
   const auto file = w.schedule_params.find("file");
   if (file == w.schedule_params.end() || file->second.empty())
     throw InputError(w.file, "schedule.file", "missing: the pattern file, as in schedule: {name: pattern, file: my.pattern.yaml}");

@@ -44,6 +44,14 @@ LinkModel links_param(const Workload& w) {
   throw InputError(w.file, "schedule.links", "expected platform or pair, got '" + it->second + "'");
 }
 
+BufferPolicy memory_policy_param(const Workload& w) {
+  const auto it = w.schedule_params.find("memory_policy");
+  BufferPolicy policy = BufferPolicy::Lifetime;
+  if (it != w.schedule_params.end() && !parse_buffer_policy(it->second, policy))
+    throw InputError(w.file, "schedule.memory_policy", "expected lifetime or seed000, got '" + it->second + "'");
+  return policy;
+}
+
 Allocation workload_allocation(const Workload& w, const Platform& platform) {
   const auto it = w.schedule_params.find("allocation");
   if (it == w.schedule_params.end()) {

@@ -21,6 +21,10 @@ WeightPolicy weights_param(const Workload& w);
 // `links: platform | pair`, default platform: which transfers exclude each
 // other in a pattern (LinkModel; pair is seed 000's eq. 9).
 LinkModel links_param(const Workload& w);
+
+// `memory_policy: lifetime | seed000`, default lifetime: how the pattern
+// schedules and pipedream hold communication buffers (docs/memory-model.md).
+BufferPolicy memory_policy_param(const Workload& w);
 // The `allocation` parameter ("0,1,0": device index per layer), else the
 // stage plan's placement (automatic or explicit; contiguous).
 Allocation workload_allocation(const Workload& w, const Platform& platform);

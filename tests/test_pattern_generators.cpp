@@ -16,6 +16,7 @@
 #include "sim/engine/simulation.hpp"
 #include "sim/input_error.hpp"
 #include "tests/fixtures.hpp"
+#include "tests/pattern_simulation_check.hpp"
 #include "tests/test_pattern_fixtures.hpp"
 
 namespace pipesim {
@@ -148,9 +149,12 @@ TEST(PatternGenerators, RegistryEntries) {
             "w.yaml: schedule.k: expected a positive integer, got '0'");
   EXPECT_EQ(schedule_error(registry_workload("kfkb", {{"chunks", "2"}}), p),
             "w.yaml: schedule.chunks: unknown parameter 'chunks' for schedule 'kfkb' "
-            "(expected: allocation, k, links, weights)");
+            "(expected: allocation, k, links, memory_policy, weights)");
   EXPECT_EQ(schedule_error(registry_workload("1f1b-pattern", {{"k", "2"}}), p),
-            "w.yaml: schedule.k: unknown parameter 'k' for schedule '1f1b-pattern' (expected: allocation, links, weights)");
+            "w.yaml: schedule.k: unknown parameter 'k' for schedule '1f1b-pattern' "
+            "(expected: allocation, links, memory_policy, weights)");
+  EXPECT_EQ(schedule_error(registry_workload("kfkb", {{"memory_policy", "static"}}), p),
+            "w.yaml: schedule.memory_policy: expected lifetime or seed000, got 'static'");
   EXPECT_EQ(schedule_error(registry_workload("1f1b-pattern", {{"allocation", "0,1"}}), p),
             "w.yaml: schedule.allocation: 2 device indices for 3 layers");
   EXPECT_EQ(schedule_error(registry_workload("1f1b-pattern", {{"weights", "three"}}), p),
@@ -159,6 +163,37 @@ TEST(PatternGenerators, RegistryEntries) {
   placed.placement.stages = 2;
   EXPECT_EQ(schedule_error(placed, p),
             "w.yaml: placement: not used with schedule.allocation, which places every layer");
+}
+
+// memory_policy: the pattern carries it (default lifetime), and the run holds
+// buffers accordingly: seed000's static send and receive buffers (one
+// boundary each way, 100 bytes, on both devices), or none with lifetime,
+// where transfers allocate and free them.
+TEST(PatternGenerators, MemoryPolicyParameter) {
+  const Platform p = pattern_platform(2);
+  auto static_buffers = [](const TaskGraph& g) {
+    double bytes = 0;
+    for (const StaticMemory& s : g.static_memory())
+      if (s.category == MemoryCategory::CommBuffers) bytes += s.bytes;
+    return bytes;
+  };
+  auto transfer_effects = [](const TaskGraph& g) {
+    std::size_t n = 0;
+    for (const MemoryEffect& e : g.memory_effects()) n += g.task(e.task).kind == TaskKind::Transfer;
+    return n;
+  };
+  for (const std::string name : {"1f1b-pattern", "kfkb"}) {
+    const GeneratedSchedule lifetime = generate(registry_workload(name), p);
+    ASSERT_TRUE(lifetime.pattern);
+    EXPECT_EQ(lifetime.pattern->buffers, BufferPolicy::Lifetime) << name;
+    EXPECT_EQ(static_buffers(lifetime.graph), 0) << name;
+    EXPECT_EQ(transfer_effects(lifetime.graph), 2 * count(lifetime.graph, TaskKind::Transfer)) << name;
+    const GeneratedSchedule paper = generate(registry_workload(name, {{"memory_policy", "seed000"}}), p);
+    EXPECT_EQ(paper.pattern->buffers, BufferPolicy::Seed000) << name;
+    const int k = paper.pattern->copies;
+    EXPECT_EQ(static_buffers(paper.graph), k * 4 * 100) << name;  // per copy: 2 edges x 2 ends
+    EXPECT_EQ(transfer_effects(paper.graph), 0u) << name;
+  }
 }
 
 // ---- Simulations: random kFkB patterns on SimGrid, steady state and peaks as predicted.
@@ -171,17 +206,8 @@ TEST_P(GeneratedPatternSimulation, MatchesExactPeriodAndAnalyticMemory) {
   const Platform& platform = sim.platform();
   const Case c = random_allocation_case(seed, platform);
   const Pattern pat = kfkb_pattern(1 + seed % 3, c.a, c.w, platform, c.policy);
-  const PatternTiming t = pattern_timing(pat, c.w, platform);
-  const double exact = exact_period(pattern_event_graph(pat, t)).period;
-  EXPECT_NEAR(exact / pat.period, 1, 1e-9);
-  const int k = pat.copies, first = 100, window = 120;
-  const TaskGraph g = unroll_pattern(pat, t, platform.size(), steady_state_microbatches(pat, first, window));
-  const Timeline tl = sim.run(g);
-  ASSERT_TRUE(tl.completed()) << tl.deadlock;
-  EXPECT_NEAR(k * steady_time_per_microbatch(g, tl, 0, k * first, k * (first + window)) / exact, 1, 1e-6);
-  const PatternMemory analytic = pattern_memory(pat, t, c.w, platform.size());
-  const std::vector<DevicePeak> peaks = peak_memory(g, tl);
-  for (int d = 0; d < platform.size(); ++d) EXPECT_DOUBLE_EQ(peaks[d].total, analytic.devices[d].peak) << d;
+  // Period = the pattern's; analytic peak = simulated peak under both buffer policies.
+  check_against_simulation(sim, pat, c.w, pat.period);
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, GeneratedPatternSimulation, ::testing::Range(0, 12));

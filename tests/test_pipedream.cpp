@@ -13,12 +13,19 @@
 #include "sim/engine/simulation.hpp"
 #include "sim/input_error.hpp"
 #include "tests/fixtures.hpp"
+#include "tests/pattern_simulation_check.hpp"
 #include "tests/test_pattern_fixtures.hpp"
 
 namespace pipesim {
 namespace {
 
 using namespace testing;
+
+std::size_t count_tasks(const TaskGraph& g, TaskKind kind) {
+  std::size_t n = 0;
+  for (const Task& t : g.tasks()) n += t.kind == kind;
+  return n;
+}
 
 constexpr int kWeights = static_cast<int>(MemoryCategory::Weights);
 
@@ -113,6 +120,39 @@ TEST(PipeDream, SimulatedScheduleReachesThePatternPeriod) {
   EXPECT_DOUBLE_EQ(peaks[0].breakdown[kWeights], 4 * 3e6);  // layers 1 and 2: NOAM = 4 versions
   EXPECT_DOUBLE_EQ(peaks[3].breakdown[kWeights], 1 * 11e6);
 }
+
+// The registry's pipedream runs its pattern when it has one: the same
+// period, and analytic peak = simulated steady-state peak under both buffer
+// policies (the check unrolls the pattern as the registry does).
+TEST(PipeDream, RegistryRunsItsPatternUnderEitherPolicy) {
+  const Uneven x;
+  Simulation sim(complete_platform(4, "1GBps", "1ms"));
+  Workload w = x.w;
+  w.file = "w.yaml";
+  w.schedule = "pipedream";
+  w.schedule_params = {{"allocation", "0,0,1,2,3,3"}, {"noam", "4"}};
+  w.microbatches = 20;
+  const GeneratedSchedule lifetime = generate(w, sim.platform());
+  ASSERT_TRUE(lifetime.pattern);
+  EXPECT_EQ(lifetime.pattern->buffers, BufferPolicy::Lifetime);
+  EXPECT_EQ(count_tasks(lifetime.graph, TaskKind::Forward), 20u * 6);  // one task per layer
+  w.schedule_params["memory_policy"] = "seed000";
+  EXPECT_EQ(generate(w, sim.platform()).pattern->buffers, BufferPolicy::Seed000);
+  check_against_simulation(sim, *lifetime.pattern, x.w, 7.5);
+}
+
+// The same for every NOAM from 1 to 5 (the steady states differ: one
+// micro-batch at a time up to more in flight than stages).
+class PipeDreamNoam : public ::testing::TestWithParam<int> {};
+
+TEST_P(PipeDreamNoam, PatternPeaksAreSimulatedUnderEitherPolicy) {
+  const Uneven x;
+  Simulation sim(complete_platform(4, "1GBps", "1ms"));
+  const Pattern pat = pipedream_pattern(x.a, GetParam(), x.w, sim.platform());
+  check_against_simulation(sim, pat, x.w, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Noam, PipeDreamNoam, ::testing::Range(1, 6));
 
 TEST(PipeDream, RegistryEntry) {
   const Platform p = pattern_platform(4);

@@ -131,8 +131,9 @@ std::vector<BadSchedule> bad_schedules() {
         "deadlock: circular wait: ", "carries 0 tokens"}},
       {"pattern_memory", 2, "1GB", kPatternWorkload, "p.yaml", kExample,
        {"memory"},
-       {"memory: gpu1 at t=2.5 in the period (during B2, steady state) uses 2.33 GiB of 953.67 MiB (activations "
-        "476.84 MiB, comm_buffers 1.86 GiB)"}},
+       // Lifetime buffers, the default (seed000: ValidateCli.MemoryPolicySeed000).
+       {"memory: gpu1 at t=2.5 in the period (during B2, steady state) uses 1.86 GiB of 953.67 MiB (activations "
+        "476.84 MiB, comm_buffers 1.40 GiB)"}},
       {"csv_cross_device_deadlock", 2, "1TiB", kTwoLayers, "o.csv", "0F0,0B0,0F1,0B1\n1F0,1F1,1B0,1B1\n",
        {"deadlock"},
        {"deadlock: 9 of 12 tasks never ran; waiting cycle: ", "forward stage 1 mb 1 (dev 1) waits (data) for "
@@ -188,6 +189,29 @@ TEST_P(ValidateBad, ReportsThePlantedViolation) {
 
 INSTANTIATE_TEST_SUITE_P(Validate, ValidateBad, ::testing::ValuesIn(bad_schedules()),
                          [](const auto& info) { return std::string(info.param.name); });
+
+// --memory-policy seed000: the same pattern with seed 000's static send and
+// receive buffers needs 2.33 GiB on gpu1 where lifetime buffers need 1.86 GiB
+// (both directions of the split-duplex link carry a transfer at once),
+// and gpu0 no longer fits either; a
+// policy that does not exist is refused.
+TEST(ValidateCli, MemoryPolicySeed000) {
+  const Files f = write_inputs("memory_policy", 2, "1GB", kPatternWorkload, "p.yaml", kExample);
+  const CliResult r = validate(f, " --memory-policy seed000");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.out,
+            "memory: gpu0 at t=0 in the period (during F1, steady state) uses 1.40 GiB of 953.67 MiB (comm_buffers "
+            "1.40 GiB)\n"
+            "memory: gpu1 at t=2.5 in the period (during B2, steady state) uses 2.33 GiB of 953.67 MiB (activations "
+            "476.84 MiB, comm_buffers 1.86 GiB)\nINVALID: 2 violations\n");
+  const CliResult lifetime = validate(f, " --memory-policy lifetime");
+  EXPECT_NE(lifetime.out.find("gpu1 at t=2.5 in the period (during B2, steady state) uses 1.86 GiB"), std::string::npos)
+      << lifetime.out;
+  const CliResult bad = validate(f, " --memory-policy static");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.out, "");
+  EXPECT_NE(bad.err.find("--memory-policy"), std::string::npos) << bad.err;
+}
 
 TEST(ValidateCli, JsonListsTheViolations) {
   const Files f = write_inputs("json", 2, "1TiB", kPatternWorkload, "j.yaml", kOverlapping);

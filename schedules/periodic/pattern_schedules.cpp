@@ -16,12 +16,14 @@ namespace pipesim {
 namespace {
 
 GeneratedSchedule unrolled(const Workload& w, const Platform& platform, bool kfkb) {
-  check_params(w, kfkb ? std::set<std::string>{"allocation", "k", "weights", "links"}
-                       : std::set<std::string>{"allocation", "weights", "links"});
+  check_params(w, kfkb ? std::set<std::string>{"allocation", "k", "weights", "links", "memory_policy"}
+                       : std::set<std::string>{"allocation", "weights", "links", "memory_policy"});
   const Allocation a = workload_allocation(w, platform);
   const int copies = kfkb ? positive_param(w, "k", 2) : 1;
+  const BufferPolicy buffers = memory_policy_param(w);
   try {
     Pattern p = kfkb_pattern(copies, a, w, platform, weights_param(w), links_param(w));
+    p.buffers = buffers;
     TaskGraph g =
         unroll_pattern(p, pattern_timing(p, w, platform), platform.size(), total_microbatches(w), w.microbatches);
     return {std::move(g), std::move(p)};
@@ -39,7 +41,8 @@ GeneratedSchedule kfkb_schedule(const Workload& w, const Platform& platform) { r
 // schedule: {name: pattern, file: F}: unrolled for microbatches x iterations
 // micro-batches, iterations back to back.
 GeneratedSchedule pattern_file_schedule(const Workload& w, const Platform& platform) {
-  Pattern pattern = load_workload_pattern(w, platform);
+  Pattern pattern = load_workload_pattern(w, platform);  // checks the parameters
+  pattern.buffers = memory_policy_param(w);
   TaskGraph g = unroll_pattern(pattern, pattern_timing(pattern, w, platform), platform.size(), total_microbatches(w),
                                w.microbatches);
   return {std::move(g), std::move(pattern)};

@@ -10,6 +10,7 @@
 #include "schedules/schedule_params.hpp"
 #include "sim/input_error.hpp"
 #include "patterns/pattern_timing.hpp"
+#include "patterns/pattern_unroll.hpp"
 
 namespace pipesim {
 
@@ -202,23 +203,31 @@ Pattern pipedream_pattern(const Allocation& allocation, int noam, const Workload
 
 namespace {
 
-// schedule: {name: pipedream, noam, allocation}: one stream of
-// microbatches x iterations micro-batches.
+// schedule: {name: pipedream, noam, allocation, memory_policy}: one stream
+// of microbatches x iterations micro-batches. When its steady state is a
+// pattern, the run is that pattern unrolled (the same orders, warm-up
+// included: instances of micro-batches below 0 do not exist), so that its
+// memory is the pattern's per layer under either buffer policy; otherwise
+// the stage pipeline (lifetime buffers per stage).
 GeneratedSchedule pipedream_workload_schedule(const Workload& w, const Platform& platform) {
-  check_params(w, {"allocation", "noam"});
+  check_params(w, {"allocation", "noam", "memory_policy"});
+  const BufferPolicy buffers = memory_policy_param(w);
   const Allocation a = workload_allocation(w, platform);
   if (!is_contiguous(a))
     throw InputError(w.file, "schedule.allocation", "PipeDream needs a contiguous allocation, got " + to_string(a));
   const StagePlan plan = allocation_plan(a, w, platform);
   const int noam = positive_param(w, "noam", static_cast<int>(plan.stages.size()));
-  GeneratedSchedule out{pipedream_schedule(plan, total_microbatches(w), noam, platform.size()), std::nullopt};
+  const int microbatches = total_microbatches(w);
   try {
-    out.pattern = pipedream_pattern(a, noam, w, platform);
+    Pattern p = pipedream_pattern(a, noam, w, platform);
+    p.buffers = buffers;
+    TaskGraph g = unroll_pattern(p, pattern_timing(p, w, platform), platform.size(), microbatches);
+    return {std::move(g), std::move(p)};
   } catch (const std::invalid_argument&) {
     // Its steady state is not 1-periodic, or two of its transfers share a link
     // at once: no seed 000 pattern says that. The run itself is unaffected.
   }
-  return out;
+  return {pipedream_schedule(plan, microbatches, noam, platform.size()), std::nullopt};
 }
 
 // Per micro-batch: a forward and a backward per stage, two transfers per
