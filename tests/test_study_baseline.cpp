@@ -16,6 +16,7 @@
 #include "schedules/periodic/pattern_generators.hpp"
 #include "schedules/pipedream/pipedream.hpp"
 #include "schedules/pipedream/pipedream_baseline.hpp"
+#include "schedules/registry.hpp"
 #include "schedules/stages/stage_plan.hpp"
 #include "sim/engine/simulation.hpp"
 #include "tests/fixtures.hpp"
@@ -191,6 +192,35 @@ TEST(PipeDreamBaseline, ConfigurationsAreTheUnionOverTargetsAndSettings) {
   const PipeDreamPlan free = pipedream_plan(w, platform(3, 1e15));
   const BaselineConfig c{1, 2, free};
   EXPECT_EQ(describe(c), "noam=2 stages=0-2|3|4-5");
+}
+
+// One accounting: a study point runs exactly what `schedule: pipedream` with
+// the same allocation and NOAM runs (its pattern unrolled when it has one),
+// with seed 000's buffers like the ILP's answers it is compared with.
+TEST(PipeDreamBaseline, TheStudyRunsWhatPipesimRunRuns) {
+  const Platform p = platform(3);
+  const Workload w = chain({0.010, 0.020, 0.010, 0.030, 0.020}, {2e6, 1e6, 3e6, 1e6, 1e6}, {1e6, 1e6, 1e6, 1e6, 1e6});
+  const PipeDreamPlan plan = pipedream_plan(w, p);
+  ASSERT_TRUE(plan.feasible);
+  for (int noam = 1; noam <= 3; ++noam) {
+    Workload run = w;
+    run.microbatches = 100;
+    run.schedule = "pipedream";
+    run.schedule_params = {{"allocation", to_string(plan.allocation)}, {"noam", std::to_string(noam)},
+                           {"memory_policy", "seed000"}};
+    const GeneratedSchedule expected = generate(run, p);
+    const TaskGraph g = baseline_graph({0, noam, plan}, w, p, 100);
+    ASSERT_EQ(g.size(), expected.graph.size()) << "noam " << noam;
+    ASSERT_EQ(g.memory_effects().size(), expected.graph.memory_effects().size());
+    ASSERT_EQ(g.static_memory().size(), expected.graph.static_memory().size());
+    for (TaskId t = 0; t < g.size(); ++t) {
+      EXPECT_EQ(g.task(t).kind, expected.graph.task(t).kind);
+      EXPECT_EQ(g.task(t).device, expected.graph.task(t).device);
+      EXPECT_EQ(g.task(t).amount, expected.graph.task(t).amount);
+    }
+    for (std::size_t i = 0; i < g.static_memory().size(); ++i)
+      EXPECT_EQ(g.static_memory()[i].bytes, expected.graph.static_memory()[i].bytes);
+  }
 }
 
 // The eager run measured in a forked child (Simulation loaded once, in the

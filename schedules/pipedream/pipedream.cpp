@@ -201,6 +201,22 @@ Pattern pipedream_pattern(const Allocation& allocation, int noam, const Workload
   throw std::invalid_argument("PipeDream pattern: no 1-periodic steady state within 8192 micro-batches");
 }
 
+std::pair<TaskGraph, std::optional<Pattern>> pipedream_run(const Allocation& allocation, int noam,
+                                                           const Workload& workload, const Platform& platform,
+                                                           int microbatches, BufferPolicy buffers) {
+  try {
+    Pattern p = pipedream_pattern(allocation, noam, workload, platform);
+    p.buffers = buffers;
+    TaskGraph g = unroll_pattern(p, pattern_timing(p, workload, platform), platform.size(), microbatches);
+    return {std::move(g), std::move(p)};
+  } catch (const std::invalid_argument&) {
+    // Its steady state is not 1-periodic, or two of its transfers share a link
+    // at once: no seed 000 pattern says that. The run itself is unaffected.
+  }
+  const StagePlan plan = allocation_plan(allocation, workload, platform);
+  return {pipedream_schedule(plan, microbatches, noam, platform.size()), std::nullopt};
+}
+
 namespace {
 
 // schedule: {name: pipedream, noam, allocation, memory_policy}: one stream
@@ -217,17 +233,8 @@ GeneratedSchedule pipedream_workload_schedule(const Workload& w, const Platform&
     throw InputError(w.file, "schedule.allocation", "PipeDream needs a contiguous allocation, got " + to_string(a));
   const StagePlan plan = allocation_plan(a, w, platform);
   const int noam = positive_param(w, "noam", static_cast<int>(plan.stages.size()));
-  const int microbatches = total_microbatches(w);
-  try {
-    Pattern p = pipedream_pattern(a, noam, w, platform);
-    p.buffers = buffers;
-    TaskGraph g = unroll_pattern(p, pattern_timing(p, w, platform), platform.size(), microbatches);
-    return {std::move(g), std::move(p)};
-  } catch (const std::invalid_argument&) {
-    // Its steady state is not 1-periodic, or two of its transfers share a link
-    // at once: no seed 000 pattern says that. The run itself is unaffected.
-  }
-  return {pipedream_schedule(plan, microbatches, noam, platform.size()), std::nullopt};
+  auto [graph, pattern] = pipedream_run(a, noam, w, platform, total_microbatches(w), buffers);
+  return {std::move(graph), std::move(pattern)};
 }
 
 // Per micro-batch: a forward and a backward per stage, two transfers per

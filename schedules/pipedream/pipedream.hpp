@@ -2,6 +2,8 @@
 // §4.1, §7): its task graph and, when it settles into one, its pattern.
 #pragma once
 
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "patterns/allocation.hpp"
@@ -45,5 +47,14 @@ TaskGraph pipedream_schedule(const StagePlan& plan, int microbatches, int noam, 
 // a bounded run, or if it puts two transfers on one link at once (seed
 // 000's one-port link cannot express that).
 Pattern pipedream_pattern(const Allocation& allocation, int noam, const Workload& workload, const Platform& platform);
+
+// What `schedule: pipedream` runs, and the study's baseline with it (one
+// accounting for both): the steady-state pattern unrolled, with `buffers`,
+// when there is one, so that the figures printed beside the run are the
+// run's; else the eager stage pipeline and no pattern. Throws
+// std::invalid_argument for a non-contiguous allocation.
+std::pair<TaskGraph, std::optional<Pattern>> pipedream_run(const Allocation& allocation, int noam,
+                                                           const Workload& workload, const Platform& platform,
+                                                           int microbatches, BufferPolicy buffers);
 
 }  // namespace pipesim

@@ -116,9 +116,8 @@ std::vector<BaselineConfig> pipedream_configurations(const Workload& workload, c
 }
 
 TaskGraph baseline_graph(const BaselineConfig& config, const Workload& workload, const Platform& platform,
-                         int microbatches) {
-  const StagePlan plan = allocation_plan(config.plan.allocation, workload, platform);
-  return pipedream_schedule(plan, microbatches, config.noam, platform.size());
+                         int microbatches, BufferPolicy buffers) {
+  return pipedream_run(config.plan.allocation, config.noam, workload, platform, microbatches, buffers).first;
 }
 
 std::string describe_stages(const std::vector<int>& last_layer) {
