@@ -90,17 +90,22 @@ const StudyPoint* best_within(const std::vector<StudyPoint>& points, const std::
 }
 
 void write_study_csv(std::ostream& out, const std::vector<StudyPoint>& points) {
-  out << "source,memory_limit,peak_memory,period,predicted_peak,predicted_period,status,config\n";
+  out << "source,memory_limit,peak_memory,period,predicted_peak,predicted_period,status,config,analytic_peak,gap\n";
   for (const StudyPoint& p : points)
     out << csv_field(p.source) << ',' << csv_number(p.memory_limit) << ',' << csv_number(p.peak_memory) << ','
         << csv_number(p.period) << ',' << csv_number(p.predicted_peak) << ',' << csv_number(p.predicted_period) << ','
-        << csv_field(p.status) << ',' << csv_field(p.config) << '\n';
+        << csv_field(p.status) << ',' << csv_field(p.config) << ',' << csv_number(p.analytic_peak) << ','
+        << csv_number(p.gap) << '\n';
 }
 
 void write_study_table(std::ostream& out, const std::vector<StudyPoint>& points, const std::vector<double>& limits) {
-  out << "| memory limit | PipeDream best period | its peak | its configuration | ILP period | ILP peak | "
-         "PipeDream / ILP |\n"
-      << "|---|---|---|---|---|---|---|\n";
+  // Peaks: simulated / analytic (its pattern's, "-" without one).
+  out << "| memory limit | PipeDream best period | its peak (simulated / analytic) | its configuration | ILP period | "
+         "ILP peak (simulated / analytic) | ILP status, gap | PipeDream / ILP |\n"
+      << "|---|---|---|---|---|---|---|---|\n";
+  auto peaks = [](const StudyPoint& p) {
+    return fmt::bytes(p.peak_memory) + " / " + (std::isnan(p.analytic_peak) ? "-" : fmt::bytes(p.analytic_peak));
+  };
   for (double limit : limits) {
     const StudyPoint* pd = best_within(points, "pipedream", limit);
     const StudyPoint* ilp = nullptr;
@@ -111,8 +116,9 @@ void write_study_table(std::ostream& out, const std::vector<StudyPoint>& points,
         if (p.measured()) ilp = &p;
       }
     out << "| " << fmt::bytes(limit) << " | " << (pd ? fmt::time(pd->period) : "none fits") << " | "
-        << (pd ? fmt::bytes(pd->peak_memory) : "") << " | " << (pd ? "`" + cell(pd->config) + "`" : "") << " | "
-        << (ilp ? fmt::time(ilp->period) : ilp_status) << " | " << (ilp ? fmt::bytes(ilp->peak_memory) : "") << " | "
+        << (pd ? peaks(*pd) : "") << " | " << (pd ? "`" + cell(pd->config) + "`" : "") << " | "
+        << (ilp ? fmt::time(ilp->period) : ilp_status) << " | " << (ilp ? peaks(*ilp) : "") << " | "
+        << (ilp ? ilp_status + (std::isnan(ilp->gap) ? "" : ", " + fmt::percent(ilp->gap)) : "") << " | "
         << (pd && ilp ? fmt::fixed(pd->period / ilp->period, 2) : "") << " |\n";
   }
 }

@@ -26,6 +26,8 @@ struct StudyPoint {
   double predicted_period = std::numeric_limits<double>::quiet_NaN();  // DP bottleneck / pattern's exact period
   std::string status = "ok";  // else why there is no point ("infeasible", "deadlock", ...)
   std::string config;         // "noam=2 stages=0-5|6-25", an allocation, ...
+  double analytic_peak = std::numeric_limits<double>::quiet_NaN();  // its pattern's (pattern_memory), when it has one
+  double gap = std::numeric_limits<double>::quiet_NaN();            // ilp: the solver's relative gap
   std::optional<Pattern> pattern;  // the point's periodic pattern, when kept (StudySettings::keep_patterns)
   bool measured() const;      // finite peak and period
 };
@@ -39,7 +41,8 @@ std::vector<StudyPoint> pareto_front(const std::vector<StudyPoint>& points, cons
 const StudyPoint* best_within(const std::vector<StudyPoint>& points, const std::string& source, double limit);
 
 // One row per point: source,memory_limit,peak_memory,period,predicted_peak,
-// predicted_period,status,config (bytes, seconds; empty when unknown).
+// predicted_period,status,config,analytic_peak,gap (bytes, seconds; empty
+// when unknown).
 void write_study_csv(std::ostream& out, const std::vector<StudyPoint>& points);
 
 // Markdown table, one row per limit: the best PipeDream point that fits it

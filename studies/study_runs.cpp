@@ -34,6 +34,15 @@ StudyPoint simulate(Simulation& simulation, const TaskGraph& graph, StudyPoint p
   return point;
 }
 
+// The pattern's analytic peak (pattern_memory under its own buffer policy), largest device.
+double peak_of(const Pattern& pattern, const Workload& workload, const Platform& platform) {
+  const PatternMemory memory = pattern_memory(pattern, pattern_timing(pattern, workload, platform), workload,
+                                              platform.size());
+  double peak = 0;
+  for (const PatternDeviceMemory& d : memory.devices) peak = std::max(peak, d.peak);
+  return peak;
+}
+
 }  // namespace
 
 std::vector<StudyPoint> pipedream_points(Simulation& simulation, const Workload& workload, const std::vector<double>& limits, const StudySettings& o) {
@@ -51,12 +60,14 @@ std::vector<StudyPoint> pipedream_points(Simulation& simulation, const Workload&
     p.predicted_period = c.plan.bottleneck;
     p.predicted_peak = *std::max_element(c.plan.estimate.begin(), c.plan.estimate.end());
     p.config = describe(c);
-    if (o.keep_patterns) try {
-        p.pattern = pipedream_pattern(c.plan.allocation, c.noam, workload, platform);
-      } catch (const std::invalid_argument&) {
-        // no 1-periodic steady state that a pattern expresses: nothing to export
-      }
-    points.push_back(simulate(simulation, baseline_graph(c, workload, platform, o.microbatches), p));
+    // What `schedule: pipedream` runs, under the ILP answers' accounting (seed 000's buffers).
+    auto [graph, pattern] =
+        pipedream_run(c.plan.allocation, c.noam, workload, platform, o.microbatches, BufferPolicy::Seed000);
+    if (pattern) {
+      p.analytic_peak = peak_of(*pattern, workload, platform);
+      if (o.keep_patterns) p.pattern = std::move(pattern);
+    }
+    points.push_back(simulate(simulation, graph, p));
   }
   return points;
 }
@@ -87,10 +98,9 @@ std::vector<StudyPoint> ilp_points(Simulation& simulation, const Workload& workl
     }
     const Pattern& pattern = *r.pattern;
     const PatternTiming timing = pattern_timing(pattern, workload, limited);
-    const PatternMemory memory = pattern_memory(pattern, timing, workload, limited.size());
     p.predicted_period = r.period / pattern.copies;
-    p.predicted_peak = 0;
-    for (const PatternDeviceMemory& d : memory.devices) p.predicted_peak = std::max(p.predicted_peak, d.peak);
+    p.predicted_peak = p.analytic_peak = peak_of(pattern, workload, limited);
+    p.gap = r.gap;
     Allocation allocation(workload.layers.size(), 0);
     for (const PatternOp& op : pattern.ops) allocation[op.layer] = op.device;
     p.config = "allocation=" + to_string(allocation) + " gap=" + fmt::percent(r.gap);

@@ -53,17 +53,17 @@ TEST(Study, CsvTableAndSvg) {
   std::ostringstream csv;
   write_study_csv(csv, v);
   EXPECT_EQ(csv.str().substr(0, csv.str().find('\n')),
-            "source,memory_limit,peak_memory,period,predicted_peak,predicted_period,status,config");
-  EXPECT_NE(csv.str().find("\nilp,2147483648,2040109465.6,0.012,,,ok,\"0,1,0,1\"\n"), std::string::npos) << csv.str();
-  EXPECT_NE(csv.str().find("\nilp,1073741824,,,,,infeasible,\n"), std::string::npos) << csv.str();
+            "source,memory_limit,peak_memory,period,predicted_peak,predicted_period,status,config,analytic_peak,gap");
+  EXPECT_NE(csv.str().find("\nilp,2147483648,2040109465.6,0.012,,,ok,\"0,1,0,1\",,\n"), std::string::npos) << csv.str();
+  EXPECT_NE(csv.str().find("\nilp,1073741824,,,,,infeasible,,,\n"), std::string::npos) << csv.str();
 
   std::ostringstream table;
   write_study_table(table, v, {1 * GiB, 2 * GiB, 4 * GiB});
-  EXPECT_NE(table.str().find("| 1.00 GiB | none fits |  |  | infeasible |  |  |"), std::string::npos) << table.str();
-  EXPECT_NE(table.str().find("| 2.00 GiB | 20.00 ms | 2.00 GiB | `b\\|c` | 12.00 ms | 1.90 GiB | 1.67 |"),
+  EXPECT_NE(table.str().find("| 1.00 GiB | none fits |  |  | infeasible |  |  |  |\n"), std::string::npos) << table.str();
+  EXPECT_NE(table.str().find("| 2.00 GiB | 20.00 ms | 2.00 GiB / - | `b\\|c` | 12.00 ms | 1.90 GiB / - | ok | 1.67 |"),
             std::string::npos)
       << table.str();
-  EXPECT_NE(table.str().find("| 4.00 GiB | 10.00 ms | 3.00 GiB | `a` | not run |  |  |"), std::string::npos)
+  EXPECT_NE(table.str().find("| 4.00 GiB | 10.00 ms | 3.00 GiB / - | `a` | not run |  |  |  |"), std::string::npos)
       << table.str();
 
   const std::string svg = study_svg(v, {"ResNet <18>", {2 * GiB}});

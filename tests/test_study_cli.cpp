@@ -61,7 +61,7 @@ TEST(StudyCli, StudyWritesPointsTableAndPlot) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string csv = read_text(dir + "/points.csv");
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
-            "source,memory_limit,peak_memory,period,predicted_peak,predicted_period,status,config");
+            "source,memory_limit,peak_memory,period,predicted_peak,predicted_period,status,config,analytic_peak,gap");
   std::istringstream lines(csv);
   int rows = 0;
   for (std::string line; std::getline(lines, line);) rows += line.rfind("pipedream,", 0) == 0;
