@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "sim/deadlock.hpp"
+#include "sim/engine/readiness.hpp"
 #include "sim/engine/analytic_support.hpp"
 #include "sim/format.hpp"
 
@@ -41,22 +42,19 @@ using Key = std::pair<double, TaskId>;  // (priority, task): the executor's read
 class Replay {
  public:
   Replay(const TaskGraph& graph, const Platform& platform, const AnalyticSettings& settings)
-      : graph_(graph), platform_(platform), settings_(settings) {
+      : graph_(graph), platform_(platform), settings_(settings), readiness_(graph) {
     const std::size_t n = graph.size();
     const double nan = std::numeric_limits<double>::quiet_NaN();
     timeline_.start.assign(n, nan);
     timeline_.finish.assign(n, nan);
-    waiting_.assign(n, 0);
-    order_next_.assign(n, kNone);
     index_slots();
-    index_successors();
     index_routes();
   }
 
   AnalyticOutcome run() {
     try {
       for (TaskId t = 0; t < graph_.size(); ++t)
-        if (waiting_[t] == 0) make_ready(t);
+        if (readiness_.ready(t)) make_ready(t);
       settle();
       while (!events_.empty()) {
         ++round_;
@@ -164,31 +162,6 @@ class Replay {
     return slot_of_.empty() ? static_cast<std::uint32_t>(graph_.task(t).device) : slot_of_[t];
   }
 
-  // Successors in compressed rows plus the device-order links, as the executor counts them.
-  void index_successors() {
-    const std::size_t n = graph_.size();
-    succ_offsets_.assign(n + 1, 0);
-    for (TaskId t = 0; t < n; ++t)
-      for (const TaskId* d = graph_.deps_begin(t); d != graph_.deps_end(t); ++d) ++succ_offsets_[*d + 1];
-    for (std::size_t i = 0; i < n; ++i) succ_offsets_[i + 1] += succ_offsets_[i];
-    reserve_huge(succ_ids_, graph_.dependency_count());
-    succ_ids_.resize(graph_.dependency_count());
-    std::vector<std::uint32_t> fill(succ_offsets_.begin(), succ_offsets_.end() - 1);
-    for (TaskId t = 0; t < n; ++t) {
-      waiting_[t] = static_cast<std::uint32_t>(graph_.deps_end(t) - graph_.deps_begin(t));
-      for (const TaskId* d = graph_.deps_begin(t); d != graph_.deps_end(t); ++d) succ_ids_[fill[*d]++] = t;
-    }
-    graph_.for_each_order_link([this](TaskId previous, TaskId next) {
-      if (order_next_[previous] == kNone) {
-        order_next_[previous] = next;
-      } else {
-        if (order_more_.empty()) order_more_.resize(graph_.size());
-        order_more_[previous].push_back(next);
-      }
-      ++waiting_[next];
-    });
-  }
-
   // The timeline's links and each transfer's route, as the executor records
   // them; a route's Shared links get occupancy slots. Paths filled by hand
   // (no Platform::links) count as one private Shared link per ordered pair.
@@ -269,18 +242,7 @@ class Replay {
       events_.push({r.latency + now_, t, EventKind::LatencyEnd});
     else
       events_.push({now_ + bytes(t) / r.bandwidth, t, EventKind::TransferEnd});
-    prefetch_successors(t);
-  }
-
-  // The successors are touched when t completes: fetching their records now
-  // hides the cache misses that otherwise dominate (as in the executor).
-  void prefetch_successors(TaskId t) const {
-    auto touch = [this](TaskId s) {
-      __builtin_prefetch(&graph_.task(s));
-      __builtin_prefetch(&waiting_[s]);
-    };
-    for (std::uint32_t i = succ_offsets_[t]; i < succ_offsets_[t + 1]; ++i) touch(succ_ids_[i]);
-    if (order_next_[t] != kNone) touch(order_next_[t]);
+    readiness_.prefetch_successors(graph_, t);
   }
 
   // A greedy slot chooses when its tick completes; SimGrid does not fix the
@@ -346,7 +308,7 @@ class Replay {
     double duration = task.amount / (task.share < 1 ? task.share * speed : speed);
     if (!settings_.bounded_cpu && duration < kTiEpsilon) duration = 0;
     events_.push({now_ + duration, t, EventKind::ExecEnd});
-    prefetch_successors(t);
+    readiness_.prefetch_successors(graph_, t);
   }
 
   [[noreturn]] void refuse_shares(std::uint32_t s, TaskId t) const {
@@ -374,12 +336,7 @@ class Replay {
 
   void complete(TaskId t) {
     timeline_.finish[t] = now_;
-    for (std::uint32_t i = succ_offsets_[t]; i < succ_offsets_[t + 1]; ++i)
-      if (--waiting_[succ_ids_[i]] == 0) make_ready(succ_ids_[i]);
-    if (order_next_[t] != kNone && --waiting_[order_next_[t]] == 0) make_ready(order_next_[t]);
-    if (!order_more_.empty())
-      for (const TaskId next : order_more_[t])
-        if (--waiting_[next] == 0) make_ready(next);
+    readiness_.complete(t, [this](TaskId next) { make_ready(next); });
     if (!is_transfer(graph_.task(t).kind)) {
       const std::uint32_t s = slot(t);
       busy_[s] = false;
@@ -404,17 +361,13 @@ class Replay {
   const TaskGraph& graph_;
   const Platform& platform_;
   const AnalyticSettings settings_;
+  Readiness readiness_;
   Timeline timeline_;
   double now_ = 0;
   std::uint32_t round_ = 0;
   std::priority_queue<Event, std::vector<Event>, Later> events_;
   std::vector<Event> round_events_;
   // Per task.
-  std::vector<std::uint32_t> waiting_;
-  std::vector<std::uint32_t> succ_offsets_;
-  std::vector<TaskId> succ_ids_;
-  std::vector<TaskId> order_next_;
-  std::vector<std::vector<TaskId>> order_more_;
   std::vector<std::uint32_t> slot_of_;   // empty when slot == device
   std::vector<std::uint32_t> route_of_;  // transfers: index into routes_
   // Per slot.

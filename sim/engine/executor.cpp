@@ -15,25 +15,23 @@
 #include <simgrid/s4u/Link.hpp>
 
 #include "sim/deadlock.hpp"
+#include "sim/engine/readiness.hpp"
 
 namespace pipesim {
 namespace {
 
 namespace s4u = simgrid::s4u;
-constexpr TaskId kNone = std::numeric_limits<TaskId>::max();
 constexpr std::uintptr_t kTickTag = std::uintptr_t{1} << (sizeof(std::uintptr_t) * 8 - 1);  // marks ticks, not tasks
 
 class Executor {
  public:
   Executor(s4u::Engine& engine, const std::vector<std::vector<s4u::Host*>>& hosts, const TaskGraph& graph)
-      : engine_(engine), graph_(graph) {
+      : engine_(engine), graph_(graph), readiness_(graph) {
     for (const auto& resources : hosts) devices_.push_back(resources.at(0));
     const size_t n = graph.size();
     const double nan = std::numeric_limits<double>::quiet_NaN();
     timeline_.start.assign(n, nan);
     timeline_.finish.assign(n, nan);
-    waiting_.assign(n, 0);
-    order_next_.assign(n, kNone);
     live_.resize(n);
     index_slots(hosts);
     ready_.resize(slot_host_.size());
@@ -42,14 +40,13 @@ class Executor {
     greedy_.assign(slot_host_.size(), true);
     for (int d = 0; d < graph.device_count(); ++d)
       for (const TaskId t : graph.device_order(d)) greedy_[slot(t)] = false;
-    index_successors();
     index_links();
   }
 
   Timeline run() {
     s4u::Activity::on_completion_cb([this](const s4u::Activity& activity) { on_completion(activity); });
     for (TaskId t = 0; t < graph_.size(); ++t)
-      if (waiting_[t] == 0) make_ready(t);
+      if (readiness_.ready(t)) make_ready(t);
     settle();
     engine_.run();
     graveyard_.clear();
@@ -88,30 +85,6 @@ class Executor {
   }
   std::uint32_t slot(TaskId t) const {
     return slot_of_.empty() ? static_cast<std::uint32_t>(graph_.task(t).device) : slot_of_[t];
-  }
-
-  // Successors in compressed rows: data dependants, plus the next task in the device order.
-  void index_successors() {
-    const size_t n = graph_.size();
-    succ_offsets_.assign(n + 1, 0);
-    for (TaskId t = 0; t < n; ++t)
-      for (const TaskId* d = graph_.deps_begin(t); d != graph_.deps_end(t); ++d) ++succ_offsets_[*d + 1];
-    for (size_t i = 0; i < n; ++i) succ_offsets_[i + 1] += succ_offsets_[i];
-    succ_ids_.resize(graph_.dependency_count());
-    std::vector<std::uint32_t> fill(succ_offsets_.begin(), succ_offsets_.end() - 1);
-    for (TaskId t = 0; t < n; ++t) {
-      waiting_[t] = static_cast<std::uint32_t>(graph_.deps_end(t) - graph_.deps_begin(t));
-      for (const TaskId* d = graph_.deps_begin(t); d != graph_.deps_end(t); ++d) succ_ids_[fill[*d]++] = t;
-    }
-    graph_.for_each_order_link([this](TaskId previous, TaskId next) {
-      if (order_next_[previous] == kNone) {
-        order_next_[previous] = next;
-      } else {  // a task before a group of tasks side by side (TaskGraph::append_beside_previous)
-        if (order_more_.empty()) order_more_.resize(graph_.size());
-        order_more_[previous].push_back(next);
-      }
-      ++waiting_[next];
-    });
   }
 
   // Every link gets a stable index (by name); routes are cached per device pair.
@@ -200,18 +173,7 @@ class Executor {
     activity->set_data(reinterpret_cast<void*>(static_cast<std::uintptr_t>(t) + 1));
     activity->start();
     live_[t] = std::move(activity);  // SimGrid frees an activity nobody holds
-    prefetch_successors(t);
-  }
-
-  // The successors are touched when t completes, long after: fetching their
-  // records now hides the cache misses that dominated our own share of the time.
-  void prefetch_successors(TaskId t) const {
-    auto touch = [this](TaskId s) {
-      __builtin_prefetch(&graph_.task(s));
-      __builtin_prefetch(&waiting_[s]);
-    };
-    for (std::uint32_t i = succ_offsets_[t]; i < succ_offsets_[t + 1]; ++i) touch(succ_ids_[i]);
-    if (order_next_[t] != kNone) touch(order_next_[t]);
+    readiness_.prefetch_successors(graph_, t);
   }
 
   void on_completion(const s4u::Activity& activity) {
@@ -234,12 +196,7 @@ class Executor {
   void complete(TaskId t) {
     timeline_.finish[t] = s4u::Engine::get_clock();
     const Task& task = graph_.task(t);
-    for (std::uint32_t i = succ_offsets_[t]; i < succ_offsets_[t + 1]; ++i)
-      if (--waiting_[succ_ids_[i]] == 0) make_ready(succ_ids_[i]);
-    if (order_next_[t] != kNone && --waiting_[order_next_[t]] == 0) make_ready(order_next_[t]);
-    if (!order_more_.empty())
-      for (const TaskId next : order_more_[t])
-        if (--waiting_[next] == 0) make_ready(next);
+    readiness_.complete(t, [this](TaskId next) { make_ready(next); });
     if (!is_transfer(task.kind)) {
       const std::uint32_t s = slot(t);
       busy_[s] = false;
@@ -267,14 +224,10 @@ class Executor {
   s4u::Engine& engine_;
   std::vector<s4u::Host*> devices_;    // each device's own host (resource 0)
   const TaskGraph& graph_;
+  Readiness readiness_;
   std::vector<s4u::Host*> slot_host_;  // per slot; slots 0..devices-1 are the devices
   std::vector<std::uint32_t> slot_of_; // per task, empty when slot == device
   Timeline timeline_;
-  std::vector<std::uint32_t> waiting_;
-  std::vector<std::uint32_t> succ_offsets_;
-  std::vector<TaskId> succ_ids_;
-  std::vector<TaskId> order_next_;
-  std::vector<std::vector<TaskId>> order_more_;  // further order successors; empty unless a graph has groups
   std::vector<s4u::ActivityPtr> live_;
   std::vector<s4u::ActivityPtr> graveyard_;
   std::vector<ReadyQueue> ready_;        // per slot, as busy_, greedy_ and tick_
