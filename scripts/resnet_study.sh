@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Regenerates docs/study/: seed 000 §7's memory-period study of ResNet-18,
 # -50 and -101 on 4 and 8 devices (docs/study.md). Serial on purpose: each
-# ILP solve gets CBC's 2 threads and 300 s. About 80 minutes on 2 cores.
+# ILP solve gets CBC's 2 threads and 30 s: in the 12 solves of the
+# 2026-11-21 study, 300 s of CBC never improved on the warm start's period
+# (docs/study/*/log.txt of that run). About 10 minutes on 2 cores.
 # ResNet-101 gets the heuristic warm start only (time limit 0): CBC 2.10.8
 # spent over 12 minutes in the root LP of its 520k-row model without
 # returning (its time limit is checked between nodes), see docs/study.md.
@@ -14,7 +16,7 @@ study() {  # NET DEVICES LIMITS [SECONDS]
   local dir="$out/$1-$2"
   mkdir -p "$dir"
   "$build/pipesim" study "platforms/complete-$2.xml" "workloads/profiles/$1/graph.txt" \
-    --memory "$3" --ilp-time-limit "${4:-300}" --ilp-threads 2 --ilp-log -o "$dir" 2>"$dir/log.txt"
+    --memory "$3" --ilp-time-limit "${4:-30}" --ilp-threads 2 --ilp-log -o "$dir" 2>"$dir/log.txt"
 }
 study resnet18 4 4GiB,8GiB,12GiB
 study resnet18 8 4GiB,8GiB,16GiB
