@@ -75,6 +75,7 @@ std::optional<Evaluated> eager(const Allocation& a, int noam, const Workload& w,
   } catch (const std::invalid_argument&) {
     return std::nullopt;
   }
+  if (p.copies != options.copies) return std::nullopt;  // a cycle of k micro-batches: not this model's k
   p.weights = options.weights;
   p.links = options.links;  // pipedream_pattern checked its transfers on the platform's links
   if (!find_overlap(p, pattern_timing(p, w, platform), platform).empty()) return std::nullopt;
