@@ -38,6 +38,7 @@ double compare(const Workload& w, const Platform& p, std::optional<Allocation> f
   o.weights = policy;
   o.threads = 1;
   o.time_limit = 60;
+  o.other_copies = false;  // the model's optimum over k-copy patterns, as the search's
   const IlpResult r = solve_optimal_pattern(w, p, o);
   const std::string what = "memory " + std::to_string(p.devices[0].memory) + ", k " + std::to_string(k);
   if (std::isinf(ex.period)) {

@@ -206,8 +206,9 @@ namespace {
 // Issue 10's example: ResNet-18 (PipeDream's profile) on
 // platforms/complete-4.xml (SPLITDUPLEX links) with PipeDream's partition
 // 0-3|4-6|7-13|14-25. The issue's own pattern (88.9 ms, 4 micro-batches in
-// flight, 12 GiB) could not be rebuilt here: PipeDream's simulated steady
-// state on this partition is not 1-periodic. This is the equivalent: the
+// flight, 12 GiB) is PipeDream's steady state with NOAM 4, which repeats
+// every 3 micro-batches (a 3-copy pattern: PipeDream.CycleOfThreeMicroBatches*).
+// This is a 1-periodic equivalent: the
 // 1F1B pattern on that allocation reaches the device bound 71.76 ms with
 // transfers that overlap in opposite directions of gpu2-gpu3; it is valid
 // on the platform's links and simulated at its exact period, and seed

@@ -9,6 +9,8 @@
 #include "schedules/periodic/pattern_generators.hpp"
 #include "schedules/pipedream/pipedream.hpp"
 #include "patterns/pattern_timing.hpp"
+#include "patterns/pattern_validation.hpp"
+#include "workloads/pipedream_profile.hpp"
 #include "schedules/registry.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/input_error.hpp"
@@ -153,6 +155,51 @@ TEST_P(PipeDreamNoam, PatternPeaksAreSimulatedUnderEitherPolicy) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Noam, PipeDreamNoam, ::testing::Range(1, 6));
+
+// Issue 10's example: ResNet-18 (PipeDream's profile) on
+// platforms/complete-4.xml, PipeDream's partition 0-3|4-6|7-13|14-25 with
+// NOAM 4. The eager steady state repeats every 3 micro-batches, not every
+// one: its pattern has 3 copies, 88.84 ms per micro-batch, and validates.
+struct ResNet18Cycle {
+  std::string root = std::string(PIPESIM_SOURCE_DIR) + "/";
+  Workload w = [&] {
+    ImportOptions io;
+    io.microbatches = 200;
+    return import_pipedream_profile(root + "workloads/profiles/resnet18/graph.txt", io);
+  }();
+  Allocation a = parse_allocation("0,0,0,0,1,1,1,2,2,2,2,2,2,2,3,3,3,3,3,3,3,3,3,3,3,3", 26, 4);
+};
+
+TEST(PipeDream, CycleOfThreeMicroBatchesIsAThreeCopyPattern) {
+  const ResNet18Cycle x;
+  Simulation sim(x.root + "platforms/complete-4.xml");
+  const Platform& platform = sim.platform();
+  const Pattern pat = pipedream_pattern(x.a, 4, x.w, platform);
+  ASSERT_EQ(pat.copies, 3);
+  EXPECT_EQ(pat.ops.size(), 26u * 2 * 3);
+  EXPECT_EQ(pat.transfers.size(), 3u * 2 * 3);
+  EXPECT_NEAR(pat.period, 0.26653268672, 1e-10);
+  const PatternTiming t = pattern_timing(pat, x.w, platform);
+  EXPECT_TRUE(validate_pattern(pat, t, platform, x.w).empty());
+  EXPECT_NEAR(exact_period(pattern_event_graph(pat, t)).period / pat.period, 1, 1e-12);
+  EXPECT_EQ(pattern_memory(pat, t, x.w, 4).devices[0].in_flight, 4);
+  // Copy c of period i is micro-batch 3 (i + shift) + c: PipeDream's own run
+  // on SimGrid has the pattern's period per micro-batch.
+  const TaskGraph g = pipedream_schedule(allocation_plan(x.a, x.w, platform), 500, 4, platform.size());
+  const Timeline tl = sim.run(g);
+  ASSERT_TRUE(tl.completed()) << tl.deadlock;
+  EXPECT_NEAR(steady_time_per_microbatch(g, tl, 0, 101, 401) * 3 / pat.period, 1, 1e-6);
+}
+
+// The 3-copy pattern unrolled and simulated: its exact period and, under
+// both buffer policies, every device's analytic peak are the simulated ones.
+TEST(PipeDream, CycleOfThreeMicroBatchesIsSimulatedAtItsExactPeriod) {
+  const ResNet18Cycle x;
+  Simulation sim(x.root + "platforms/complete-4.xml");
+  const Pattern pat = pipedream_pattern(x.a, 4, x.w, sim.platform());
+  ASSERT_EQ(pat.copies, 3);
+  check_against_simulation(sim, pat, x.w, 0.26653268672);
+}
 
 TEST(PipeDream, RegistryEntry) {
   const Platform p = pattern_platform(4);

@@ -82,14 +82,24 @@ IlpResult solve_optimal_pattern(const Workload& workload, const Platform& platfo
   make_instance(workload, platform, options, 0);  // checks the options before any work
 
   // Warm start: the given pattern, else the best heuristic pattern that fits.
+  // A heuristic pattern with other copies (`other`) cannot start the model
+  // (its k is fixed): it is the answer when the model finds nothing better.
   std::optional<Pattern> warm = options.warm_start;
   if (warm) warm->links = options.links;  // judged as the model judges it
+  std::optional<Pattern> other;
+  double other_period = 0, other_seconds = 0;
   if (!warm && options.heuristic) {
-    const HeuristicResult h = best_heuristic_pattern(workload, platform, options);
+    HeuristicResult h = best_heuristic_pattern(workload, platform, options);
     say(options, fmt("ilp: %7.2f s  heuristic: ", since(t0)) + std::to_string(h.evaluated) +
                      " patterns (kFkB, PipeDream eager), " +
-                     (h.best ? fmt("best fitting period %.9g", h.best_period) : std::string("none fits")));
+                     (h.best ? fmt("best fitting period %.9g", h.best_period) : std::string("none fits")) +
+                     (h.other ? fmt(", with %g copies %.9g", h.other->copies, h.other_period) : std::string()));
     warm = h.best;
+    if (h.other && options.other_copies) {
+      const std::string bad = violations(*h.other, workload, platform);
+      if (bad.empty()) other = std::move(h.other), other_period = h.other_period, other_seconds = since(t0);
+      else say(options, "ilp: heuristic pattern with other copies rejected: " + bad);
+    }
   }
 
   // The warm start's period bounds T when the model times it as the
@@ -140,7 +150,32 @@ IlpResult solve_optimal_pattern(const Workload& workload, const Platform& platfo
   if (!start.empty())
     say(options, fmt("ilp: %7.2f s  warm start: period %.9g", result.first_solution_seconds, result.period));
 
+  // The heuristic pattern with other copies, when it beats the model's answer
+  // (per micro-batch; ties keep the model's) or the model has none: status
+  // Feasible, bound the load bound (the model's bound holds for k copies only).
+  auto take_other = [&](const std::string& model_outcome) {
+    if (!other) return false;
+    const int k = options.copies, k2 = other->copies;
+    if (result.pattern && other_period / k2 >= result.period / k * (1 - 1e-12)) return false;
+    const std::string model_best =
+        result.pattern ? fmt("%.9g s per micro-batch", result.period / k) : std::string("no pattern");
+    result.model_period = result.pattern ? result.period : 0;
+    result.pattern = std::move(other);
+    result.period = other_period;
+    result.status = IlpResult::Status::Feasible;
+    result.bound = std::min(instance.T_lower / k * k2, result.period);
+    result.gap = (result.period - result.bound) / result.period;
+    if (result.first_solution_seconds < 0) result.first_solution_seconds = other_seconds;
+    result.message = fmt("feasible: PipeDream's eager pattern of %g copies, %.9g s per micro-batch", k2,
+                         result.period / k2) +
+                     fmt(", beats the model's best with %g copies (", k) + model_best + "; " + model_outcome +
+                     fmt("); load bound %.9g s per micro-batch", result.bound / k2);
+    result.seconds = since(t0);
+    say(options, "ilp: " + result.message);
+    return true;
+  };
   auto finish_infeasible = [&](IlpResult::Status status, const std::string& why) {
+    if (take_other(why)) return result;
     result.status = status;
     result.pattern.reset();
     result.period = 0;
@@ -156,6 +191,8 @@ IlpResult solve_optimal_pattern(const Workload& workload, const Platform& platfo
                              "no pattern fits: constraint " + model.constant_violation() + " fails for every pattern");
 
   if (options.time_limit <= 0) {  // model only
+    result.model_period = result.pattern ? result.period : 0;
+    if (take_other("not solved (time limit 0)")) return result;
     result.status = result.pattern ? IlpResult::Status::Feasible : IlpResult::Status::Unknown;
     result.message = "not solved (time limit 0)";
     result.bound = instance.T_lower;
@@ -189,6 +226,10 @@ IlpResult solve_optimal_pattern(const Workload& workload, const Platform& platfo
                              rejected.empty() ? "no pattern found within the time limit"
                                               : "the solver's answer was no valid pattern (" + rejected + ")");
   }
+  result.model_period = result.period;
+  if (take_other(std::string(run.outcome == CbcRun::Outcome::Optimal && rejected.empty() ? "optimal" : "feasible") +
+                 fmt(", bound %.9g", run.bound)))
+    return result;
   result.status = run.outcome == CbcRun::Outcome::Optimal && rejected.empty() ? IlpResult::Status::Optimal
                                                                               : IlpResult::Status::Feasible;
   if (result.status == IlpResult::Status::Optimal) result.bound = std::min(result.bound, result.period);

@@ -29,6 +29,11 @@ struct IlpOptions {
   std::string write_model;               // path ending .lp or .mps: written before solving
   std::optional<Pattern> warm_start;     // else the best heuristic (kfkb_pattern over allocations)
   bool heuristic = true;                 // false: no heuristic warm start (CBC starts from nothing)
+  // The heuristic's patterns with other copies than `copies` (PipeDream's
+  // eager steady states that repeat every k' micro-batches) may be the
+  // answer when faster per micro-batch (IlpResult::pattern); false: only
+  // patterns of `copies` copies, the model's own question.
+  bool other_copies = true;
   std::function<void(const std::string&)> log;  // progress lines: time, incumbent, bound, gap
   // While the heuristic searches (minutes on long chains): a line at most
   // every 5 s, "heuristic: N candidates tried, best so far X per micro-batch".
@@ -37,8 +42,13 @@ struct IlpOptions {
 
 struct IlpResult {
   enum class Status { Optimal, Feasible, Infeasible, Unknown } status = Status::Unknown;
-  std::optional<Pattern> pattern;  // valid (validate_pattern finds nothing), minimal shifts
-  double period = 0;          // the pattern's exact period (k micro-batches); the solver's T up to round-off
+  // Valid (validate_pattern finds nothing). Its copies are options.copies,
+  // except when the heuristic found a pattern with other copies (PipeDream's
+  // eager steady state repeating every k' micro-batches) that is faster per
+  // micro-batch than every k-copy pattern found, or fits where none does:
+  // then that one (PipeDream's shifts), status Feasible, bound the load bound, and `message` says so.
+  std::optional<Pattern> pattern;
+  double period = 0;          // the pattern's exact period (pattern->copies micro-batches); the solver's T up to round-off
   double bound = 0;           // CBC's lower bound on T
   double gap = 0;             // (period - bound) / period
   double seconds = 0;         // wall time of the whole call
@@ -46,6 +56,9 @@ struct IlpResult {
   double heuristic_memory_needed = 0;  // on Infeasible/Unknown without a pattern: smallest per-device
                                        // memory with which a heuristic pattern fits (see docs/ilp.md)
   double heuristic_period = 0;         // the warm start's exact period, 0 if none
+  double model_period = 0;             // the best pattern with options.copies copies (warm start or the
+                                       // solver's), 0 if none: `period` unless a heuristic pattern with
+                                       // other copies beat it (see IlpResult::pattern)
   int variables = 0, integers = 0, constraints = 0;
   double build_seconds = 0;   // building the model (without the heuristic)
   std::string message;        // one line: why infeasible/unknown, or how the pattern was obtained

@@ -19,19 +19,21 @@ namespace {
 // IlpOptions::progress at most every 5 s: the search is silent otherwise.
 class Progress {
  public:
-  explicit Progress(const IlpOptions& options) : report_(options.progress), copies_(options.copies) {}
+  explicit Progress(const IlpOptions& options) : report_(options.progress) {}
   void tick(const HeuristicResult& r) {
     if (!report_) return;
     const auto now = std::chrono::steady_clock::now();
     if (now - last_ < std::chrono::seconds(5)) return;
     last_ = now;
+    double best = std::numeric_limits<double>::infinity();
+    if (r.best) best = r.best_period / r.best->copies;
+    if (r.other) best = std::min(best, r.other_period / r.other->copies);
     report_("heuristic: " + std::to_string(r.evaluated) + " candidates tried, best so far " +
-            (r.best ? format_seconds(r.best_period / copies_) + " per micro-batch" : "none that fits"));
+            (r.best || r.other ? format_seconds(best) + " per micro-batch" : "none that fits"));
   }
 
  private:
   const std::function<void(const std::string&)>& report_;
-  int copies_;
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
 
@@ -65,8 +67,9 @@ Evaluated kfkb(const Allocation& a, const Workload& w, const Platform& platform,
 }
 
 // PipeDream's eager 1F1B steady state with `noam` micro-batches in flight
-// (seed 000 §7's baseline) under the ILP's weight policy; nullopt when no
-// seed 000 pattern expresses it (not 1-periodic, transfers sharing a link).
+// (seed 000 §7's baseline) under the ILP's weight policy, with as many
+// copies as the micro-batches of its cycle; nullopt when no pattern
+// expresses it (no cycle within pipedream_pattern's bound, transfers sharing a link).
 std::optional<Evaluated> eager(const Allocation& a, int noam, const Workload& w, const Platform& platform,
                                const IlpOptions& options) {
   Pattern p;
@@ -84,11 +87,10 @@ std::optional<Evaluated> eager(const Allocation& a, int noam, const Workload& w,
 // (allocation, NOAM) pairs for eager patterns: in fixed mode the allocation
 // (if contiguous) with NOAM = stages .. 1; else seed 000 §7's PipeDream
 // baseline, the planner's partitions over its grid of memory targets, each
-// with NOAM = 1 .. P. Never with k > 1 (eager 1F1B has one copy per period).
+// with NOAM = 1 .. P. Their patterns have the copies of their own cycle.
 std::vector<std::pair<Allocation, int>> eager_candidates(const Workload& w, const Platform& platform,
                                                          const IlpOptions& options) {
   std::vector<std::pair<Allocation, int>> list;
-  if (options.copies != 1) return list;
   if (options.allocation) {
     if (!is_contiguous(*options.allocation)) return list;
     for (int noam = devices_used(*options.allocation); noam >= 1; --noam) list.push_back({*options.allocation, noam});
@@ -138,10 +140,15 @@ HeuristicResult best_heuristic_pattern(const Workload& w, const Platform& platfo
   auto consider = [&](Evaluated& e) {
     progress.tick(result);
     result.memory_needed = std::min(result.memory_needed, e.worst_peak);
-    if (!e.fits || (result.best && e.period >= result.best_period * (1 - 1e-12))) return;
-    result.best = std::move(e.pattern);
-    result.best_period = e.period;
+    if (!e.fits) return;
+    const bool own = e.pattern.copies == options.copies;  // else per micro-batch against the other copies
+    std::optional<Pattern>& best = own ? result.best : result.other;
+    double& period = own ? result.best_period : result.other_period;
+    if (best && e.period / e.pattern.copies >= period / best->copies * (1 - 1e-12)) return;
+    best = std::move(e.pattern);
+    period = e.period;
   };
+  // Lower bounds of k copies (k = options.copies) against the best k-copy pattern.
   auto beaten = [&](double lower) { return result.best && result.best_period <= lower * (1 + 1e-12); };
 
   struct Missed {

@@ -36,6 +36,8 @@ StagePlan allocation_plan(const Allocation& allocation, const Workload& workload
   return make_stage_plan(w, platform);
 }
 
+int eager_cycle_bound(int noam) { return std::max(kMaxEagerCopies, noam); }
+
 int pipedream_in_flight(int stage, int microbatches, int noam) {
   return std::min(microbatches, std::max(1, noam - stage));
 }
@@ -122,6 +124,24 @@ StageTasks index_tasks(const TaskGraph& g, const StagePlan& plan, int M) {
   return ix;
 }
 
+// The smallest k in 1..max_copies such that every task's start advances by
+// one T every k micro-batches over `window` micro-batches from m0; 0 if none.
+int steady_cycle(const StageTasks& ix, const std::vector<double>& start, int m0, int window, int max_copies) {
+  for (int k = 1; k <= max_copies; ++k) {
+    const int first = m0 - m0 % k;  // a multiple of k: copy c is micro-batch first + c
+    const double T = start[ix.forward[0][first + k]] - start[ix.forward[0][first]];
+    if (!(T > 0)) throw std::invalid_argument("PipeDream pattern: every operation takes no time");
+    bool periodic = true;
+    for (const auto* table : {&ix.forward, &ix.backward, &ix.up, &ix.down})
+      for (const auto& per_stage : *table)
+        for (int m = first; periodic && m < first + window; ++m)
+          if (per_stage[m] >= 0)
+            periodic = std::abs(start[per_stage[m + k]] - start[per_stage[m]] - T) <= 1e-9 * T;
+    if (periodic) return k;
+  }
+  return 0;
+}
+
 }  // namespace
 
 Pattern pipedream_pattern(const Allocation& allocation, int noam, const Workload& workload, const Platform& platform) {
@@ -129,76 +149,84 @@ Pattern pipedream_pattern(const Allocation& allocation, int noam, const Workload
   const int S = static_cast<int>(plan.stages.size());
   const int L = static_cast<int>(allocation.size());
 
-  // The pattern's ops: F and B of every layer on its stage's device; durations from pattern_timing.
-  Pattern p;
-  p.layers = L;
-  p.period = 1;
-  p.weights = WeightPolicy::Stashing;
-  for (int l = 0; l < L; ++l)
-    for (TaskKind kind : {TaskKind::Forward, TaskKind::Backward}) {
-      PatternOp op;
-      op.kind = kind;
-      op.layer = l;
-      op.device = allocation[l];
-      p.ops.push_back(op);
-    }
-  const PatternTiming timing = pattern_timing(p, workload, platform);
-  auto at = [&](TaskKind kind, int layer) { return 2 * layer + (kind == TaskKind::Forward ? 0 : 1); };
+  // F and B of every layer on its stage's device, k copies; durations from pattern_timing.
+  auto ops_of = [&](int k) {
+    Pattern p;
+    p.layers = L;
+    p.copies = k;
+    p.period = 1;
+    p.weights = WeightPolicy::Stashing;
+    for (int l = 0; l < L; ++l)
+      for (TaskKind kind : {TaskKind::Forward, TaskKind::Backward})
+        for (int c = 0; c < k; ++c) {
+          PatternOp op;
+          op.kind = kind;
+          op.layer = l;
+          op.copy = c;
+          op.device = allocation[l];
+          p.ops.push_back(op);
+        }
+    return p;
+  };
 
   for (int M = std::max(64, 16 * noam); M <= 8192; M *= 2) {
     const TaskGraph g = pipedream_schedule(plan, M, noam, platform.size());
     const std::vector<double> start = contention_free_starts(g, platform);
     const StageTasks ix = index_tasks(g, plan, M);
-    // A window of micro-batches in the middle: untouched by the drain, which comes later in every order.
-    const int m0 = M / 2, window = std::min(M / 4, 32);
-    const double T = start[ix.forward[0][m0 + 1]] - start[ix.forward[0][m0]];
-    if (!(T > 0)) throw std::invalid_argument("PipeDream pattern: every operation takes no time");
-    bool periodic = true;
-    for (const auto* table : {&ix.forward, &ix.backward, &ix.up, &ix.down})
-      for (const auto& per_stage : *table)
-        for (int m = m0; periodic && m < m0 + window; ++m)
-          if (per_stage[m] >= 0)
-            periodic = std::abs(start[per_stage[m + 1]] - start[per_stage[m]] - T) <= 1e-9 * T;
-    if (!periodic) continue;
+    // A window of micro-batches in the middle: untouched by the drain, which
+    // comes later in every order; long enough to see 4 cycles of the longest k.
+    const int window = std::min(M / 4, std::max(32, 4 * eager_cycle_bound(noam)));
+    const int k = steady_cycle(ix, start, M / 2, window, eager_cycle_bound(noam));
+    if (k == 0) continue;
+    const int m0 = M / 2 - (M / 2) % k;
+    const double T = start[ix.forward[0][m0 + k]] - start[ix.forward[0][m0]];
 
-    // Micro-batch m0 of an op runs at `time`: offset = time mod T, and
-    // period i runs micro-batch i + shift, so time = (m0 - shift) T + offset.
+    Pattern p = ops_of(k);
+    const PatternTiming timing = pattern_timing(p, workload, platform);
+    auto at = [&](TaskKind kind, int layer, int copy) {
+      return (2 * layer + (kind == TaskKind::Forward ? 0 : 1)) * k + copy;
+    };
+    // Micro-batch m0 + c (copy c) of an op runs at `time`: offset = time mod
+    // T, and period i runs micro-batch k (i + shift) + c, so time = (m0 / k - shift) T + offset.
     p.period = T;
     auto place = [&](double time, double& offset, int& shift) {
       double periods = std::floor(time / T);
       offset = time - periods * T;
       if (offset >= T * (1 - 1e-12)) offset = 0, periods += 1;
-      shift = m0 - static_cast<int>(periods);
+      shift = m0 / k - static_cast<int>(periods);
     };
-    for (int s = 0; s < S; ++s) {
-      const Stage& st = plan.stages[s];
-      double f = start[ix.forward[s][m0]], b = start[ix.backward[s][m0]];
-      for (int l = st.first_layer; l <= st.last_layer; ++l) {  // the stage's layers back to back
-        PatternOp& op = p.ops[at(TaskKind::Forward, l)];
-        place(f, op.start, op.shift);
-        f += timing.duration[at(TaskKind::Forward, l)];
+    for (int s = 0; s < S; ++s)
+      for (int c = 0; c < k; ++c) {
+        const Stage& st = plan.stages[s];
+        double f = start[ix.forward[s][m0 + c]], b = start[ix.backward[s][m0 + c]];
+        for (int l = st.first_layer; l <= st.last_layer; ++l) {  // the stage's layers back to back
+          PatternOp& op = p.ops[at(TaskKind::Forward, l, c)];
+          place(f, op.start, op.shift);
+          f += timing.duration[at(TaskKind::Forward, l, c)];
+        }
+        for (int l = st.last_layer; l >= st.first_layer; --l) {
+          PatternOp& op = p.ops[at(TaskKind::Backward, l, c)];
+          place(b, op.start, op.shift);
+          b += timing.duration[at(TaskKind::Backward, l, c)];
+        }
+        // Transfers after F_last (up) and B_first (down); an empty one sits at its producer's end.
+        auto transfer = [&](long long task, int from, double producer_end) {
+          PatternTransfer tr;
+          tr.from = from;
+          place(task >= 0 ? start[task] : producer_end, tr.start, tr.shift);
+          p.transfers.push_back(tr);
+        };
+        if (s + 1 < S) transfer(ix.up[s][m0 + c], at(TaskKind::Forward, st.last_layer, c), f);
+        if (s > 0) transfer(ix.down[s][m0 + c], at(TaskKind::Backward, st.first_layer, c), b);
       }
-      for (int l = st.last_layer; l >= st.first_layer; --l) {
-        PatternOp& op = p.ops[at(TaskKind::Backward, l)];
-        place(b, op.start, op.shift);
-        b += timing.duration[at(TaskKind::Backward, l)];
-      }
-      // Transfers after F_last (up) and B_first (down); an empty one sits at its producer's end.
-      auto transfer = [&](long long task, int from, double producer_end) {
-        PatternTransfer tr;
-        tr.from = from;
-        place(task >= 0 ? start[task] : producer_end, tr.start, tr.shift);
-        p.transfers.push_back(tr);
-      };
-      if (s + 1 < S) transfer(ix.up[s][m0], at(TaskKind::Forward, st.last_layer), f);
-      if (s > 0) transfer(ix.down[s][m0], at(TaskKind::Backward, st.first_layer), b);
-    }
     const std::string overlap = find_overlap(p, pattern_timing(p, workload, platform), platform);
     if (!overlap.empty())
       throw std::invalid_argument("PipeDream pattern: the eager steady state is no seed 000 pattern: " + overlap);
     return p;
   }
-  throw std::invalid_argument("PipeDream pattern: no 1-periodic steady state within 8192 micro-batches");
+  throw std::invalid_argument("PipeDream pattern: no steady state repeating every " +
+                              std::to_string(eager_cycle_bound(noam)) +
+                              " micro-batches or fewer within 8192 micro-batches");
 }
 
 std::pair<TaskGraph, std::optional<Pattern>> pipedream_run(const Allocation& allocation, int noam,

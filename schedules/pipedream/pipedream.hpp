@@ -35,17 +35,27 @@ int pipedream_in_flight(int stage, int microbatches, int noam);
 // its weights in all, the current one among them (WeightPolicy::Stashing).
 TaskGraph pipedream_schedule(const StagePlan& plan, int microbatches, int noam, int device_count);
 
+// The longest cycle pipedream_pattern looks for: max(kMaxEagerCopies, noam).
+// The eager schedule's steady state may repeat only every k micro-batches;
+// on PipeDream's partitions of ResNet-18/50/101 on 4 and 8 devices k is
+// 1..8 and never above the NOAM.
+constexpr int kMaxEagerCopies = 8;
+int eager_cycle_bound(int noam);
+
 // The steady state of pipedream_schedule on a contiguous allocation as a
-// k = 1 pattern with WeightPolicy::Stashing: the schedule is run without
+// pattern with WeightPolicy::Stashing: the schedule is run without
 // contention (every task as soon as its inputs and its device's previous
 // task are done: what the engine does when no two transfers share a link
-// at once) until every task's start advances by the same period in a
-// window of micro-batches; offsets are the start times of the window's
-// first micro-batch modulo that period, shifts come from the micro-batch
-// indices (not minimal: PipeDream's own), each stage's layers back to back.
-// Throws std::invalid_argument if no 1-periodic steady state shows within
-// a bounded run, or if it puts two transfers on one link at once (seed
-// 000's one-port link cannot express that).
+// at once) until, in a window of micro-batches, every task's start advances
+// by the same T every k micro-batches, for the smallest k up to
+// eager_cycle_bound(noam). The pattern has k copies and period T (k = 1: seed 000's
+// 1F1B pattern): copy c of period i is micro-batch k (i + shift) + c, and
+// micro-batch m0 + c of the window (m0 a multiple of k) gives copy c's
+// offsets (its start times modulo T) and shifts (from the micro-batch
+// indices: not minimal, PipeDream's own); each stage's layers back to back.
+// Throws std::invalid_argument if no such steady state shows within a
+// bounded run, or if it puts two transfers on one link at once (a
+// pattern's link resource holds one transfer at a time).
 Pattern pipedream_pattern(const Allocation& allocation, int noam, const Workload& workload, const Platform& platform);
 
 // What `schedule: pipedream` runs, and the study's baseline with it (one
