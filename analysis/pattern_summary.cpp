@@ -7,7 +7,11 @@ namespace pipesim {
 
 double simulated_period(const PatternSummary& pattern, const Metrics& metrics, const TaskGraph& graph,
                         const Timeline& timeline) {
-  const int k = pattern.copies, M = metrics.microbatches;
+  return simulated_period(pattern.copies, metrics, graph, timeline);
+}
+
+double simulated_period(int copies, const Metrics& metrics, const TaskGraph& graph, const Timeline& timeline) {
+  const int k = copies, M = metrics.microbatches;
   if (k >= M) return metrics.iteration_time;
   const int first = (M / 4 + k - 1) / k * k;
   const int periods = (M - 1 - M / 4 - first) / k;

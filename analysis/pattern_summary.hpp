@@ -27,6 +27,8 @@ struct Metrics;
 // whole number of periods (copies of one period complete at different offsets).
 double simulated_period(const PatternSummary& pattern, const Metrics& metrics, const TaskGraph& graph,
                         const Timeline& timeline);
+// The same for a schedule that repeats every `copies` micro-batches.
+double simulated_period(int copies, const Metrics& metrics, const TaskGraph& graph, const Timeline& timeline);
 
 PatternSummary summarize_pattern(const Pattern& pattern, const PatternTiming& timing, const Workload& workload,
                                  int device_count);

@@ -11,6 +11,7 @@
 
 #include "sim/format.hpp"
 #include "analysis/metrics.hpp"
+#include "analysis/pattern_summary.hpp"
 
 namespace pipesim {
 namespace {
@@ -220,11 +221,12 @@ double RunMeasure::peak() const {
   return m;
 }
 
-RunMeasure measure_run(const TaskGraph& graph, const Timeline& timeline, const Platform& platform) {
+RunMeasure measure_run(const TaskGraph& graph, const Timeline& timeline, const Platform& platform, int copies) {
   const Metrics metrics = compute_metrics(graph, timeline, platform, 1);
   RunMeasure m;
   m.completed = metrics.completed;
-  m.period = metrics.time_per_microbatch;
+  // A schedule that repeats every k micro-batches is measured over whole periods.
+  m.period = copies > 1 ? simulated_period(copies, metrics, graph, timeline) / copies : metrics.time_per_microbatch;
   for (const DeviceMetrics& d : metrics.devices) m.device_peaks.push_back(d.peak.total);
   return m;
 }

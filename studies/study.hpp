@@ -61,11 +61,12 @@ std::string study_svg(const std::vector<StudyPoint>& points, const StudyPlot& pl
 
 struct RunMeasure {
   bool completed = false;
-  double period = 0;                 // Metrics::time_per_microbatch (middle half of the run)
+  double period = 0;                 // Metrics::time_per_microbatch (middle half of the run), over whole
+                                     // periods of `copies` micro-batches (simulated_period)
   std::vector<double> device_peaks;  // simulated peak per device, bytes
   double peak() const;               // the largest
 };
-RunMeasure measure_run(const TaskGraph& graph, const Timeline& timeline, const Platform& platform);
+RunMeasure measure_run(const TaskGraph& graph, const Timeline& timeline, const Platform& platform, int copies = 1);
 std::string encode(const RunMeasure& m);  // text through a pipe; decode(encode(m)) == m exactly
 RunMeasure decode(const std::string& text);
 

@@ -18,13 +18,14 @@ namespace {
 // Evaluates the graph in this process with the analytic engine when that is
 // exact (the same timeline as SimGrid's), else runs it on SimGrid in a child
 // of this process (the platform is loaded, the engine has not run), and measures it.
-StudyPoint simulate(Simulation& simulation, const TaskGraph& graph, StudyPoint point) {
+StudyPoint simulate(Simulation& simulation, const TaskGraph& graph, StudyPoint point, int copies) {
   try {
     AnalyticOutcome analytic = simulation.run_analytic(graph);
+    const Platform& platform = simulation.platform();
     const RunMeasure m =
         analytic.timeline
-            ? measure_run(graph, *analytic.timeline, simulation.platform())
-            : decode(run_forked([&] { return encode(measure_run(graph, simulation.run(graph), simulation.platform())); }));
+            ? measure_run(graph, *analytic.timeline, platform, copies)
+            : decode(run_forked([&] { return encode(measure_run(graph, simulation.run(graph), platform, copies)); }));
     if (!m.completed) point.status = "deadlock";
     point.peak_memory = m.peak();
     point.period = m.period;
@@ -63,11 +64,12 @@ std::vector<StudyPoint> pipedream_points(Simulation& simulation, const Workload&
     // What `schedule: pipedream` runs, under the ILP answers' accounting (seed 000's buffers).
     auto [graph, pattern] =
         pipedream_run(c.plan.allocation, c.noam, workload, platform, o.microbatches, BufferPolicy::Seed000);
+    const int copies = pattern ? pattern->copies : 1;
     if (pattern) {
       p.analytic_peak = peak_of(*pattern, workload, platform);
       if (o.keep_patterns) p.pattern = std::move(pattern);
     }
-    points.push_back(simulate(simulation, graph, p));
+    points.push_back(simulate(simulation, graph, p, copies));
   }
   return points;
 }
@@ -105,7 +107,8 @@ std::vector<StudyPoint> ilp_points(Simulation& simulation, const Workload& workl
     for (const PatternOp& op : pattern.ops) allocation[op.layer] = op.device;
     p.config = "allocation=" + to_string(allocation) + " gap=" + fmt::percent(r.gap);
     if (o.keep_patterns) p.pattern = pattern;
-    p = simulate(simulation, unroll_pattern(pattern, timing, limited.size(), o.microbatches), p);  // keeps the status
+    p = simulate(simulation, unroll_pattern(pattern, timing, limited.size(), o.microbatches), p,
+                 pattern.copies);  // keeps the status
     points.push_back(p);
   }
   return points;
