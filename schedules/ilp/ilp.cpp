@@ -142,7 +142,11 @@ IlpResult solve_optimal_pattern(const Workload& workload, const Platform& platfo
   say(options, "ilp: model: " + std::to_string(result.variables) + " variables (" + std::to_string(result.integers) +
                    " integer), " + std::to_string(result.constraints) + " constraints, built in " +
                    fmt("%.3f s; T in [%.9g, ", result.build_seconds, instance.T_lower) +
-                   fmt("%.9g]", instance.T_upper));
+                   fmt("%.9g]", instance.T_upper) +
+                   fmt("; coefficients %.3g to %.3g", model.coefficient_range(false).first,
+                       model.coefficient_range(false).second) +
+                   fmt(", rows scaled %.3g to %.3g", model.coefficient_range(true).first,
+                       model.coefficient_range(true).second));
   if (!options.write_model.empty()) {
     model.write(options.write_model);
     say(options, "ilp: model written to " + options.write_model);

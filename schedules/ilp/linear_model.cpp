@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -90,6 +91,24 @@ double LinearModel::max_violation(const std::vector<double>& x) const {
   return worst;
 }
 
+double LinearModel::row_scale(const Row& row) {
+  double largest = 0;
+  for (const auto& t : row.terms) largest = std::max(largest, std::abs(t.second));
+  if (!(largest > 0) || !std::isfinite(largest)) return 1;
+  int exponent = 0;
+  std::frexp(largest, &exponent);  // largest = f 2^exponent, f in [0.5, 1)
+  return std::ldexp(1.0, 1 - exponent);
+}
+
+std::pair<double, double> LinearModel::coefficient_range(bool scaled) const {
+  double low = std::numeric_limits<double>::infinity(), high = 0;
+  for (const Row& r : rows_) {
+    const double f = scaled ? row_scale(r) : 1;
+    for (const auto& t : r.terms) low = std::min(low, std::abs(t.second) * f), high = std::max(high, std::abs(t.second) * f);
+  }
+  return {high > 0 ? low : 0, high};
+}
+
 std::unique_ptr<OsiClpSolverInterface> LinearModel::to_osi() const {
   const int n = static_cast<int>(vars_.size());
   // Row-ordered, built in one go (appendRow row by row is quadratic).
@@ -99,11 +118,12 @@ std::unique_ptr<OsiClpSolverInterface> LinearModel::to_osi() const {
   std::vector<int> lengths;
   const double inf = COIN_DBL_MAX;
   for (const Row& r : rows_) {
+    const double f = row_scale(r);  // a power of two: exact
     starts.push_back(static_cast<CoinBigIndex>(elements.size()));
     lengths.push_back(static_cast<int>(r.terms.size()));
-    for (const auto& [v, c] : r.terms) indices.push_back(v), elements.push_back(c);
-    row_lower.push_back(r.sense == Sense::LessEqual ? -inf : r.rhs);
-    row_upper.push_back(r.sense == Sense::GreaterEqual ? inf : r.rhs);
+    for (const auto& [v, c] : r.terms) indices.push_back(v), elements.push_back(c * f);
+    row_lower.push_back(r.sense == Sense::LessEqual ? -inf : r.rhs * f);
+    row_upper.push_back(r.sense == Sense::GreaterEqual ? inf : r.rhs * f);
   }
   starts.push_back(static_cast<CoinBigIndex>(elements.size()));
   const CoinPackedMatrix matrix(false, n, static_cast<int>(rows_.size()), static_cast<CoinBigIndex>(elements.size()),

@@ -73,8 +73,20 @@ class LinearModel {
   // Largest violation of a row or a bound by x (0 when feasible).
   double max_violation(const std::vector<double>& x) const;
 
+  // Rows reach the solver scaled: each row (coefficients and right side) is
+  // multiplied by the power of two that brings its largest |coefficient|
+  // into [1, 2). A row in bytes (memory, up to 1e9) and one in seconds
+  // (times, down to 1e-5) then both have coefficients of order 1, and since
+  // a power of two is exact in floating point the scaled row has exactly
+  // the same solutions: variables keep their units and values, nothing is
+  // mapped back. The factor of a row:
+  static double row_scale(const Row& row);
+  // Smallest and largest |coefficient| over all rows, as built or as scaled.
+  std::pair<double, double> coefficient_range(bool scaled) const;
+
   std::unique_ptr<OsiClpSolverInterface> to_osi() const;
-  // Writes by extension: .lp (CPLEX LP) or .mps (free MPS, extra accuracy).
+  // Writes by extension: .lp (CPLEX LP) or .mps (free MPS, extra accuracy);
+  // rows scaled as for the solver (same solutions).
   // Throws std::invalid_argument for another extension or an I/O error.
   void write(const std::string& path) const;
 
