@@ -92,7 +92,10 @@ std::vector<StudyPoint> ilp_points(Simulation& simulation, const Workload& workl
     // Time limit 0: CBC is not run, the point is the heuristic warm start.
     p.status = o.ilp_time_limit <= 0 && r.pattern ? "heuristic" : std::string(to_string(r.status));
     std::cerr << "ilp " << fmt::bytes(limit) << ": " << p.status << " in " << fmt::fixed(r.seconds, 1) << " s"
-              << (r.pattern ? ", period " + fmt::time(r.period) + ", gap " + fmt::percent(r.gap) : "") << "\n";
+              << (r.pattern ? ", " + fmt::time(r.period / r.pattern->copies) + " per micro-batch, gap " +
+                                    fmt::percent(r.gap)
+                              : "")
+              << "\n";
     if (!r.pattern) {
       if (r.heuristic_memory_needed > 0) p.config = "heuristic needs " + fmt::bytes(r.heuristic_memory_needed);
       points.push_back(p);
