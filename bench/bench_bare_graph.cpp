@@ -20,9 +20,6 @@
 
 namespace {
 
-using pipesim::bench::exact_number;
-using pipesim::bench::json_makespan;
-using pipesim::bench::run_command;
 using pipesim::bench::slurp;
 
 struct Family {
@@ -93,20 +90,14 @@ void BM_BareGraph(benchmark::State& state) {
   const std::vector<std::string> bare_args = {PIPESIM_BARE_GRAPH_BINARY, dump, platform};
   double pipesim_s = 0, bare_s = 0, read_s = 0, pipesim_rss = 0, bare_rss = 0, makespan = 0;
   for (auto _ : state) {
-    const auto bare = run_command(bare_args, out, err);
-    const auto run = run_command(pipesim_args, "/dev/null");
-    if (bare.exit_code != 0 || run.exit_code != 0) {
-      state.SkipWithError(("exit " + std::to_string(bare.exit_code) + " (bare), " + std::to_string(run.exit_code) +
-                           " (pipesim)").c_str());
+    pipesim::bench::PairRun pair;
+    if (const std::string why = pipesim::bench::run_pair(bare_args, pipesim_args, out, err, json, pair); !why.empty()) {
+      state.SkipWithError(why.c_str());
       return;
     }
-    const double bare_makespan = std::stod(slurp(out));
-    makespan = json_makespan(slurp(json));
-    if (!(std::abs(makespan - bare_makespan) <= 1e-9 * bare_makespan)) {
-      state.SkipWithError(
-          ("makespans differ: pipesim " + exact_number(makespan) + ", bare " + exact_number(bare_makespan)).c_str());
-      return;
-    }
+    const pipesim::bench::CommandRun& bare = pair.bare;
+    const pipesim::bench::CommandRun& run = pair.pipesim;
+    makespan = pair.makespan;
     const std::string read_line = slurp(err);  // "read_seconds S"
     if (read_line.rfind("read_seconds ", 0) == 0) read_s += std::stod(read_line.substr(13));
     state.SetIterationTime(run.seconds);

@@ -16,9 +16,6 @@
 
 namespace {
 
-using pipesim::bench::json_makespan;
-using pipesim::bench::run_command;
-using pipesim::bench::slurp;
 
 const char* const kSchedules[] = {"1f1b", "gpipe"};
 
@@ -41,19 +38,15 @@ void BM_WholeCommand(benchmark::State& state) {
                                               number(pipesim::bench::kActivationBytes)};
   double pipesim_s = 0, bare_s = 0, pipesim_rss = 0, bare_rss = 0, makespan = 0;
   for (auto _ : state) {
-    const auto bare = run_command(bare_args, out);
-    const auto run = run_command(pipesim_args, "/dev/null");
-    if (bare.exit_code != 0 || run.exit_code != 0) {
-      state.SkipWithError(("exit " + std::to_string(bare.exit_code) + " (bare), " + std::to_string(run.exit_code) +
-                           " (pipesim)").c_str());
+    pipesim::bench::PairRun pair;
+    if (const std::string why = pipesim::bench::run_pair(bare_args, pipesim_args, out, "/dev/null", json, pair);
+        !why.empty()) {
+      state.SkipWithError(why.c_str());
       return;
     }
-    const double bare_makespan = std::stod(slurp(out));
-    makespan = json_makespan(slurp(json));
-    if (!(std::abs(makespan - bare_makespan) <= 1e-9 * bare_makespan)) {
-      state.SkipWithError(("makespans differ: pipesim " + number(makespan) + ", bare " + number(bare_makespan)).c_str());
-      return;
-    }
+    const pipesim::bench::CommandRun& bare = pair.bare;
+    const pipesim::bench::CommandRun& run = pair.pipesim;
+    makespan = pair.makespan;
     state.SetIterationTime(run.seconds);
     pipesim_s += run.seconds;
     bare_s += bare.seconds;

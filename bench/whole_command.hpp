@@ -70,4 +70,26 @@ inline std::string exact_number(double x) {
   return s.str();
 }
 
+// One alternated measurement: the bare program (its makespan on standard
+// output, to OUT; its standard error to ERR), then `pipesim run` (its JSON
+// in JSON). Returns an empty string when both ran and agree on the
+// makespan to 1e-9, else why not (for SkipWithError).
+struct PairRun {
+  CommandRun bare, pipesim;
+  double makespan = 0;
+};
+inline std::string run_pair(const std::vector<std::string>& bare_args, const std::vector<std::string>& pipesim_args,
+                            const std::string& out, const std::string& err, const std::string& json, PairRun& r) {
+  r.bare = run_command(bare_args, out, err);
+  r.pipesim = run_command(pipesim_args, "/dev/null");
+  if (r.bare.exit_code != 0 || r.pipesim.exit_code != 0)
+    return "exit " + std::to_string(r.bare.exit_code) + " (bare), " + std::to_string(r.pipesim.exit_code) +
+           " (pipesim)";
+  const double bare_makespan = std::stod(slurp(out));
+  r.makespan = json_makespan(slurp(json));
+  if (!(std::abs(r.makespan - bare_makespan) <= 1e-9 * bare_makespan))
+    return "makespans differ: pipesim " + exact_number(r.makespan) + ", bare " + exact_number(bare_makespan);
+  return "";
+}
+
 }  // namespace pipesim::bench
