@@ -209,7 +209,7 @@ TEST(PipeDreamBaseline, TheStudyRunsWhatPipesimRunRuns) {
     run.schedule_params = {{"allocation", to_string(plan.allocation)}, {"noam", std::to_string(noam)},
                            {"memory_policy", "seed000"}};
     const GeneratedSchedule expected = generate(run, p);
-    const TaskGraph g = baseline_graph({0, noam, plan}, w, p, 100);
+    const TaskGraph g = pipedream_run(plan.allocation, noam, w, p, 100, BufferPolicy::Seed000).first;  // the study's call
     ASSERT_EQ(g.size(), expected.graph.size()) << "noam " << noam;
     ASSERT_EQ(g.memory_effects().size(), expected.graph.memory_effects().size());
     ASSERT_EQ(g.static_memory().size(), expected.graph.static_memory().size());
@@ -234,8 +234,7 @@ TEST(PipeDreamBaseline, ForkedEagerRunsMatchTheSteadyState) {
   ASSERT_TRUE(plan.feasible);
   double previous_peak = 0;
   for (int noam = 1; noam <= 3; ++noam) {
-    const BaselineConfig config{0, noam, plan};
-    const TaskGraph graph = baseline_graph(config, w, p, 500);
+    const TaskGraph graph = pipedream_schedule(allocation_plan(plan.allocation, w, p), 500, noam, p.size());
     const RunMeasure m = decode(run_forked([&] { return encode(measure_run(graph, simulation.run(graph), p)); }));
     ASSERT_TRUE(m.completed);
     ASSERT_EQ(m.device_peaks.size(), 3u);
@@ -246,7 +245,7 @@ TEST(PipeDreamBaseline, ForkedEagerRunsMatchTheSteadyState) {
   }
   // NOAM = 1 runs one micro-batch at a time: the period is the whole forward + backward + transfers.
   const RunMeasure one = decode(run_forked([&] {
-    const TaskGraph g = baseline_graph({0, 1, plan}, w, p, 500);
+    const TaskGraph g = pipedream_schedule(allocation_plan(plan.allocation, w, p), 500, 1, p.size());
     return encode(measure_run(g, simulation.run(g), p));
   }));
   double total = 0.09;

@@ -115,11 +115,6 @@ std::vector<BaselineConfig> pipedream_configurations(const Workload& workload, c
   return configs;
 }
 
-TaskGraph baseline_graph(const BaselineConfig& config, const Workload& workload, const Platform& platform,
-                         int microbatches, BufferPolicy buffers) {
-  return pipedream_run(config.plan.allocation, config.noam, workload, platform, microbatches, buffers).first;
-}
-
 std::string describe_stages(const std::vector<int>& last_layer) {
   std::string s;
   for (std::size_t i = 0, first = 0; i < last_layer.size(); first = last_layer[i] + 1, ++i) {

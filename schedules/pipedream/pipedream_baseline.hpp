@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "patterns/allocation.hpp"
-#include "patterns/pattern.hpp"
 #include "schedules/pipedream/pipedream_planner.hpp"
 #include "sim/platform.hpp"
 #include "sim/task_graph.hpp"
@@ -74,13 +73,6 @@ struct BaselineOptions {
 // then NOAM. Infeasible targets give nothing.
 std::vector<BaselineConfig> pipedream_configurations(const Workload& workload, const Platform& platform,
                                                      const BaselineOptions& options);
-
-// What `schedule: pipedream` runs for a configuration (pipedream_run: its
-// steady-state pattern unrolled with `buffers`, else the eager stage
-// pipeline) for `microbatches` micro-batches (seed 000 §7: 500). The study
-// passes seed000, the accounting of the ILP's answers it is compared with.
-TaskGraph baseline_graph(const BaselineConfig& config, const Workload& workload, const Platform& platform,
-                         int microbatches = 500, BufferPolicy buffers = BufferPolicy::Seed000);
 
 // "noam=3 stages=0-5|6-12|13-25" (layer ranges, 0-based inclusive).
 std::string describe(const BaselineConfig& config);
