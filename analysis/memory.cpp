@@ -1,5 +1,7 @@
 #include "analysis/memory.hpp"
 
+#include "sim/memory_events.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -76,8 +78,6 @@ void for_each_memory_instant(const TaskGraph& graph, const Timeline& timeline, c
 void for_each_memory_sample(const TaskGraph& graph, const Timeline& timeline,
                             const std::function<void(const MemorySample&)>& visit) {
   const int devices = graph.device_count();
-  if (timeline.start.size() < graph.size() || timeline.finish.size() < graph.size())
-    throw std::invalid_argument("memory: timeline has fewer tasks than the graph");
 
   std::vector<MemoryBreakdown> level(devices, MemoryBreakdown{});
   for (const StaticMemory& s : graph.static_memory()) {
@@ -88,53 +88,13 @@ void for_each_memory_sample(const TaskGraph& graph, const Timeline& timeline,
     for (int c = 0; c < kCats; ++c)
       if (level[d][c] != 0) visit({0.0, d, static_cast<MemoryCategory>(c), level[d][c]});
 
-  // Sorted by (time, frees first, finish effects first, task, index). When
-  // effects are listed in task order (as graphs build them), index order is
-  // task order and the whole key packs in 64 bits beside the time: the sort
-  // then touches no effect records (millions, out of cache).
-  struct Event {
-    double time;
-    std::uint64_t key;  // low 32 bits: index into memory_effects()
-  };
-  const auto& effects = graph.memory_effects();
-  if (effects.size() > std::numeric_limits<std::uint32_t>::max())
-    throw std::invalid_argument("memory: more than 2^32 memory effects");
-  std::vector<Event> events;
-  events.reserve(effects.size());
-  bool task_ordered = true;
-  for (std::size_t i = 0; i < effects.size(); ++i) {
-    const MemoryEffect& e = effects[i];
-    check_device(e.device, devices);
-    if (e.task >= graph.size()) throw std::invalid_argument("memory: effect of an unknown task");
-    if (i > 0 && e.task < effects[i - 1].task) task_ordered = false;
-    const double t = e.when == MemoryWhen::AtStart ? timeline.start[e.task] : timeline.finish[e.task];
-    const std::uint64_t key = (std::uint64_t{e.bytes > 0} << 63) | (std::uint64_t{e.when != MemoryWhen::AtFinish} << 62) | i;
-    if (std::isfinite(t)) events.push_back({t, key});
-  }
-  auto index = [](const Event& ev) { return static_cast<std::uint32_t>(ev.key); };
-  if (task_ordered) {
-    std::sort(events.begin(), events.end(),
-              [](const Event& a, const Event& b) { return a.time != b.time ? a.time < b.time : a.key < b.key; });
-  } else {
-    // The index makes every key unique, so the order is fully determined.
-    std::sort(events.begin(), events.end(), [&](const Event& a, const Event& b) {
-      if (a.time != b.time) return a.time < b.time;
-      const MemoryEffect& x = effects[index(a)];
-      const MemoryEffect& y = effects[index(b)];
-      const bool x_alloc = x.bytes > 0, y_alloc = y.bytes > 0;
-      if (x_alloc != y_alloc) return !x_alloc;
-      if (x.when != y.when) return x.when == MemoryWhen::AtFinish;
-      if (x.task != y.task) return x.task < y.task;
-      return index(a) < index(b);
-    });
-  }
-
-  for (const Event& ev : events) {
-    const MemoryEffect& e = effects[index(ev)];
+  for (std::uint32_t s = 0; s < graph.shape_count(); ++s)
+    for (const MemoryEffect& e : graph.effects_of(graph.shape(s))) check_device(e.device, devices);
+  for_each_memory_event(graph, timeline.start, timeline.finish, [&](double time, TaskId, const MemoryEffect& e) {
     double& l = level[e.device][static_cast<int>(e.category)];
     l += e.bytes;
-    visit({ev.time, e.device, e.category, l});
-  }
+    visit({time, e.device, e.category, l});
+  });
 }
 
 std::vector<MemorySample> memory_trace(const TaskGraph& graph, const Timeline& timeline) {

@@ -1,9 +1,10 @@
 #include "patterns/pattern_steady_memory.hpp"
 
+#include "sim/memory_events.hpp"
+
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
-#include <tuple>
 
 namespace pipesim {
 
@@ -73,46 +74,33 @@ void window_readings(const TaskGraph& g, const std::vector<double>& start, const
   const int devices = g.device_count();
   std::vector<MemoryBreakdown> level(devices, MemoryBreakdown{});
   for (const StaticMemory& s : g.static_memory()) level[s.device][static_cast<int>(s.category)] += s.bytes;
-  const auto& effects = g.memory_effects();
-  struct Event {
-    double time;
-    bool alloc, at_start;
-    TaskId task;
-    std::size_t index;
-  };
-  std::vector<Event> events;
-  events.reserve(effects.size());
-  for (std::size_t i = 0; i < effects.size(); ++i) {
-    const MemoryEffect& e = effects[i];
-    const bool at_start = e.when == MemoryWhen::AtStart;
-    events.push_back({at_start ? start[e.task] : finish[e.task], e.bytes > 0, at_start, e.task, i});
-  }
-  std::sort(events.begin(), events.end(), [](const Event& a, const Event& b) {
-    return std::tie(a.time, a.alloc, a.at_start, a.task, a.index) < std::tie(b.time, b.alloc, b.at_start, b.task, b.index);
-  });
+  // Levels change in the order of the run's analysis (sim/memory_events);
+  // each instant's changed devices are read once it is complete.
   std::vector<char> touched(devices, 0), carried(devices, 0);
   std::vector<int> list;
-  for (std::size_t i = 0; i < events.size(); ++i) {
-    const Event& ev = events[i];
-    if (ev.time >= to) break;
-    if (ev.time >= from)
+  double instant = 0;
+  auto close_instant = [&] {
+    std::sort(list.begin(), list.end());
+    for (int d : list) {
+      if (instant >= from) visit(instant, d, level[d]);
+      touched[d] = 0;
+    }
+    list.clear();
+  };
+  for_each_memory_event(g, start, finish, [&](double time, TaskId, const MemoryEffect& e) {
+    if (time >= to) return;
+    if (!list.empty() && time != instant) close_instant();
+    instant = time;
+    if (time >= from)
       for (int d = 0; d < devices; ++d)
         if (!carried[d]) {  // the level before the window's first instant
           carried[d] = 1;
           visit(from, d, level[d]);
         }
-    const MemoryEffect& e = effects[ev.index];
     level[e.device][static_cast<int>(e.category)] += e.bytes;
     if (!touched[e.device]) touched[e.device] = 1, list.push_back(e.device);
-    if (i + 1 == events.size() || events[i + 1].time != ev.time) {
-      std::sort(list.begin(), list.end());
-      for (int d : list) {
-        if (ev.time >= from) visit(ev.time, d, level[d]);
-        touched[d] = 0;
-      }
-      list.clear();
-    }
-  }
+  });
+  close_instant();
 }
 
 std::vector<WindowPeak> window_peaks(const TaskGraph& g, const std::vector<double>& start,

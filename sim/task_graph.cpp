@@ -1,5 +1,7 @@
 #include "sim/task_graph.hpp"
 
+#include <cstring>
+#include <functional>
 #include <stdexcept>
 
 namespace pipesim {
@@ -37,18 +39,44 @@ std::string_view to_string(MemoryCategory category) {
   return "?";
 }
 
+namespace {
+
+std::uint64_t bits(double x) {
+  std::uint64_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+
+void mix(std::size_t& h, std::uint64_t v) { h ^= std::hash<std::uint64_t>{}(v) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); }
+
+}  // namespace
+
+void TaskGraph::reserve(std::size_t tasks, std::size_t dependencies) {
+  shape_of_.reserve(tasks);
+  microbatch_.reserve(tasks);
+  priority_.reserve(tasks);
+  dep_offsets_.reserve(tasks + 1);
+  dep_ids_.reserve(dependencies);
+}
+
 TaskId TaskGraph::add(const Task& task, std::initializer_list<TaskId> deps) {
   return add(task, std::vector<TaskId>(deps));
 }
 
 TaskId TaskGraph::add(const Task& task, const std::vector<TaskId>& deps) {
-  const auto id = static_cast<TaskId>(tasks_.size());
+  const auto id = static_cast<TaskId>(size());
   if (task.device < 0 || task.device >= device_count() ||
       (is_transfer(task.kind) && (task.peer < 0 || task.peer >= device_count())))
     throw std::logic_error("task graph: task on a device out of range");
   for (TaskId d : deps)
     if (d >= id) throw std::logic_error("task graph: a dependency must be added before its dependant");
-  tasks_.push_back(task);
+  TaskShape shape;
+  shape.task = task;
+  shape.task.microbatch = -1;
+  shape.task.priority = 0;
+  shape_of_.push_back(intern(shape).first);
+  microbatch_.push_back(task.microbatch);
+  priority_.push_back(task.priority);
   dep_ids_.insert(dep_ids_.end(), deps.begin(), deps.end());
   dep_offsets_.push_back(static_cast<std::uint32_t>(dep_ids_.size()));
   return id;
@@ -56,7 +84,68 @@ TaskId TaskGraph::add(const Task& task, const std::vector<TaskId>& deps) {
 
 void TaskGraph::add_memory(TaskId task, int device, MemoryCategory category, MemoryWhen when,
                            double bytes) {
-  if (bytes != 0) memory_.push_back({task, device, category, when, bytes});
+  if (bytes == 0) return;
+  // The task moves to the shape with one more effect; its effects are copied
+  // to the end of the pool, and dropped again if that shape already exists.
+  TaskShape shape = shapes_.at(shape_of_.at(task));
+  const auto mark = static_cast<std::uint32_t>(effect_pool_.size());
+  effect_pool_.reserve(effect_pool_.size() + (shape.effects_end - shape.effects_begin) + 1);
+  for (std::uint32_t i = shape.effects_begin; i < shape.effects_end; ++i) effect_pool_.push_back(effect_pool_[i]);
+  effect_pool_.push_back({device, category, when, bytes});
+  shape.effects_begin = mark;
+  shape.effects_end = static_cast<std::uint32_t>(effect_pool_.size());
+  const auto [id, added] = intern(shape);
+  if (!added) effect_pool_.resize(mark);
+  shape_of_[task] = id;
+}
+
+std::pair<std::uint32_t, bool> TaskGraph::intern(const TaskShape& shape) {
+  const std::size_t h = hash(shape);
+  const auto [first, last] = shape_index_.equal_range(h);
+  for (auto it = first; it != last; ++it)
+    if (same_shape(shapes_[it->second], shape)) return {it->second, false};
+  const auto id = static_cast<std::uint32_t>(shapes_.size());
+  shapes_.push_back(shape);
+  shape_index_.emplace(h, id);
+  return {id, true};
+}
+
+std::size_t TaskGraph::hash(const TaskShape& shape) const {
+  const Task& t = shape.task;
+  std::size_t h = static_cast<std::size_t>(t.kind);
+  for (const int v : {t.device, t.peer, t.stage, t.layer_first, t.layer_last, t.iteration, t.resource, t.lane})
+    mix(h, static_cast<std::uint32_t>(v));
+  mix(h, bits(t.amount));
+  mix(h, bits(t.share));
+  for (const MemoryEffect& e : effects_of(shape)) {
+    mix(h, static_cast<std::uint32_t>(e.device) | std::uint64_t{static_cast<std::uint8_t>(e.category)} << 32 |
+               std::uint64_t{static_cast<std::uint8_t>(e.when)} << 40);
+    mix(h, bits(e.bytes));
+  }
+  return h;
+}
+
+bool TaskGraph::same_shape(const TaskShape& a, const TaskShape& b) const {
+  const Task &x = a.task, &y = b.task;
+  if (x.kind != y.kind || x.device != y.device || x.peer != y.peer || bits(x.amount) != bits(y.amount) ||
+      x.stage != y.stage || x.layer_first != y.layer_first || x.layer_last != y.layer_last ||
+      x.iteration != y.iteration || x.resource != y.resource || x.lane != y.lane || bits(x.share) != bits(y.share))
+    return false;
+  const MemoryEffects ea = effects_of(a), eb = effects_of(b);
+  if (ea.size() != eb.size()) return false;
+  for (std::size_t i = 0; i < ea.size(); ++i) {
+    const MemoryEffect &p = ea.first[i], &q = eb.first[i];
+    if (p.device != q.device || p.category != q.category || p.when != q.when || bits(p.bytes) != bits(q.bytes))
+      return false;
+  }
+  return true;
+}
+
+std::vector<TaskMemoryEffect> TaskGraph::memory_effects() const {
+  std::vector<TaskMemoryEffect> all;
+  for (TaskId t = 0; t < size(); ++t)
+    for (const MemoryEffect& e : memory_effects(t)) all.push_back({e, t});
+  return all;
 }
 
 void TaskGraph::add_static_memory(int device, MemoryCategory category, double bytes) {
@@ -64,22 +153,23 @@ void TaskGraph::add_static_memory(int device, MemoryCategory category, double by
 }
 
 void TaskGraph::append_to_order(TaskId task) {
-  device_order_.at(tasks_.at(task).device).push_back(task);
+  device_order_.at(shapes_[shape_of_.at(task)].task.device).push_back(task);
 }
 
 void TaskGraph::append_beside_previous(TaskId task) {
-  const auto& order = device_order_.at(tasks_.at(task).device);
+  const auto& order = device_order_.at(shapes_[shape_of_.at(task)].task.device);
   if (order.empty()) throw std::invalid_argument("task graph: a task beside nothing in its device order");
-  const Task &a = tasks_[order.back()], &b = tasks_[task];
+  const Task a = this->task(order.back()), b = this->task(task);
   if (a.resource == b.resource && a.lane == b.lane)
     throw std::invalid_argument("task graph: a task beside the previous one needs another lane");
-  if (beside_.size() < tasks_.size()) beside_.resize(tasks_.size(), false);
+  if (beside_.size() < size()) beside_.resize(size(), false);
   beside_[task] = true;
   append_to_order(task);
 }
 
 std::string TaskGraph::describe(TaskId id) const {
-  const Task& t = tasks_.at(id);
+  if (id >= size()) throw std::out_of_range("task graph: no task " + std::to_string(id));
+  const Task t = task(id);
   std::string s(to_string(t.kind));
   if (t.stage >= 0) s += " stage " + std::to_string(t.stage);
   if (t.microbatch >= 0) s += " mb " + std::to_string(t.microbatch);

@@ -3,7 +3,11 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
+#include <unordered_map>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,12 +47,17 @@ std::string_view to_string(MemoryCategory category);
 // A memory effect fires when its task starts or finishes.
 enum class MemoryWhen : std::uint8_t { AtStart, AtFinish };
 
+// What one task does to memory.
 struct MemoryEffect {
-  TaskId task;
   int device;
   MemoryCategory category;
   MemoryWhen when;
   double bytes;  // > 0 allocates, < 0 frees
+};
+
+// A memory effect and the task it belongs to.
+struct TaskMemoryEffect : MemoryEffect {
+  TaskId task;
 };
 
 // Memory held for the whole run (weights, gradient buffers, ...).
@@ -77,12 +86,66 @@ struct Task {
   double share = 1;  // in (0, 1]: the task runs at most at share x the resource's speed
 };
 
+// What the tasks of one shape share: every field of a Task but its
+// micro-batch and priority, and the task's memory effects. A pipeline has a
+// few shapes per stage however many micro-batches it runs, so a graph stores
+// per task only a shape id, a micro-batch and a priority: millions of tasks
+// fit in a few bytes each, and an engine can work out a cost once per shape.
+struct TaskShape {
+  Task task;  // microbatch -1, priority 0
+  std::uint32_t effects_begin = 0, effects_end = 0;  // into the graph's effect pool
+};
+
+// A task's memory effects, in the order they were added.
+struct MemoryEffects {
+  const MemoryEffect* first = nullptr;
+  const MemoryEffect* last = nullptr;
+  const MemoryEffect* begin() const { return first; }
+  const MemoryEffect* end() const { return last; }
+  std::size_t size() const { return static_cast<std::size_t>(last - first); }
+  bool empty() const { return first == last; }
+};
+
+class TaskGraph;
+
+// The tasks of a graph in id order, each rebuilt from its shape.
+class TaskRange {
+ public:
+  class iterator {
+   public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = Task;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = Task;
+    iterator(const TaskGraph* graph, TaskId id) : graph_(graph), id_(id) {}
+    Task operator*() const;
+    iterator& operator++() { ++id_; return *this; }
+    iterator operator++(int) { iterator old = *this; ++id_; return old; }
+    bool operator==(const iterator& o) const { return id_ == o.id_; }
+    bool operator!=(const iterator& o) const { return id_ != o.id_; }
+   private:
+    const TaskGraph* graph_;
+    TaskId id_;
+  };
+  TaskRange(const TaskGraph* graph, TaskId size) : graph_(graph), size_(size) {}
+  iterator begin() const { return {graph_, 0}; }
+  iterator end() const { return {graph_, size_}; }
+  std::size_t size() const { return size_; }
+ private:
+  const TaskGraph* graph_;
+  TaskId size_;
+};
+
 // Tasks, their dependencies (compressed rows) and per-device orders.
 // Devices are indices into the Platform's device list.
 class TaskGraph {
  public:
   explicit TaskGraph(int device_count = 0) : device_order_(device_count) {}
 
+  // Room for this many tasks and dependencies: a generator that knows its
+  // size saves the copies (and the transient memory) of growing vectors.
+  void reserve(std::size_t tasks, std::size_t dependencies);
   TaskId add(const Task& task, std::initializer_list<TaskId> deps = {});
   TaskId add(const Task& task, const std::vector<TaskId>& deps);
   void add_memory(TaskId task, int device, MemoryCategory category, MemoryWhen when, double bytes);
@@ -104,30 +167,58 @@ class TaskGraph {
   template <class F>
   void for_each_order_link(F f) const;
 
-  std::size_t size() const { return tasks_.size(); }
+  std::size_t size() const { return shape_of_.size(); }
   int device_count() const { return static_cast<int>(device_order_.size()); }
-  const Task& task(TaskId id) const { return tasks_[id]; }
-  const std::vector<Task>& tasks() const { return tasks_; }
+  Task task(TaskId id) const {
+    Task t = shapes_[shape_of_[id]].task;
+    t.microbatch = microbatch_[id];
+    t.priority = priority_[id];
+    return t;
+  }
+  TaskRange tasks() const { return {this, static_cast<TaskId>(size())}; }
+  // The shape of a task, and the table of shapes.
+  std::uint32_t shape_of(TaskId id) const { return shape_of_[id]; }
+  const TaskShape& shape(std::uint32_t s) const { return shapes_[s]; }
+  std::size_t shape_count() const { return shapes_.size(); }
+  int microbatch(TaskId id) const { return microbatch_[id]; }
+  double priority(TaskId id) const { return priority_[id]; }
   // Dependencies of a task, as [begin, end) over dependency ids.
   const TaskId* deps_begin(TaskId id) const { return dep_ids_.data() + dep_offsets_[id]; }
   const TaskId* deps_end(TaskId id) const { return dep_ids_.data() + dep_offsets_[id + 1]; }
   std::size_t dependency_count() const { return dep_ids_.size(); }
   const std::vector<TaskId>& device_order(int device) const { return device_order_[device]; }
-  const std::vector<MemoryEffect>& memory_effects() const { return memory_; }
+  MemoryEffects memory_effects(TaskId id) const { return effects_of(shapes_[shape_of_[id]]); }
+  MemoryEffects effects_of(const TaskShape& s) const {
+    return {effect_pool_.data() + s.effects_begin, effect_pool_.data() + s.effects_end};
+  }
+  // Every task's memory effects, task by task (a copy: for small graphs and tests).
+  std::vector<TaskMemoryEffect> memory_effects() const;
   const std::vector<StaticMemory>& static_memory() const { return static_memory_; }
 
   // A short human name such as "forward stage 1 mb 7 (dev 3)" for messages.
   std::string describe(TaskId id) const;
 
  private:
-  std::vector<Task> tasks_;
+  // The id of an equal shape already in the table, else `shape` added; the
+  // flag says whether it was added.
+  std::pair<std::uint32_t, bool> intern(const TaskShape& shape);
+  bool same_shape(const TaskShape& a, const TaskShape& b) const;
+  std::size_t hash(const TaskShape& shape) const;
+
+  std::vector<TaskShape> shapes_;
+  std::vector<MemoryEffect> effect_pool_;
+  std::unordered_multimap<std::size_t, std::uint32_t> shape_index_;  // hash -> shape ids
+  std::vector<std::uint32_t> shape_of_;  // per task
+  std::vector<std::int32_t> microbatch_;
+  std::vector<double> priority_;
   std::vector<std::uint32_t> dep_offsets_{0};
   std::vector<TaskId> dep_ids_;
   std::vector<std::vector<TaskId>> device_order_;
-  std::vector<MemoryEffect> memory_;
   std::vector<StaticMemory> static_memory_;
   std::vector<bool> beside_;  // per task, sized on first use: runs beside the previous ordered task
 };
+
+inline Task TaskRange::iterator::operator*() const { return graph_->task(id_); }
 
 template <class F>
 void TaskGraph::for_each_order_link(F f) const {
@@ -137,6 +228,7 @@ void TaskGraph::for_each_order_link(F f) const {
   };
   std::vector<Last> last;
   std::vector<TaskId> group, previous_group;
+  auto lane_of = [&](TaskId t) -> const Task& { return shapes_[shape_of_[t]].task; };
   for (const auto& order : device_order_) {
     last.clear();
     group.clear();
@@ -146,8 +238,8 @@ void TaskGraph::for_each_order_link(F f) const {
         if (!group.empty() && (group.size() > 1 || previous_group.size() > 1))
           for (const TaskId t : group)
             for (const TaskId p : previous_group) {
-              const Task& a = tasks_[p];
-              const Task& b = tasks_[t];
+              const Task& a = lane_of(p);
+              const Task& b = lane_of(t);
               if (a.resource == b.resource && a.lane == b.lane) continue;  // a lane link covers it
               f(p, t);
             }
@@ -157,7 +249,7 @@ void TaskGraph::for_each_order_link(F f) const {
       }
       const TaskId t = order[i];
       group.push_back(t);
-      const Task& task = tasks_[t];
+      const Task& task = lane_of(t);
       auto it = last.begin();
       while (it != last.end() && (it->resource != task.resource || it->lane != task.lane)) ++it;
       if (it == last.end()) {

@@ -48,7 +48,7 @@ inline void append_graph(TaskGraph& into, const TaskGraph& g, int offset) {
     for (const TaskId* d = g.deps_begin(t); d != g.deps_end(t); ++d) deps.push_back(*d + base);
     into.add(task, deps);
   }
-  for (const MemoryEffect& e : g.memory_effects())
+  for (const TaskMemoryEffect& e : g.memory_effects())
     into.add_memory(e.task + base, e.device + offset, e.category, e.when, e.bytes);
   for (const StaticMemory& m : g.static_memory()) into.add_static_memory(m.device + offset, m.category, m.bytes);
   for (int d = 0; d < g.device_count(); ++d)

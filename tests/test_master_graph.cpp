@@ -129,7 +129,7 @@ TEST(MasterGraph, MemoryEffectsBalance) {
       spec.refetch = refetch;
       const TaskGraph g = build_master_graph(spec, uniform_master_stages(4, 1, 1, 3, 5), 4, 8);
       std::map<std::pair<int, int>, double> sum;
-      for (const MemoryEffect& e : g.memory_effects()) sum[{e.device, static_cast<int>(e.category)}] += e.bytes;
+      for (const TaskMemoryEffect& e : g.memory_effects()) sum[{e.device, static_cast<int>(e.category)}] += e.bytes;
       for (const auto& [key, bytes] : sum) EXPECT_DOUBLE_EQ(bytes, 0) << to_string(scheme) << " device " << key.first;
       double weights = 0;
       for (const StaticMemory& m : g.static_memory())

@@ -111,7 +111,7 @@ void expect_stages_follow_their_programs(const std::string& policy, int* offload
   }
   // Everything allocated is freed: effects sum to zero per device and category.
   std::map<std::pair<int, int>, double> sums;
-  for (const MemoryEffect& e : schedule.graph.memory_effects())
+  for (const TaskMemoryEffect& e : schedule.graph.memory_effects())
     sums[{e.device, static_cast<int>(e.category)}] += e.bytes;
   for (const auto& [key, sum] : sums) EXPECT_NEAR(sum, 0, 1e-3) << policy << " device " << key.first;
   for (int s = 0; s < 3; ++s) {

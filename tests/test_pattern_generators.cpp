@@ -179,7 +179,7 @@ TEST(PatternGenerators, MemoryPolicyParameter) {
   };
   auto transfer_effects = [](const TaskGraph& g) {
     std::size_t n = 0;
-    for (const MemoryEffect& e : g.memory_effects()) n += g.task(e.task).kind == TaskKind::Transfer;
+    for (const TaskMemoryEffect& e : g.memory_effects()) n += g.task(e.task).kind == TaskKind::Transfer;
     return n;
   };
   for (const std::string name : {"1f1b-pattern", "kfkb"}) {

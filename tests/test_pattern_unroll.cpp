@@ -186,7 +186,7 @@ TEST(UnrollPattern, TaskCountsDependenciesAndOrders) {
   EXPECT_EQ(chained, 2 * N - 1);
   // Memory effects cancel on every device and category: only static memory remains.
   std::map<std::pair<int, MemoryCategory>, double> sum;
-  for (const MemoryEffect& e : g.memory_effects()) sum[{e.device, e.category}] += e.bytes;
+  for (const TaskMemoryEffect& e : g.memory_effects()) sum[{e.device, e.category}] += e.bytes;
   for (const auto& [key, bytes] : sum) EXPECT_DOUBLE_EQ(bytes, 0) << key.first;
 }
 

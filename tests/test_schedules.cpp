@@ -188,7 +188,7 @@ TEST(PipelineBuilder, SameDeviceOrEmptyBoundaryHasNoTransfer) {
             std::vector<TaskId>{idx.at({TaskKind::Forward, 2, 1, 0, -1})});
   EXPECT_EQ(deps(g, idx.at({TaskKind::Backward, 2, 1, 0, -1})),
             std::vector<TaskId>{idx.at({TaskKind::Backward, 3, 1, 0, -1})});
-  for (const MemoryEffect& e : g.memory_effects()) {
+  for (const TaskMemoryEffect& e : g.memory_effects()) {
     if (e.category == MemoryCategory::CommBuffers) {
       EXPECT_TRUE(e.device == 0 || e.device == 1);
     }
@@ -201,7 +201,7 @@ TEST(PipelineBuilder, MemoryEffectsBalance) {
     const TaskGraph g = build_pipeline(plan, seqs, 3, 3);
     std::map<std::pair<int, MemoryCategory>, double> sum;
     std::map<std::pair<int, MemoryCategory>, int> count;
-    for (const MemoryEffect& e : g.memory_effects()) {
+    for (const TaskMemoryEffect& e : g.memory_effects()) {
       sum[{e.device, e.category}] += e.bytes;
       ++count[{e.device, e.category}];
     }
@@ -251,7 +251,7 @@ TEST(PipelineBuilder, OneFOneBKeepsFewerStashesThanGPipe) {
     const TaskGraph g = build_pipeline(plan, seqs, 1, S);
     const Times t = evaluate(g, p);
     std::vector<std::pair<double, double>> events;  // (time, bytes) on device 0
-    for (const MemoryEffect& e : g.memory_effects())
+    for (const TaskMemoryEffect& e : g.memory_effects())
       if (e.device == 0 && e.category == MemoryCategory::Activations)
         events.push_back({e.when == MemoryWhen::AtStart ? t.start[e.task] : t.finish[e.task], e.bytes});
     std::sort(events.begin(), events.end());  // frees (negative) first at equal times

@@ -158,7 +158,7 @@ TEST(OrdersGraph, OneFOneBAsCsvIsTheGeneratorsGraph) {
   // Same memory effects, per (task kind, stage, micro-batch, device, category, when).
   auto effects = [&](const TaskGraph& g) {
     std::map<std::tuple<TaskKind, int, int, int, int, int>, double> sum;
-    for (const MemoryEffect& e : g.memory_effects()) {
+    for (const TaskMemoryEffect& e : g.memory_effects()) {
       const Task& t = g.task(e.task);
       sum[{t.kind, t.stage, t.microbatch, e.device, static_cast<int>(e.category), static_cast<int>(e.when)}] += e.bytes;
     }
@@ -176,7 +176,7 @@ TEST(OrdersGraph, SplitBackwardHalvesBAndBalancesMemory) {
   // 4 stages x 8 micro-batches x (F, I, W) and a transfer each way per boundary and micro-batch.
   EXPECT_EQ(g.graph.size(), 4u * 8 * 3 + 3 * 2 * 8);
   std::map<std::pair<int, int>, double> net;
-  for (const MemoryEffect& e : g.graph.memory_effects()) net[{e.device, static_cast<int>(e.category)}] += e.bytes;
+  for (const TaskMemoryEffect& e : g.graph.memory_effects()) net[{e.device, static_cast<int>(e.category)}] += e.bytes;
   for (const auto& [where, bytes] : net) EXPECT_EQ(bytes, 0) << where.first << " " << where.second;
   for (TaskId t = 0; t < g.graph.size(); ++t) {
     const Task& task = g.graph.task(t);

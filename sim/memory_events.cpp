@@ -1,0 +1,101 @@
+#include "sim/memory_events.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+
+namespace pipesim {
+namespace {
+
+constexpr std::uint32_t kAtStartBit = 0x80000000u;  // sorts a task's start events after all finish events
+
+struct Event {
+  double time;
+  std::uint32_t key;  // task | kAtStartBit for effects at start
+  bool operator<(const Event& o) const { return time != o.time ? time < o.time : key < o.key; }
+};
+
+// Visits each event of `graph` (one per task and moment that has effects)
+// whose time is finite.
+template <class F>
+void for_each_event(const TaskGraph& graph, const std::vector<double>& start, const std::vector<double>& finish,
+                    const std::vector<std::uint8_t>& moments, F f) {
+  for (TaskId t = 0; t < graph.size(); ++t) {
+    const std::uint8_t m = moments[graph.shape_of(t)];
+    if ((m & 1) && std::isfinite(finish[t])) f(Event{finish[t], t});
+    if ((m & 2) && std::isfinite(start[t])) f(Event{start[t], t | kAtStartBit});
+  }
+}
+
+// Emits sorted events: per instant, frees then allocations.
+template <class V>
+void emit(const TaskGraph& graph, const std::vector<Event>& events, const V& visit) {
+  for (std::size_t i = 0; i < events.size();) {
+    std::size_t j = i;
+    while (j < events.size() && events[j].time == events[i].time) ++j;
+    for (const bool allocations : {false, true})
+      for (std::size_t k = i; k < j; ++k) {
+        const TaskId t = events[k].key & ~kAtStartBit;
+        const MemoryWhen when = (events[k].key & kAtStartBit) ? MemoryWhen::AtStart : MemoryWhen::AtFinish;
+        for (const MemoryEffect& e : graph.memory_effects(t))
+          if (e.when == when && (e.bytes > 0) == allocations) visit(events[k].time, t, e);
+      }
+    i = j;
+  }
+}
+
+}  // namespace
+
+void for_each_memory_event(const TaskGraph& graph, const std::vector<double>& start,
+                           const std::vector<double>& finish,
+                           const std::function<void(double, TaskId, const MemoryEffect&)>& visit) {
+  if (start.size() < graph.size() || finish.size() < graph.size())
+    throw std::invalid_argument("memory: timeline has fewer tasks than the graph");
+  if (graph.size() >= kAtStartBit) throw std::invalid_argument("memory: more than 2^31 tasks");
+  // Per shape: bit 0 = effects at finish, bit 1 = effects at start.
+  std::vector<std::uint8_t> moments(graph.shape_count(), 0);
+  for (std::uint32_t s = 0; s < graph.shape_count(); ++s)
+    for (const MemoryEffect& e : graph.effects_of(graph.shape(s))) moments[s] |= e.when == MemoryWhen::AtStart ? 2 : 1;
+
+  std::size_t count = 0;
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for_each_event(graph, start, finish, moments, [&](const Event& e) {
+    ++count;
+    lo = std::min(lo, e.time);
+    hi = std::max(hi, e.time);
+  });
+  const std::size_t window = std::max<std::size_t>(std::size_t{1} << 20, count / 8 + 1);
+  std::vector<Event> events;
+  if (count <= window) {
+    events.reserve(count);
+    for_each_event(graph, start, finish, moments, [&](const Event& e) { events.push_back(e); });
+    std::sort(events.begin(), events.end());
+    emit(graph, events, visit);
+    return;
+  }
+  // Too many to hold at once: a histogram of the times cuts them into
+  // windows of consecutive bins, each collected, sorted and emitted in turn.
+  // A bin is a monotone function of time, so windows never interleave.
+  constexpr std::size_t kBins = std::size_t{1} << 16;
+  const double scale = hi > lo && std::isfinite(hi - lo) ? kBins / (hi - lo) : 0;
+  auto bin = [&](double time) { return std::min(kBins - 1, static_cast<std::size_t>((time - lo) * scale)); };
+  std::vector<std::size_t> histogram(kBins, 0);
+  for_each_event(graph, start, finish, moments, [&](const Event& e) { ++histogram[bin(e.time)]; });
+  for (std::size_t first = 0; first < kBins;) {
+    std::size_t last = first, held = histogram[first];
+    while (last + 1 < kBins && held + histogram[last + 1] <= window) held += histogram[++last];
+    events.clear();
+    events.reserve(held);
+    for_each_event(graph, start, finish, moments, [&](const Event& e) {
+      const std::size_t b = bin(e.time);
+      if (b >= first && b <= last) events.push_back(e);
+    });
+    std::sort(events.begin(), events.end());
+    emit(graph, events, visit);
+    first = last + 1;
+  }
+}
+
+}  // namespace pipesim

@@ -1,0 +1,24 @@
+// The memory effects of a run in the order memory levels change: by time;
+// at one instant every free before any allocation (a buffer freed and
+// another allocated at the same instant never coexist), then effects at a
+// task's finish before effects at a start, then by task, then in the order
+// the task's effects were added. Shared by the analysis of a run and by the
+// analytic steady-state memory of a pattern, so both read levels alike.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "sim/task_graph.hpp"
+
+namespace pipesim {
+
+// Calls visit(time, task, effect) for every effect whose task started
+// (AtStart) or finished (AtFinish) at a finite time. Holds a bounded share of
+// the events at a time (about an eighth of them, at least 2^20): the stream
+// is sorted window by window, never as a whole.
+void for_each_memory_event(const TaskGraph& graph, const std::vector<double>& start,
+                           const std::vector<double>& finish,
+                           const std::function<void(double time, TaskId task, const MemoryEffect& effect)>& visit);
+
+}  // namespace pipesim
