@@ -50,7 +50,8 @@ void emit(const TaskGraph& graph, const std::vector<Event>& events, const V& vis
 
 void for_each_memory_event(const TaskGraph& graph, const std::vector<double>& start,
                            const std::vector<double>& finish,
-                           const std::function<void(double, TaskId, const MemoryEffect&)>& visit) {
+                           const std::function<void(double, TaskId, const MemoryEffect&)>& visit,
+                           std::size_t min_window) {
   if (start.size() < graph.size() || finish.size() < graph.size())
     throw std::invalid_argument("memory: timeline has fewer tasks than the graph");
   if (graph.size() >= kAtStartBit) throw std::invalid_argument("memory: more than 2^31 tasks");
@@ -66,7 +67,7 @@ void for_each_memory_event(const TaskGraph& graph, const std::vector<double>& st
     lo = std::min(lo, e.time);
     hi = std::max(hi, e.time);
   });
-  const std::size_t window = std::max<std::size_t>(std::size_t{1} << 20, count / 8 + 1);
+  const std::size_t window = std::max<std::size_t>(std::max<std::size_t>(min_window, 1), count / 8 + 1);
   std::vector<Event> events;
   if (count <= window) {
     events.reserve(count);
