@@ -30,6 +30,51 @@ double union_length(std::vector<Interval>& intervals) {
   return sum;
 }
 
+// Length of the union of each of `count` sets of intervals, which
+// for_each(visit) lists as visit(set, start, finish). A set listed in start
+// order is merged as it comes, holding nothing (the usual case: a device's
+// ordered tasks, a link's transfers); only the sets that came out of order
+// are listed again, kept and sorted. Same result as union_length.
+template <class ForEach>
+std::vector<double> union_lengths(std::size_t count, ForEach for_each) {
+  struct Merge {
+    double sum = 0, begin = 0, end = 0, last_start = -INFINITY;
+    bool open = false, unsorted = false;
+  };
+  std::vector<Merge> merge(count);
+  for_each([&](std::size_t i, double s, double f) {
+    Merge& m = merge[i];
+    if (m.unsorted) return;
+    if (s < m.last_start) {
+      m.unsorted = true;
+      return;
+    }
+    m.last_start = s;
+    if (m.open && s <= m.end) {
+      m.end = std::max(m.end, f);
+      return;
+    }
+    if (m.open) m.sum += m.end - m.begin;
+    m.begin = s;
+    m.end = f;
+    m.open = true;
+  });
+  std::vector<double> length(count, 0);
+  std::vector<std::vector<Interval>> kept(count);
+  bool any_unsorted = false;
+  for (std::size_t i = 0; i < count; ++i) {
+    length[i] = merge[i].open ? merge[i].sum + (merge[i].end - merge[i].begin) : merge[i].sum;
+    any_unsorted = any_unsorted || merge[i].unsorted;
+  }
+  if (!any_unsorted) return length;
+  for_each([&](std::size_t i, double s, double f) {
+    if (merge[i].unsorted) kept[i].push_back({s, f});
+  });
+  for (std::size_t i = 0; i < count; ++i)
+    if (merge[i].unsorted) length[i] = union_length(kept[i]);
+  return length;
+}
+
 bool ran(const Timeline& tl, TaskId t) { return std::isfinite(tl.start[t]) && std::isfinite(tl.finish[t]); }
 
 }  // namespace
@@ -118,20 +163,23 @@ Metrics compute_metrics(const TaskGraph& graph, const Timeline& timeline, const 
   // Devices: compute intervals (busy is their union, so it never exceeds
   // the makespan even if a device ran tasks concurrently).
   const int D = platform.size();
-  std::vector<std::vector<Interval>> busy(D);
   m.devices.resize(D);
   const MemoryOutcome memory = memory_outcome(graph, timeline, platform);
   for (TaskId t = 0; t < graph.size(); ++t) {
-    const Task& task = graph.task(t);
-    if (is_transfer(task.kind)) continue;
-    ++m.devices[task.device].tasks;
-    if (ran(timeline, t)) busy[task.device].push_back({timeline.start[t], timeline.finish[t]});
+    const Task& task = graph.shape(graph.shape_of(t)).task;
+    if (!is_transfer(task.kind)) ++m.devices[task.device].tasks;
   }
+  const std::vector<double> busy = union_lengths(D, [&](auto visit) {
+    for (TaskId t = 0; t < graph.size(); ++t) {
+      const Task& task = graph.shape(graph.shape_of(t)).task;
+      if (!is_transfer(task.kind) && ran(timeline, t)) visit(task.device, timeline.start[t], timeline.finish[t]);
+    }
+  });
   resource_metrics(graph, timeline, platform, m);
   for (int d = 0; d < D; ++d) {
     DeviceMetrics& dm = m.devices[d];
     dm.name = platform.devices[d].name;
-    dm.busy_time = union_length(busy[d]);
+    dm.busy_time = busy[d];
     dm.idle_time = m.makespan - dm.busy_time;
     dm.bubble_fraction = m.makespan > 0 ? dm.idle_time / m.makespan : 0;
     dm.peak = memory.peaks[d];
@@ -139,7 +187,6 @@ Metrics compute_metrics(const TaskGraph& graph, const Timeline& timeline, const 
 
   // Links: every transfer counts on each link of its route.
   const std::size_t L = timeline.links.size();
-  std::vector<std::vector<Interval>> carried(L);
   m.links.resize(L);
   // A hand-made timeline may leave routes out: tasks past route_offsets have none.
   const std::size_t routed = timeline.route_offsets.empty() ? 0 : timeline.route_offsets.size() - 1;
@@ -147,14 +194,19 @@ Metrics compute_metrics(const TaskGraph& graph, const Timeline& timeline, const 
     if (!ran(timeline, t)) continue;
     for (auto it = timeline.route_begin(t); it != timeline.route_end(t); ++it) {
       if (*it >= L) throw std::invalid_argument("metrics: route through an unknown link");
-      m.links[*it].bytes += graph.task(t).amount;
-      carried[*it].push_back({timeline.start[t], timeline.finish[t]});
+      m.links[*it].bytes += graph.shape(graph.shape_of(t)).task.amount;
     }
   }
+  const std::vector<double> carried = union_lengths(L, [&](auto visit) {
+    for (TaskId t = 0; t < std::min<std::size_t>(graph.size(), routed); ++t)
+      if (ran(timeline, t))
+        for (auto it = timeline.route_begin(t); it != timeline.route_end(t); ++it)
+          visit(*it, timeline.start[t], timeline.finish[t]);
+  });
   for (std::size_t l = 0; l < L; ++l) {
     LinkMetrics& lm = m.links[l];
     lm.name = timeline.links[l].name;
-    lm.busy_time = union_length(carried[l]);
+    lm.busy_time = carried[l];
     lm.utilization = m.makespan > 0 ? lm.busy_time / m.makespan : 0;
   }
 

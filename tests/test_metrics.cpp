@@ -190,3 +190,28 @@ TEST(Metrics, SingleMicrobatchFallsBackToIterationTime) {
   EXPECT_DOUBLE_EQ(m.time_per_microbatch, 3);
   EXPECT_DOUBLE_EQ(m.iteration_time_per_microbatch, 3);
 }
+
+// Busy time is the union of intervals whether a device's tasks come in start
+// order (merged as they come) or not (kept and sorted): the same union here
+// listed both ways.
+TEST(Metrics, BusyTimeIsTheUnionWhetherTasksComeInStartOrderOrNot) {
+  const std::vector<std::pair<double, double>> in_order = {{0, 2}, {1, 3}, {1, 1.5}, {5, 6}, {6, 7}, {9, 9.5}};
+  std::vector<std::pair<double, double>> shuffled = {{9, 9.5}, {1, 1.5}, {6, 7}, {0, 2}, {5, 6}, {1, 3}};
+  for (const auto& intervals : {in_order, shuffled}) {
+    TaskGraph g(1);
+    Timeline tl;
+    for (const auto& [s, f] : intervals) {
+      Task t;
+      t.device = 0;
+      g.add(t);
+      tl.start.push_back(s);
+      tl.finish.push_back(f);
+    }
+    tl.makespan = 9.5;
+    Platform p;
+    p.devices.push_back({"gpu0", 1e12, 0, "gpu"});
+    const Metrics m = compute_metrics(g, tl, p, 1);
+    EXPECT_DOUBLE_EQ(m.devices[0].busy_time, 3 + 2 + 0.5);
+    EXPECT_DOUBLE_EQ(m.devices[0].idle_time, 4);
+  }
+}

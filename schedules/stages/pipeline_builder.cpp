@@ -41,6 +41,15 @@ class Builder {
     }
   }
 
+  // Room for `iterations` of this pipeline: F and B per stage and
+  // micro-batch, plus their transfers, each with at most one dependency.
+  void reserve(int iterations) {
+    std::size_t per_microbatch = 0;
+    for (int s = 0; s < S_; ++s) per_microbatch += 2 + forward_sent(s) + gradient_sent(s);
+    const std::size_t tasks = per_microbatch * static_cast<std::size_t>(M_) * static_cast<std::size_t>(iterations);
+    graph_.reserve(tasks, tasks);
+  }
+
   void iteration(int it, const std::vector<StageSequence>& sequences) {
     it_ = it;
     fwd_.assign(S_, std::vector<TaskId>(M_, kNone));
@@ -169,6 +178,7 @@ TaskGraph build_pipeline(const StagePlan& plan, const std::vector<StageSequence>
   const int M = count_microbatches(sequences);
   if (M < 1) throw std::logic_error("pipeline builder: no micro-batches");
   Builder builder(plan, M, device_count, compute);
+  builder.reserve(iterations);
   for (int it = 0; it < iterations; ++it) builder.iteration(it, sequences);
   return builder.take();
 }
