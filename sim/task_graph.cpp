@@ -85,18 +85,28 @@ TaskId TaskGraph::add(const Task& task, const std::vector<TaskId>& deps) {
 void TaskGraph::add_memory(TaskId task, int device, MemoryCategory category, MemoryWhen when,
                            double bytes) {
   if (bytes == 0) return;
+  const std::uint32_t from = shape_of_.at(task);
+  const MemoryEffect effect{device, category, when, bytes};
+  // Tasks of one shape get the same effects in turn: the last move from each
+  // shape is remembered, which spares the lookup below for almost every effect.
+  Move& last = last_move_[from];
+  if (last.to != kNoShape && same_effect(last.effect, effect)) {
+    shape_of_[task] = last.to;
+    return;
+  }
   // The task moves to the shape with one more effect; its effects are copied
   // to the end of the pool, and dropped again if that shape already exists.
-  TaskShape shape = shapes_.at(shape_of_.at(task));
+  TaskShape shape = shapes_[from];
   const auto mark = static_cast<std::uint32_t>(effect_pool_.size());
   effect_pool_.reserve(effect_pool_.size() + (shape.effects_end - shape.effects_begin) + 1);
   for (std::uint32_t i = shape.effects_begin; i < shape.effects_end; ++i) effect_pool_.push_back(effect_pool_[i]);
-  effect_pool_.push_back({device, category, when, bytes});
+  effect_pool_.push_back(effect);
   shape.effects_begin = mark;
   shape.effects_end = static_cast<std::uint32_t>(effect_pool_.size());
   const auto [id, added] = intern(shape);
   if (!added) effect_pool_.resize(mark);
   shape_of_[task] = id;
+  last_move_[from] = {effect, id};
 }
 
 std::pair<std::uint32_t, bool> TaskGraph::intern(const TaskShape& shape) {
@@ -106,6 +116,7 @@ std::pair<std::uint32_t, bool> TaskGraph::intern(const TaskShape& shape) {
     if (same_shape(shapes_[it->second], shape)) return {it->second, false};
   const auto id = static_cast<std::uint32_t>(shapes_.size());
   shapes_.push_back(shape);
+  last_move_.push_back({});
   shape_index_.emplace(h, id);
   return {id, true};
 }
@@ -133,12 +144,13 @@ bool TaskGraph::same_shape(const TaskShape& a, const TaskShape& b) const {
     return false;
   const MemoryEffects ea = effects_of(a), eb = effects_of(b);
   if (ea.size() != eb.size()) return false;
-  for (std::size_t i = 0; i < ea.size(); ++i) {
-    const MemoryEffect &p = ea.first[i], &q = eb.first[i];
-    if (p.device != q.device || p.category != q.category || p.when != q.when || bits(p.bytes) != bits(q.bytes))
-      return false;
-  }
+  for (std::size_t i = 0; i < ea.size(); ++i)
+    if (!same_effect(ea.first[i], eb.first[i])) return false;
   return true;
+}
+
+bool TaskGraph::same_effect(const MemoryEffect& p, const MemoryEffect& q) {
+  return p.device == q.device && p.category == q.category && p.when == q.when && bits(p.bytes) == bits(q.bytes);
 }
 
 std::vector<TaskMemoryEffect> TaskGraph::memory_effects() const {

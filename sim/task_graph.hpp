@@ -203,11 +203,18 @@ class TaskGraph {
   // flag says whether it was added.
   std::pair<std::uint32_t, bool> intern(const TaskShape& shape);
   bool same_shape(const TaskShape& a, const TaskShape& b) const;
+  static bool same_effect(const MemoryEffect& a, const MemoryEffect& b);
   std::size_t hash(const TaskShape& shape) const;
 
   std::vector<TaskShape> shapes_;
   std::vector<MemoryEffect> effect_pool_;
   std::unordered_multimap<std::size_t, std::uint32_t> shape_index_;  // hash -> shape ids
+  static constexpr std::uint32_t kNoShape = 0xffffffffu;
+  struct Move {
+    MemoryEffect effect{};
+    std::uint32_t to = kNoShape;
+  };
+  std::vector<Move> last_move_;  // per shape: the last effect added to one of its tasks, and the shape it led to
   std::vector<std::uint32_t> shape_of_;  // per task
   std::vector<std::int32_t> microbatch_;
   std::vector<double> priority_;
