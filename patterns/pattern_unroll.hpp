@@ -26,7 +26,9 @@ namespace pipesim {
 // microbatches_per_iteration (0: everything is iteration 0); priority is the
 // pattern time i * period + start. The pattern must pass check_pattern with
 // its transfers; throws std::invalid_argument otherwise, or when the shifts
-// make data go back in time (a circular dependency).
+// make data go back in time (a circular dependency). Working memory beside
+// the graph: per op and transfer of the pattern, not per task, for shifts
+// that keep every producer ahead of its consumer (unroll_internal).
 TaskGraph unroll_pattern(const Pattern& pattern, const PatternTiming& timing, int device_count, int microbatches,
                          int microbatches_per_iteration = 0);
 
@@ -40,5 +42,23 @@ struct TimedUnroll {
 };
 TimedUnroll unroll_pattern_timed(const Pattern& pattern, const PatternTiming& timing, int device_count,
                                  int microbatches);
+
+// Internal, for tests. The graph's tasks are the instances in Kahn's order
+// with pattern time as priority. When every producer comes before its
+// consumer in pattern time (valid shifts), that order is pattern time order
+// itself, emitted period by period in O(ops + transfers + link resources)
+// working memory (`pattern_order`); otherwise Kahn's algorithm runs over all
+// instances (the reference, and the one that finds circular dependencies).
+// Method::Kahn forces the reference; both give the same graph. `timed`: fill
+// TimedUnroll's per-task vectors (else they stay empty).
+namespace unroll_internal {
+enum class Method { Automatic, Kahn };
+struct Unrolled {
+  TimedUnroll unroll;
+  bool pattern_order = false;  // emitted in pattern time order, without Kahn
+};
+Unrolled unroll(const Pattern& pattern, const PatternTiming& timing, int device_count, int microbatches,
+                int microbatches_per_iteration, bool timed, Method method);
+}  // namespace unroll_internal
 
 }  // namespace pipesim
