@@ -68,32 +68,31 @@ void for_each_memory_event(const TaskGraph& graph, const std::vector<double>& st
     hi = std::max(hi, e.time);
   });
   const std::size_t window = std::max<std::size_t>(std::max<std::size_t>(min_window, 1), count / 8 + 1);
-  std::vector<Event> events;
-  if (count <= window) {
-    events.reserve(count);
-    for_each_event(graph, start, finish, moments, [&](const Event& e) { events.push_back(e); });
-    std::sort(events.begin(), events.end());
-    emit(graph, events, visit);
-    return;
-  }
-  // Too many to hold at once: a histogram of the times cuts them into
-  // windows of consecutive bins, each collected, sorted and emitted in turn.
-  // A bin is a monotone function of time, so windows never interleave.
-  constexpr std::size_t kBins = std::size_t{1} << 16;
-  const double scale = hi > lo && std::isfinite(hi - lo) ? kBins / (hi - lo) : 0;
-  auto bin = [&](double time) { return std::min(kBins - 1, static_cast<std::size_t>((time - lo) * scale)); };
-  std::vector<std::size_t> histogram(kBins, 0);
+  // A histogram of the times over bins (about 16 events each) cuts the
+  // events into windows of consecutive bins, each collected into its bins'
+  // slots, sorted bin by bin (small sorts) and emitted in turn. A bin is a
+  // monotone function of time, so bins and windows never interleave.
+  const std::size_t bins = std::clamp<std::size_t>(count / 16, 1, std::size_t{1} << 20);
+  const double scale = hi > lo && std::isfinite(hi - lo) ? static_cast<double>(bins) / (hi - lo) : 0;
+  auto bin = [&](double time) { return std::min(bins - 1, static_cast<std::size_t>((time - lo) * scale)); };
+  std::vector<std::size_t> histogram(bins, 0);
   for_each_event(graph, start, finish, moments, [&](const Event& e) { ++histogram[bin(e.time)]; });
-  for (std::size_t first = 0; first < kBins;) {
+  std::vector<Event> events;
+  std::vector<std::size_t> slot;  // per bin of the window: where its next event goes
+  for (std::size_t first = 0; first < bins;) {
     std::size_t last = first, held = histogram[first];
-    while (last + 1 < kBins && held + histogram[last + 1] <= window) held += histogram[++last];
-    events.clear();
-    events.reserve(held);
+    while (last + 1 < bins && held + histogram[last + 1] <= window) held += histogram[++last];
+    slot.assign(last - first + 2, 0);
+    for (std::size_t b = first; b <= last; ++b) slot[b - first + 1] = slot[b - first] + histogram[b];
+    events.resize(held);
     for_each_event(graph, start, finish, moments, [&](const Event& e) {
       const std::size_t b = bin(e.time);
-      if (b >= first && b <= last) events.push_back(e);
+      if (b >= first && b <= last) events[slot[b - first]++] = e;
     });
-    std::sort(events.begin(), events.end());
+    // slot[b - first] is now where bin b ends, the start of bin b + 1.
+    for (std::size_t b = first, from = 0; b <= last; from = slot[b - first], ++b)
+      std::sort(events.begin() + static_cast<std::ptrdiff_t>(from),
+                events.begin() + static_cast<std::ptrdiff_t>(slot[b - first]));
     emit(graph, events, visit);
     first = last + 1;
   }
