@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <deque>
 #include <limits>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 
@@ -19,65 +20,50 @@ using namespace analytic;
 
 // The fast path: every compute task in its device's order, one lane per
 // device, so no choice is ever made and nothing waits but for what it
-// depends on. Kahn's algorithm over data and order links gives each task
-// start = the latest finish among them; a Shared link conflicts when two
-// transfers' intervals overlap by at least surf/precision (less would end
-// in one SimGrid round). Reads each Task once, in one streaming pass.
+// depends on: a task starts at the latest finish among its dependencies and
+// the previous task of its device's order. A Shared link conflicts when two
+// transfers' intervals overlap by at least surf/precision (less would end in
+// one SimGrid round).
+//
+// What a task costs and where it runs are functions of its shape, worked
+// out once per shape; per task the pass keeps nothing but the Timeline it
+// returns. When every order follows task ids (orders_follow_ids) the pass
+// is one sweep in id order; otherwise Kahn's algorithm over data and order
+// links, which also leaves the tasks of a deadlock unrun.
 class ListSchedule {
  public:
   ListSchedule(const TaskGraph& graph, const Platform& platform, const AnalyticSettings& settings)
       : graph_(graph), platform_(platform), settings_(settings) {
-    const std::size_t n = graph.size();
-    reserve_huge(nodes_, n);
-    nodes_.resize(n);
-    reserve_huge(succ_offsets_, n + 1);
-    succ_offsets_.assign(n + 1, 0);
-    reserve_huge(timeline_.route_offsets, n + 1);
-    reserve_huge(timeline_.route_links, n);
     for (const NetworkLink& link : platform_.links) timeline_.links.push_back({link.name, link.bandwidth});
     links_.resize(platform_.links.size());
     std::vector<double> speed;  // each device's own host
     for (const Device& device : platform_.devices)
       speed.push_back(device.resources.empty() ? device.speed : device.resources[0].speed);
-    const std::uint64_t devices = platform_.devices.size();
-    route_table_.assign(devices * devices <= (1u << 22) ? devices * devices : 0, kNone);
-    std::size_t computes = 0;
-    bool suspicious = false;
-    for (TaskId t = 0; t < n; ++t) {
-      const Task& task = graph.task(t);
-      Node& node = nodes_[t];
-      node.waiting = static_cast<std::uint32_t>(graph.deps_end(t) - graph.deps_begin(t));
-      for (const TaskId* d = graph.deps_begin(t); d != graph.deps_end(t); ++d) ++succ_offsets_[*d + 1];
-      const bool transfer = is_transfer(task.kind);
+    bool suspicious = false, lanes = false;
+    shapes_.resize(graph.shape_count());
+    for (std::uint32_t s = 0; s < graph.shape_count(); ++s) {  // in id order: routes as a task-order pass makes them
+      const Task& task = graph.shape(s).task;
+      Cost& cost = shapes_[s];
       if (!(task.amount >= 0 && task.amount < 9.2e18)) suspicious = true;  // also NaN and inf
-      if (transfer) {
+      if (is_transfer(task.kind)) {
         if (task.device != task.peer && task.amount > 0) {
-          node.route = route(task);
-          node.cost = static_cast<double>(std::llround(task.amount));
-          const Route& r = routes_[node.route];
-          timeline_.route_links.insert(timeline_.route_links.end(), r.links.begin(), r.links.end());
-          if (!r.other.empty() && refusal_.empty())
-            refusal_ = "transfer " + quoted(graph, t) + " crosses link " + r.other +
-                       ", whose sharing (WIFI, NONLINEAR, or no link) the analytic engine does not model";
+          cost.route = route(task);
+          cost.cost = static_cast<double>(std::llround(task.amount));
         } else {
-          node.route = kInstant;
+          cost.route = kInstant;
         }
       } else {
-        ++computes;
-        if (task.resource != 0 || task.lane != 0 || task.share != 1) {
-          suspicious = true;
-          lanes_ = true;
-        }
+        if (task.resource != 0 || task.lane != 0 || task.share != 1) suspicious = lanes = true;
         double duration = task.amount / speed.at(task.device);
         if (!settings_.bounded_cpu && duration < kTiEpsilon) duration = 0;  // as in the event replay
-        node.route = kComputeFlag | static_cast<std::uint32_t>(task.device);
-        node.cost = task.amount > 0 ? duration : 0;
+        cost.route = kComputeFlag | static_cast<std::uint32_t>(task.device);
+        cost.cost = task.amount > 0 ? duration : 0;
       }
-      timeline_.route_offsets.push_back(static_cast<std::uint32_t>(timeline_.route_links.size()));
     }
+    if (!lanes) count_tasks();
     std::size_t ordered = 0;
     for (int d = 0; d < graph.device_count(); ++d) ordered += graph.device_order(d).size();
-    eligible_ = !lanes_ && ordered == computes;
+    eligible_ = !lanes && ordered == computes_;
     if (suspicious) {  // the precise input error, or a graph for the event replay
       std::vector<std::size_t> resources;
       for (const Device& device : platform_.devices) resources.push_back(std::max<std::size_t>(1, device.resources.size()));
@@ -87,69 +73,23 @@ class ListSchedule {
 
   bool eligible() const { return eligible_; }
 
-  AnalyticOutcome run() {
+  AnalyticOutcome run(ListPass pass) {
     if (!refusal_.empty()) return {std::nullopt, refusal_};
-    index_successors();
     const std::size_t n = graph_.size();
-    const double nan = std::numeric_limits<double>::quiet_NaN();
     reserve_huge(timeline_.start, n);
     reserve_huge(timeline_.finish, n);
-    timeline_.start.assign(n, 0);
-    timeline_.finish.assign(n, nan);
-    // Each device runs its order: a compute task goes when its data is there
-    // and it is at its device's cursor (the order links, without storing them).
-    const int devices = graph_.device_count();
-    std::vector<std::size_t> cursor(devices, 0);
-    std::vector<double> free_at(devices, 0);
-    std::deque<TaskId> queue;
-    auto at_cursor = [&](TaskId t, std::uint32_t d) {
-      const std::vector<TaskId>& order = graph_.device_order(static_cast<int>(d));
-      return cursor[d] < order.size() && order[cursor[d]] == t;
-    };
-    auto data_ready = [&](TaskId t) {
-      const std::uint32_t route = nodes_[t].route;
-      if (!(route & kComputeFlag) || at_cursor(t, route & ~kComputeFlag)) queue.push_back(t);
-    };
-    for (TaskId t = 0; t < n; ++t)
-      if (nodes_[t].waiting == 0) data_ready(t);
-    while (!queue.empty()) {
-      const TaskId t = queue.front();
-      queue.pop_front();
-      const Node& node = nodes_[t];
-      double& start = timeline_.start[t];
-      double finish = start;
-      if (node.route & kComputeFlag) {
-        const std::uint32_t d = node.route & ~kComputeFlag;
-        if (free_at[d] > start) start = free_at[d];
-        finish = start + node.cost;
-        free_at[d] = finish;
-        const std::vector<TaskId>& order = graph_.device_order(static_cast<int>(d));
-        if (++cursor[d] < order.size()) {
-          const TaskId next = order[cursor[d]];
-          if (nodes_[next].waiting == 0) {
-            if (finish > timeline_.start[next]) timeline_.start[next] = finish;
-            queue.push_back(next);
-          }
-        }
-      } else if (node.route != kInstant) {
-        const Route& r = routes_[node.route];
-        finish = (r.latency > 0 ? r.latency + start : start) + node.cost / r.bandwidth;
-        occupy(t, r, start, finish);
-      }
-      timeline_.finish[t] = finish;
-      for (std::uint32_t i = succ_offsets_[t]; i < succ_offsets_[t + 1]; ++i) {
-        const TaskId next = succ_ids_[i];
-        double& s = timeline_.start[next];
-        if (finish > s) s = finish;
-        if (--nodes_[next].waiting == 0) data_ready(next);
-      }
-    }
+    reserve_huge(timeline_.route_offsets, n + 1);
+    reserve_huge(timeline_.route_links, route_link_count_);
+    if (pass == ListPass::Fastest && orders_follow_ids(graph_))
+      id_order_pass();
+    else
+      queue_pass();
     check_unsorted_links();
     if (conflict_.second != kNone) return {std::nullopt, conflict_message()};
     timeline_.makespan = 0;
     for (TaskId t = 0; t < n; ++t) {
       if (std::isnan(timeline_.finish[t])) {
-        timeline_.start[t] = nan;
+        timeline_.start[t] = nan();
         timeline_.blocked.push_back(t);
       } else {
         timeline_.makespan = std::max(timeline_.makespan, timeline_.finish[t]);
@@ -163,55 +103,178 @@ class ListSchedule {
   static constexpr std::uint32_t kComputeFlag = 0x80000000u;  // | device
   static constexpr std::uint32_t kInstant = kComputeFlag - 1;  // a transfer that moves nothing
 
-  struct Node {
-    double cost = 0;           // compute: seconds; transfer: bytes
-    std::uint32_t route = 0;   // transfers: index into routes_ or kInstant; compute: kComputeFlag | device
-    std::uint32_t waiting = 0; // unfinished data dependencies
+  // What every task of a shape costs, and where.
+  struct Cost {
+    double cost = 0;          // compute: seconds; transfer: bytes
+    std::uint32_t route = 0;  // transfers: index into routes_ or kInstant; compute: kComputeFlag | device
   };
   // What a Shared link has carried, in the order the pass met its transfers.
   struct LinkState {
     double last_start = 0, max_finish = 0;
+    TaskId last = kNone;    // the transfer met last
     TaskId holder = kNone;  // the transfer that ends last so far
-    bool unsorted = false;  // met out of time order: checked by sorting at the end
+    bool unsorted = false;  // met out of (start, id) order: checked by sorting at the end
   };
 
+  static double nan() { return std::numeric_limits<double>::quiet_NaN(); }
+
+  // Compute tasks, route links for the timeline's exact reservation, and
+  // the first transfer over a link the engine does not model: one read of
+  // the per-task shape ids.
+  void count_tasks() {
+    std::vector<std::uint32_t> links_of(shapes_.size(), 0);
+    for (std::uint32_t s = 0; s < shapes_.size(); ++s)
+      if (shapes_[s].route < kInstant) links_of[s] = static_cast<std::uint32_t>(routes_[shapes_[s].route].links.size());
+    TaskId refused = kNone;
+    for (TaskId t = 0; t < graph_.size(); ++t) {
+      const std::uint32_t s = graph_.shape_of(t);
+      const std::uint32_t r = shapes_[s].route;
+      if (r & kComputeFlag) {
+        ++computes_;
+      } else if (r != kInstant) {
+        route_link_count_ += links_of[s];
+        if (refused == kNone && !routes_[r].other.empty()) refused = t;
+      }
+    }
+    if (refused != kNone)
+      refusal_ = "transfer " + quoted(graph_, refused) + " crosses link " + routes_[shapes_[graph_.shape_of(refused)].route].other +
+                 ", whose sharing (WIFI, NONLINEAR, or no link) the analytic engine does not model";
+  }
+
+  // A task's finish from its start (a compute task's start already includes its device's order).
+  double finish_of(TaskId t, const Cost& c, double start) {
+    if (c.route & kComputeFlag) return start + c.cost;
+    if (c.route == kInstant) return start;
+    const Route& r = routes_[c.route];
+    const double finish = (r.latency > 0 ? r.latency + start : start) + c.cost / r.bandwidth;
+    occupy(t, r, start, finish);
+    return finish;
+  }
+
+  void add_route_row(const Cost& c) {
+    if (!(c.route & kComputeFlag) && c.route != kInstant) {
+      const Route& r = routes_[c.route];
+      timeline_.route_links.insert(timeline_.route_links.end(), r.links.begin(), r.links.end());
+    }
+    timeline_.route_offsets.push_back(static_cast<std::uint32_t>(timeline_.route_links.size()));
+  }
+
+  // Every task after all it waits for: its dependencies have smaller ids,
+  // and so has the previous task of its device's order.
+  void id_order_pass() {
+    std::vector<double> free_at(graph_.device_count(), 0);
+    for (TaskId t = 0; t < graph_.size(); ++t) {
+      const Cost& c = shapes_[graph_.shape_of(t)];
+      double start = 0;
+      for (const TaskId* d = graph_.deps_begin(t); d != graph_.deps_end(t); ++d)
+        if (timeline_.finish[*d] > start) start = timeline_.finish[*d];
+      double* free = nullptr;
+      if (c.route & kComputeFlag) {
+        free = &free_at[c.route & ~kComputeFlag];
+        if (*free > start) start = *free;
+      }
+      const double finish = finish_of(t, c, start);
+      if (free) *free = finish;
+      timeline_.start.push_back(start);
+      timeline_.finish.push_back(finish);
+      add_route_row(c);
+    }
+  }
+
+  // Kahn's algorithm: each device runs its order, a compute task going when
+  // its data is there and it is at its device's cursor (the order links,
+  // without storing them).
+  void queue_pass() {
+    const std::size_t n = graph_.size();
+    for (TaskId t = 0; t < n; ++t) add_route_row(shapes_[graph_.shape_of(t)]);
+    std::vector<std::uint32_t> waiting(n), succ_offsets(n + 1, 0);
+    for (TaskId t = 0; t < n; ++t) {
+      waiting[t] = static_cast<std::uint32_t>(graph_.deps_end(t) - graph_.deps_begin(t));
+      for (const TaskId* d = graph_.deps_begin(t); d != graph_.deps_end(t); ++d) ++succ_offsets[*d + 1];
+    }
+    for (std::size_t i = 0; i < n; ++i) succ_offsets[i + 1] += succ_offsets[i];
+    std::vector<TaskId> succ_ids(graph_.dependency_count());
+    {
+      std::vector<std::uint32_t> fill(succ_offsets.begin(), succ_offsets.end() - 1);
+      for (TaskId t = 0; t < n; ++t)
+        for (const TaskId* d = graph_.deps_begin(t); d != graph_.deps_end(t); ++d) succ_ids[fill[*d]++] = t;
+    }
+    timeline_.start.assign(n, 0);
+    timeline_.finish.assign(n, nan());
+    const int devices = graph_.device_count();
+    std::vector<std::size_t> cursor(devices, 0);
+    std::vector<double> free_at(devices, 0);
+    std::deque<TaskId> queue;
+    auto route_of = [&](TaskId t) { return shapes_[graph_.shape_of(t)].route; };
+    auto at_cursor = [&](TaskId t, std::uint32_t d) {
+      const std::vector<TaskId>& order = graph_.device_order(static_cast<int>(d));
+      return cursor[d] < order.size() && order[cursor[d]] == t;
+    };
+    auto data_ready = [&](TaskId t) {
+      const std::uint32_t route = route_of(t);
+      if (!(route & kComputeFlag) || at_cursor(t, route & ~kComputeFlag)) queue.push_back(t);
+    };
+    for (TaskId t = 0; t < n; ++t)
+      if (waiting[t] == 0) data_ready(t);
+    while (!queue.empty()) {
+      const TaskId t = queue.front();
+      queue.pop_front();
+      const Cost& c = shapes_[graph_.shape_of(t)];
+      double& start = timeline_.start[t];
+      double finish;
+      if (c.route & kComputeFlag) {
+        const std::uint32_t d = c.route & ~kComputeFlag;
+        if (free_at[d] > start) start = free_at[d];
+        finish = finish_of(t, c, start);
+        free_at[d] = finish;
+        const std::vector<TaskId>& order = graph_.device_order(static_cast<int>(d));
+        if (++cursor[d] < order.size()) {
+          const TaskId next = order[cursor[d]];
+          if (waiting[next] == 0) {
+            if (finish > timeline_.start[next]) timeline_.start[next] = finish;
+            queue.push_back(next);
+          }
+        }
+      } else {
+        finish = finish_of(t, c, start);
+      }
+      timeline_.finish[t] = finish;
+      for (std::uint32_t i = succ_offsets[t]; i < succ_offsets[t + 1]; ++i) {
+        const TaskId next = succ_ids[i];
+        double& s = timeline_.start[next];
+        if (finish > s) s = finish;
+        if (--waiting[next] == 0) data_ready(next);
+      }
+    }
+  }
+
   std::uint32_t route(const Task& task) {
-    const std::uint64_t devices = platform_.devices.size();
-    const std::uint64_t key = static_cast<std::uint64_t>(task.device) * devices + static_cast<std::uint64_t>(task.peer);
-    std::uint32_t& id = route_table_.empty() ? route_map_.try_emplace(key, kNone).first->second : route_table_[key];
+    const std::uint64_t key = static_cast<std::uint64_t>(task.device) * platform_.devices.size() +
+                              static_cast<std::uint64_t>(task.peer);
+    std::uint32_t& id = route_map_.try_emplace(key, kNone).first->second;
     if (id == kNone) {
       id = static_cast<std::uint32_t>(routes_.size());
-      routes_.push_back(make_route(task, platform_.path(task.device, task.peer)));
+      routes_.push_back(make_route(task, platform_.path(task.device, task.peer), platform_, private_names_));
+      links_.resize(platform_.links.size() + private_names_.size());
     }
     return id;
   }
 
-  Route make_route(const Task& task, const Path& path) {
-    Route r = analytic::make_route(task, path, platform_, private_names_);
-    links_.resize(platform_.links.size() + private_names_.size());
-    return r;
-  }
-
-  void index_successors() {
-    const std::size_t n = graph_.size();
-    for (std::size_t i = 0; i < n; ++i) succ_offsets_[i + 1] += succ_offsets_[i];
-    reserve_huge(succ_ids_, graph_.dependency_count());
-    succ_ids_.resize(graph_.dependency_count());
-    std::vector<std::uint32_t> fill(succ_offsets_.begin(), succ_offsets_.end() - 1);
-    for (TaskId t = 0; t < n; ++t)
-      for (const TaskId* d = graph_.deps_begin(t); d != graph_.deps_end(t); ++d) succ_ids_[fill[*d]++] = t;
-  }
-
+  // Transfers met in (start, id) order are checked as they come; a link
+  // that sees one out of that order is checked by sorting at the end, so
+  // the verdict and the pair named do not depend on the pass.
   void occupy(TaskId t, const Route& r, double start, double finish) {
-    for (const std::uint32_t l : r.shared) {
+    for (std::uint32_t i = 0; i < r.shared.size(); ++i) {
+      const std::uint32_t l = r.shared[i];
       LinkState& link = links_[l];
       if (link.holder == kNone) {
-        link = {start, finish, t, false};
+        link = {start, finish, t, t, false};
       } else if (link.unsorted) {
         continue;
-      } else if (start >= link.last_start) {
-        if (start + settings_.timing_precision <= link.max_finish) conflict(start, link.holder, t, l);
+      } else if (start > link.last_start || (start == link.last_start && t > link.last)) {
+        if (start + settings_.timing_precision <= link.max_finish) conflict(start, link.holder, t, i);
         link.last_start = start;
+        link.last = t;
         if (finish > link.max_finish) {
           link.max_finish = finish;
           link.holder = t;
@@ -222,34 +285,59 @@ class ListSchedule {
     }
   }
 
-  void conflict(double at, TaskId first, TaskId second, std::uint32_t link) {
-    if (conflict_.second == kNone || at < conflict_time_) {
+  // The earliest conflict whatever the pass's order: at equal times the
+  // smallest second transfer, then its first conflicting link along its
+  // route, as the event replay (which starts simultaneous transfers in id
+  // order) reports it. position: the link's index in second's Route::shared.
+  void conflict(double at, TaskId first, TaskId second, std::uint32_t position) {
+    if (conflict_.second == kNone ||
+        std::tie(at, second, position, first) <
+            std::tie(conflict_time_, conflict_.second, conflict_position_, conflict_.first)) {
       conflict_time_ = at;
       conflict_ = {first, second};
-      conflict_link_ = link;
+      conflict_position_ = position;
     }
   }
 
-  // Links met out of time order: their transfers sorted by start, then the same test.
+  // Links met out of order: their transfers sorted by (start, id), then the
+  // same test. Kept small: 4 bytes per transfer on such a link (task ids in
+  // one array, bucketed by link), sorted one link at a time.
   void check_unsorted_links() {
     std::vector<std::uint32_t> unsorted;
     for (std::uint32_t l = 0; l < links_.size(); ++l)
       if (links_[l].unsorted) unsorted.push_back(l);
     if (unsorted.empty()) return;
-    std::unordered_map<std::uint32_t, std::vector<std::pair<double, TaskId>>> carried;
-    for (const std::uint32_t l : unsorted) carried[l];
-    for (TaskId t = 0; t < graph_.size(); ++t) {
-      const Node& node = nodes_[t];
-      if (node.route >= kInstant || std::isnan(timeline_.finish[t])) continue;  // compute tasks, empty transfers
-      for (const std::uint32_t l : routes_[node.route].shared)
-        if (const auto it = carried.find(l); it != carried.end()) it->second.push_back({timeline_.start[t], t});
-    }
-    for (auto& [l, transfers] : carried) {
+    std::vector<std::vector<std::uint32_t>> buckets_of(routes_.size());  // per route: its unsorted links' buckets
+    for (std::uint32_t r = 0; r < routes_.size(); ++r)
+      for (const std::uint32_t l : routes_[r].shared)
+        if (const auto it = std::lower_bound(unsorted.begin(), unsorted.end(), l); it != unsorted.end() && *it == l)
+          buckets_of[r].push_back(static_cast<std::uint32_t>(it - unsorted.begin()));
+    auto for_each_carried = [&](auto f) {
+      for (TaskId t = 0; t < graph_.size(); ++t) {
+        const std::uint32_t route = shapes_[graph_.shape_of(t)].route;
+        if (route >= kInstant || buckets_of[route].empty() || std::isnan(timeline_.finish[t])) continue;
+        for (const std::uint32_t b : buckets_of[route]) f(b, t);
+      }
+    };
+    std::vector<std::uint32_t> offsets(unsorted.size() + 1, 0);
+    for_each_carried([&](std::uint32_t b, TaskId) { ++offsets[b + 1]; });
+    for (std::size_t b = 0; b < unsorted.size(); ++b) offsets[b + 1] += offsets[b];
+    std::vector<TaskId> carried(offsets.back());
+    std::vector<std::uint32_t> fill(offsets.begin(), offsets.end() - 1);
+    for_each_carried([&](std::uint32_t b, TaskId t) { carried[fill[b]++] = t; });
+    std::vector<std::pair<double, TaskId>> transfers;
+    for (std::size_t b = 0; b < unsorted.size(); ++b) {
+      const std::uint32_t l = unsorted[b];
+      transfers.clear();
+      for (std::uint32_t i = offsets[b]; i < offsets[b + 1]; ++i) transfers.push_back({timeline_.start[carried[i]], carried[i]});
       std::sort(transfers.begin(), transfers.end());
       double max_finish = -std::numeric_limits<double>::infinity();
       TaskId holder = kNone;
       for (const auto& [start, t] : transfers) {
-        if (holder != kNone && start + settings_.timing_precision <= max_finish) conflict(start, holder, t, l);
+        if (holder != kNone && start + settings_.timing_precision <= max_finish) {
+          const std::vector<std::uint32_t>& shared = routes_[shapes_[graph_.shape_of(t)].route].shared;
+          conflict(start, holder, t, static_cast<std::uint32_t>(std::find(shared.begin(), shared.end(), l) - shared.begin()));
+        }
         if (timeline_.finish[t] > max_finish) {
           max_finish = timeline_.finish[t];
           holder = t;
@@ -259,7 +347,8 @@ class ListSchedule {
   }
 
   std::string conflict_message() const {
-    return contention(graph_, conflict_.first, conflict_.second, link_name(conflict_link_, platform_, private_names_),
+    const std::uint32_t link = routes_[shapes_[graph_.shape_of(conflict_.second)].route].shared[conflict_position_];
+    return contention(graph_, conflict_.first, conflict_.second, link_name(link, platform_, private_names_),
                       conflict_time_);
   }
 
@@ -267,28 +356,36 @@ class ListSchedule {
   const Platform& platform_;
   const AnalyticSettings settings_;
   Timeline timeline_;
-  std::vector<Node> nodes_;
-  std::vector<std::uint32_t> succ_offsets_;
-  std::vector<TaskId> succ_ids_;
+  std::vector<Cost> shapes_;  // per shape id
+  std::size_t computes_ = 0, route_link_count_ = 0;
   std::vector<Route> routes_;
-  std::vector<std::uint32_t> route_table_;
-  std::unordered_map<std::uint64_t, std::uint32_t> route_map_;
+  std::unordered_map<std::uint64_t, std::uint32_t> route_map_;  // device * devices + peer -> route
   std::vector<LinkState> links_;
   std::vector<std::string> private_names_;
-  bool lanes_ = false, eligible_ = false;
+  bool eligible_ = false;
   std::string refusal_;
   std::pair<TaskId, TaskId> conflict_{kNone, kNone};
   double conflict_time_ = 0;
-  std::uint32_t conflict_link_ = 0;
+  std::uint32_t conflict_position_ = 0;
 };
 
 }  // namespace
 
+bool orders_follow_ids(const TaskGraph& graph) {
+  for (int d = 0; d < graph.device_count(); ++d) {
+    const std::vector<TaskId>& order = graph.device_order(d);
+    for (std::size_t i = 0; i < order.size(); ++i)
+      if ((i > 0 && order[i] <= order[i - 1]) || is_transfer(graph.shape(graph.shape_of(order[i])).task.kind))
+        return false;
+  }
+  return true;
+}
+
 std::optional<AnalyticOutcome> list_schedule(const TaskGraph& graph, const Platform& platform,
-                                             const AnalyticSettings& settings) {
+                                             const AnalyticSettings& settings, ListPass pass) {
   ListSchedule list(graph, platform, settings);
   if (!list.eligible()) return std::nullopt;
-  return list.run();
+  return list.run(pass);
 }
 
 }  // namespace pipesim
