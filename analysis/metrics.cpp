@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
+#include <iterator>
 #include <stdexcept>
 #include <utility>
 
@@ -30,48 +32,72 @@ double union_length(std::vector<Interval>& intervals) {
   return sum;
 }
 
+// The union of intervals that come nearly in start order, merged as they
+// come: the last kTail disjoint segments stay open to late intervals, older
+// ones are counted and dropped. An interval reaching back to a dropped
+// segment makes the set `unsorted`. Segments are counted in start order,
+// as union_length counts them, so the sum is the same to the bit.
+class IntervalUnion {
+ public:
+  void add(double s, double f) {
+    if (unsorted_) return;
+    if (s <= dropped_end_) {
+      unsorted_ = true;
+      return;
+    }
+    // The first open segment that ends at or after s; those after it that f reaches join it.
+    auto it = std::lower_bound(open_.begin(), open_.end(), s, [](const Interval& seg, double x) { return seg.second < x; });
+    if (it == open_.end() || it->first > f) {
+      open_.insert(it, {s, f});
+    } else {
+      it->first = std::min(it->first, s);
+      auto next = std::next(it);
+      while (next != open_.end() && next->first <= std::max(it->second, f)) ++next;
+      it->second = std::max({it->second, f, std::prev(next)->second});
+      open_.erase(std::next(it), next);
+    }
+    while (open_.size() > kTail) drop_first();
+  }
+  bool unsorted() const { return unsorted_; }
+  double length() {
+    while (!open_.empty()) drop_first();
+    return sum_;
+  }
+
+ private:
+  static constexpr std::size_t kTail = 256;
+  void drop_first() {
+    sum_ += open_.front().second - open_.front().first;
+    dropped_end_ = open_.front().second;
+    open_.pop_front();
+  }
+  std::deque<Interval> open_;  // disjoint, in start order
+  double sum_ = 0, dropped_end_ = -INFINITY;
+  bool unsorted_ = false;
+};
+
 // Length of the union of each of `count` sets of intervals, which
-// for_each(visit) lists as visit(set, start, finish). A set listed in start
-// order is merged as it comes, holding nothing (the usual case: a device's
-// ordered tasks, a link's transfers); only the sets that came out of order
-// are listed again, kept and sorted. Same result as union_length.
+// for_each(visit) lists as visit(set, start, finish): streamed by
+// IntervalUnion, holding nothing per task (a device's ordered tasks, a
+// link's transfers from a few sorted streams). Only a set that arrives too
+// far out of order is listed again, kept and sorted.
 template <class ForEach>
 std::vector<double> union_lengths(std::size_t count, ForEach for_each) {
-  struct Merge {
-    double sum = 0, begin = 0, end = 0, last_start = -INFINITY;
-    bool open = false, unsorted = false;
-  };
-  std::vector<Merge> merge(count);
-  for_each([&](std::size_t i, double s, double f) {
-    Merge& m = merge[i];
-    if (m.unsorted) return;
-    if (s < m.last_start) {
-      m.unsorted = true;
-      return;
-    }
-    m.last_start = s;
-    if (m.open && s <= m.end) {
-      m.end = std::max(m.end, f);
-      return;
-    }
-    if (m.open) m.sum += m.end - m.begin;
-    m.begin = s;
-    m.end = f;
-    m.open = true;
-  });
+  std::vector<IntervalUnion> merge(count);
+  for_each([&](std::size_t i, double s, double f) { merge[i].add(s, f); });
   std::vector<double> length(count, 0);
   std::vector<std::vector<Interval>> kept(count);
   bool any_unsorted = false;
   for (std::size_t i = 0; i < count; ++i) {
-    length[i] = merge[i].open ? merge[i].sum + (merge[i].end - merge[i].begin) : merge[i].sum;
-    any_unsorted = any_unsorted || merge[i].unsorted;
+    if (merge[i].unsorted()) any_unsorted = true;
+    else length[i] = merge[i].length();
   }
   if (!any_unsorted) return length;
   for_each([&](std::size_t i, double s, double f) {
-    if (merge[i].unsorted) kept[i].push_back({s, f});
+    if (merge[i].unsorted()) kept[i].push_back({s, f});
   });
   for (std::size_t i = 0; i < count; ++i)
-    if (merge[i].unsorted) length[i] = union_length(kept[i]);
+    if (merge[i].unsorted()) length[i] = union_length(kept[i]);
   return length;
 }
 

@@ -77,11 +77,22 @@ void for_each_memory_event(const TaskGraph& graph, const std::vector<double>& st
   auto bin = [&](double time) { return std::min(bins - 1, static_cast<std::size_t>((time - lo) * scale)); };
   std::vector<std::size_t> histogram(bins, 0);
   for_each_event(graph, start, finish, moments, [&](const Event& e) { ++histogram[bin(e.time)]; });
-  std::vector<Event> events;
-  std::vector<std::size_t> slot;  // per bin of the window: where its next event goes
+  struct Window {
+    std::size_t first, last, held;  // bins [first, last], events
+  };
+  std::vector<Window> windows;
+  std::size_t largest = 0;
   for (std::size_t first = 0; first < bins;) {
     std::size_t last = first, held = histogram[first];
     while (last + 1 < bins && held + histogram[last + 1] <= window) held += histogram[++last];
+    windows.push_back({first, last, held});
+    largest = std::max(largest, held);
+    first = last + 1;
+  }
+  std::vector<Event> events;
+  events.reserve(largest);  // once: growing would hold two copies
+  std::vector<std::size_t> slot;  // per bin of the window: where its next event goes
+  for (const auto& [first, last, held] : windows) {
     slot.assign(last - first + 2, 0);
     for (std::size_t b = first; b <= last; ++b) slot[b - first + 1] = slot[b - first] + histogram[b];
     events.resize(held);
@@ -94,7 +105,6 @@ void for_each_memory_event(const TaskGraph& graph, const std::vector<double>& st
       std::sort(events.begin() + static_cast<std::ptrdiff_t>(from),
                 events.begin() + static_cast<std::ptrdiff_t>(slot[b - first]));
     emit(graph, events, visit);
-    first = last + 1;
   }
 }
 
