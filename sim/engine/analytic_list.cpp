@@ -27,9 +27,10 @@ using namespace analytic;
 //
 // What a task costs and where it runs are functions of its shape, worked
 // out once per shape; per task the pass keeps nothing but the Timeline it
-// returns. When every order follows task ids (orders_follow_ids) the pass
-// is one sweep in id order; otherwise Kahn's algorithm over data and order
-// links, which also leaves the tasks of a deadlock unrun.
+// returns. Dependencies have smaller ids than their task (TaskGraph::add),
+// so when every device order runs in increasing id the pass is one sweep in
+// id order (ListPass::IdOrder); otherwise Kahn's algorithm over data and
+// order links (ListPass::Queue), which also leaves a deadlock's tasks unrun.
 class ListSchedule {
  public:
   ListSchedule(const TaskGraph& graph, const Platform& platform, const AnalyticSettings& settings)
@@ -41,14 +42,16 @@ class ListSchedule {
       speed.push_back(device.resources.empty() ? device.speed : device.resources[0].speed);
     bool suspicious = false, lanes = false;
     shapes_.resize(graph.shape_count());
-    for (std::uint32_t s = 0; s < graph.shape_count(); ++s) {  // in id order: routes as a task-order pass makes them
+    for (std::uint32_t s = 0; s < graph.shape_count(); ++s) {  // in id order: routes made in the order of their first task
       const Task& task = graph.shape(s).task;
       Cost& cost = shapes_[s];
       if (!(task.amount >= 0 && task.amount < 9.2e18)) suspicious = true;  // also NaN and inf
       if (is_transfer(task.kind)) {
         if (task.device != task.peer && task.amount > 0) {
           cost.route = route(task);
-          cost.cost = static_cast<double>(std::llround(task.amount));
+          const Route& r = routes_[cost.route];
+          cost.seconds = static_cast<double>(std::llround(task.amount)) / r.bandwidth;
+          cost.latency = r.latency;
         } else {
           cost.route = kInstant;
         }
@@ -57,7 +60,7 @@ class ListSchedule {
         double duration = task.amount / speed.at(task.device);
         if (!settings_.bounded_cpu && duration < kTiEpsilon) duration = 0;  // as in the event replay
         cost.route = kComputeFlag | static_cast<std::uint32_t>(task.device);
-        cost.cost = task.amount > 0 ? duration : 0;
+        cost.seconds = task.amount > 0 ? duration : 0;
       }
     }
     if (!lanes) count_tasks();
@@ -73,29 +76,24 @@ class ListSchedule {
 
   bool eligible() const { return eligible_; }
 
-  AnalyticOutcome run(ListPass pass) {
+  AnalyticOutcome run(ListPass pass, ListPass* taken) {
     if (!refusal_.empty()) return {std::nullopt, refusal_};
     const std::size_t n = graph_.size();
     reserve_huge(timeline_.start, n);
     reserve_huge(timeline_.finish, n);
     reserve_huge(timeline_.route_offsets, n + 1);
     reserve_huge(timeline_.route_links, route_link_count_);
-    if (pass == ListPass::Fastest && orders_follow_ids(graph_))
-      id_order_pass();
-    else
+    bool finished = false;  // start, finish and makespan final
+    ListPass used = ListPass::IdOrder;
+    if (pass == ListPass::Queue || !orders_increase() || !id_order_pass(finished)) {
+      restart();
       queue_pass();
+      used = ListPass::Queue;
+    }
+    if (taken) *taken = used;
     check_unsorted_links();
     if (conflict_.second != kNone) return {std::nullopt, conflict_message()};
-    timeline_.makespan = 0;
-    for (TaskId t = 0; t < n; ++t) {
-      if (std::isnan(timeline_.finish[t])) {
-        timeline_.start[t] = nan();
-        timeline_.blocked.push_back(t);
-      } else {
-        timeline_.makespan = std::max(timeline_.makespan, timeline_.finish[t]);
-      }
-    }
-    if (!timeline_.blocked.empty()) timeline_.deadlock = explain_deadlock(graph_, timeline_);
+    if (!finished) finish_timeline();
     return {std::move(timeline_), {}};
   }
 
@@ -105,7 +103,8 @@ class ListSchedule {
 
   // What every task of a shape costs, and where.
   struct Cost {
-    double cost = 0;          // compute: seconds; transfer: bytes
+    double seconds = 0;       // compute: its duration; transfer: bytes / bandwidth
+    double latency = 0;       // transfer: its route's
     std::uint32_t route = 0;  // transfers: index into routes_ or kInstant; compute: kComputeFlag | device
   };
   // What a Shared link has carried, in the order the pass met its transfers.
@@ -119,35 +118,35 @@ class ListSchedule {
   static double nan() { return std::numeric_limits<double>::quiet_NaN(); }
 
   // Compute tasks, route links for the timeline's exact reservation, and
-  // the first transfer over a link the engine does not model: one read of
-  // the per-task shape ids.
+  // the first transfer over a link the engine does not model: from how many
+  // tasks each shape has.
   void count_tasks() {
-    std::vector<std::uint32_t> links_of(shapes_.size(), 0);
-    for (std::uint32_t s = 0; s < shapes_.size(); ++s)
-      if (shapes_[s].route < kInstant) links_of[s] = static_cast<std::uint32_t>(routes_[shapes_[s].route].links.size());
-    TaskId refused = kNone;
-    for (TaskId t = 0; t < graph_.size(); ++t) {
-      const std::uint32_t s = graph_.shape_of(t);
+    std::vector<std::uint32_t> tasks_of(shapes_.size(), 0);
+    for (TaskId t = 0; t < graph_.size(); ++t) ++tasks_of[graph_.shape_of(t)];
+    bool refused = false;
+    for (std::uint32_t s = 0; s < shapes_.size(); ++s) {
       const std::uint32_t r = shapes_[s].route;
       if (r & kComputeFlag) {
-        ++computes_;
+        computes_ += tasks_of[s];
       } else if (r != kInstant) {
-        route_link_count_ += links_of[s];
-        if (refused == kNone && !routes_[r].other.empty()) refused = t;
+        route_link_count_ += std::size_t{tasks_of[s]} * routes_[r].links.size();
+        refused = refused || (tasks_of[s] > 0 && !routes_[r].other.empty());
       }
     }
-    if (refused != kNone)
-      refusal_ = "transfer " + quoted(graph_, refused) + " crosses link " + routes_[shapes_[graph_.shape_of(refused)].route].other +
-                 ", whose sharing (WIFI, NONLINEAR, or no link) the analytic engine does not model";
+    for (TaskId t = 0; refused && t < graph_.size(); ++t) {
+      const std::uint32_t r = shapes_[graph_.shape_of(t)].route;
+      if (r < kInstant && !routes_[r].other.empty()) {
+        refusal_ = "transfer " + quoted(graph_, t) + " crosses link " + routes_[r].other +
+                   ", whose sharing (WIFI, NONLINEAR, or no link) the analytic engine does not model";
+        break;
+      }
+    }
   }
 
-  // A task's finish from its start (a compute task's start already includes its device's order).
-  double finish_of(TaskId t, const Cost& c, double start) {
-    if (c.route & kComputeFlag) return start + c.cost;
-    if (c.route == kInstant) return start;
-    const Route& r = routes_[c.route];
-    const double finish = (r.latency > 0 ? r.latency + start : start) + c.cost / r.bandwidth;
-    occupy(t, r, start, finish);
+  // A transfer's finish; checks its Shared links.
+  double transfer_finish(TaskId t, const Cost& c, double start) {
+    const double finish = (c.latency > 0 ? c.latency + start : start) + c.seconds;
+    occupy(t, routes_[c.route], start, finish);
     return finish;
   }
 
@@ -159,26 +158,77 @@ class ListSchedule {
     timeline_.route_offsets.push_back(static_cast<std::uint32_t>(timeline_.route_links.size()));
   }
 
+  bool orders_increase() const {
+    for (int d = 0; d < graph_.device_count(); ++d) {
+      const std::vector<TaskId>& order = graph_.device_order(d);
+      for (std::size_t i = 1; i < order.size(); ++i)
+        if (order[i] <= order[i - 1]) return false;
+    }
+    return true;
+  }
+
   // Every task after all it waits for: its dependencies have smaller ids,
-  // and so has the previous task of its device's order.
-  void id_order_pass() {
-    std::vector<double> free_at(graph_.device_count(), 0);
+  // and so has the previous task of its device's order. False (and a
+  // timeline to throw away) when a compute task is not next in its
+  // device's order: some order holds a transfer, for the queue pass to run.
+  bool id_order_pass(bool& finished) {
+    const int devices = graph_.device_count();
+    std::vector<double> free_at(devices, 0);
+    std::vector<std::size_t> cursor(devices, 0);
+    double makespan = 0;
+    bool unfinished = false;  // a NaN finish
     for (TaskId t = 0; t < graph_.size(); ++t) {
       const Cost& c = shapes_[graph_.shape_of(t)];
       double start = 0;
       for (const TaskId* d = graph_.deps_begin(t); d != graph_.deps_end(t); ++d)
         if (timeline_.finish[*d] > start) start = timeline_.finish[*d];
-      double* free = nullptr;
+      double finish = start;
       if (c.route & kComputeFlag) {
-        free = &free_at[c.route & ~kComputeFlag];
-        if (*free > start) start = *free;
+        const std::uint32_t d = c.route & ~kComputeFlag;
+        const std::vector<TaskId>& order = graph_.device_order(static_cast<int>(d));
+        if (cursor[d] == order.size() || order[cursor[d]] != t) return false;
+        ++cursor[d];
+        if (free_at[d] > start) start = free_at[d];
+        finish = start + c.seconds;
+        free_at[d] = finish;
+      } else if (c.route != kInstant) {
+        finish = transfer_finish(t, c, start);
       }
-      const double finish = finish_of(t, c, start);
-      if (free) *free = finish;
       timeline_.start.push_back(start);
       timeline_.finish.push_back(finish);
       add_route_row(c);
+      if (std::isnan(finish))
+        unfinished = true;
+      else
+        makespan = std::max(makespan, finish);
     }
+    timeline_.makespan = makespan;
+    finished = !unfinished;
+    return true;
+  }
+
+  // Back to before any pass.
+  void restart() {
+    timeline_.start.clear();
+    timeline_.finish.clear();
+    timeline_.route_offsets.resize(1);
+    timeline_.route_links.clear();
+    links_.assign(links_.size(), LinkState{});
+    conflict_ = {kNone, kNone};
+  }
+
+  // Tasks that never finished are blocked (a deadlock); the makespan is the latest finish.
+  void finish_timeline() {
+    timeline_.makespan = 0;
+    for (TaskId t = 0; t < graph_.size(); ++t) {
+      if (std::isnan(timeline_.finish[t])) {
+        timeline_.start[t] = nan();
+        timeline_.blocked.push_back(t);
+      } else {
+        timeline_.makespan = std::max(timeline_.makespan, timeline_.finish[t]);
+      }
+    }
+    if (!timeline_.blocked.empty()) timeline_.deadlock = explain_deadlock(graph_, timeline_);
   }
 
   // Kahn's algorithm: each device runs its order, a compute task going when
@@ -225,7 +275,7 @@ class ListSchedule {
       if (c.route & kComputeFlag) {
         const std::uint32_t d = c.route & ~kComputeFlag;
         if (free_at[d] > start) start = free_at[d];
-        finish = finish_of(t, c, start);
+        finish = start + c.seconds;
         free_at[d] = finish;
         const std::vector<TaskId>& order = graph_.device_order(static_cast<int>(d));
         if (++cursor[d] < order.size()) {
@@ -236,7 +286,7 @@ class ListSchedule {
           }
         }
       } else {
-        finish = finish_of(t, c, start);
+        finish = c.route == kInstant ? start : transfer_finish(t, c, start);
       }
       timeline_.finish[t] = finish;
       for (std::uint32_t i = succ_offsets[t]; i < succ_offsets[t + 1]; ++i) {
@@ -287,8 +337,8 @@ class ListSchedule {
 
   // The earliest conflict whatever the pass's order: at equal times the
   // smallest second transfer, then its first conflicting link along its
-  // route, as the event replay (which starts simultaneous transfers in id
-  // order) reports it. position: the link's index in second's Route::shared.
+  // route (as the event replay names the link), then the smallest first.
+  // position: the link's index in second's Route::shared.
   void conflict(double at, TaskId first, TaskId second, std::uint32_t position) {
     if (conflict_.second == kNone ||
         std::tie(at, second, position, first) <
@@ -371,21 +421,11 @@ class ListSchedule {
 
 }  // namespace
 
-bool orders_follow_ids(const TaskGraph& graph) {
-  for (int d = 0; d < graph.device_count(); ++d) {
-    const std::vector<TaskId>& order = graph.device_order(d);
-    for (std::size_t i = 0; i < order.size(); ++i)
-      if ((i > 0 && order[i] <= order[i - 1]) || is_transfer(graph.shape(graph.shape_of(order[i])).task.kind))
-        return false;
-  }
-  return true;
-}
-
 std::optional<AnalyticOutcome> list_schedule(const TaskGraph& graph, const Platform& platform,
-                                             const AnalyticSettings& settings, ListPass pass) {
+                                             const AnalyticSettings& settings, ListPass pass, ListPass* taken) {
   ListSchedule list(graph, platform, settings);
   if (!list.eligible()) return std::nullopt;
-  return list.run(pass);
+  return list.run(pass, taken);
 }
 
 }  // namespace pipesim
