@@ -45,16 +45,11 @@ class IntervalUnion {
       unsorted_ = true;
       return;
     }
-    // The first open segment that ends at or after s; those after it that f reaches join it.
-    auto it = std::lower_bound(open_.begin(), open_.end(), s, [](const Interval& seg, double x) { return seg.second < x; });
-    if (it == open_.end() || it->first > f) {
-      open_.insert(it, {s, f});
+    if (!open_.empty() && s >= open_.back().first) {  // in start order: the usual case
+      if (s <= open_.back().second) open_.back().second = std::max(open_.back().second, f);
+      else open_.push_back({s, f});
     } else {
-      it->first = std::min(it->first, s);
-      auto next = std::next(it);
-      while (next != open_.end() && next->first <= std::max(it->second, f)) ++next;
-      it->second = std::max({it->second, f, std::prev(next)->second});
-      open_.erase(std::next(it), next);
+      merge_late(s, f);
     }
     while (open_.size() > kTail) drop_first();
   }
@@ -66,6 +61,19 @@ class IntervalUnion {
 
  private:
   static constexpr std::size_t kTail = 256;
+  // The first open segment that ends at or after s; those after it that f reaches join it.
+  void merge_late(double s, double f) {
+    auto it = std::lower_bound(open_.begin(), open_.end(), s, [](const Interval& seg, double x) { return seg.second < x; });
+    if (it == open_.end() || it->first > f) {
+      open_.insert(it, {s, f});
+    } else {
+      it->first = std::min(it->first, s);
+      auto next = std::next(it);
+      while (next != open_.end() && next->first <= std::max(it->second, f)) ++next;
+      it->second = std::max({it->second, f, std::prev(next)->second});
+      open_.erase(std::next(it), next);
+    }
+  }
   void drop_first() {
     sum_ += open_.front().second - open_.front().first;
     dropped_end_ = open_.front().second;
