@@ -17,12 +17,14 @@ struct Event {
   bool operator<(const Event& o) const { return time != o.time ? time < o.time : key < o.key; }
 };
 
-// Visits each event of `graph` (one per task and moment that has effects)
-// whose time is finite.
+// Visits each event (one per task and moment that has effects) whose time
+// is finite, of the tasks [first, last) of `graph` (all by default).
 template <class F>
 void for_each_event(const TaskGraph& graph, const std::vector<double>& start, const std::vector<double>& finish,
-                    const std::vector<std::uint8_t>& moments, F f) {
-  for (TaskId t = 0; t < graph.size(); ++t) {
+                    const std::vector<std::uint8_t>& moments, F f, TaskId first = 0,
+                    TaskId last = std::numeric_limits<TaskId>::max()) {
+  last = std::min<TaskId>(last, static_cast<TaskId>(graph.size()));
+  for (TaskId t = first; t < last; ++t) {
     const std::uint8_t m = moments[graph.shape_of(t)];
     if ((m & 1) && std::isfinite(finish[t])) f(Event{finish[t], t});
     if ((m & 2) && std::isfinite(start[t])) f(Event{start[t], t | kAtStartBit});
@@ -76,30 +78,46 @@ void for_each_memory_event(const TaskGraph& graph, const std::vector<double>& st
   const double scale = hi > lo && std::isfinite(hi - lo) ? static_cast<double>(bins) / (hi - lo) : 0;
   auto bin = [&](double time) { return std::min(bins - 1, static_cast<std::size_t>((time - lo) * scale)); };
   std::vector<std::size_t> histogram(bins, 0);
-  for_each_event(graph, start, finish, moments, [&](const Event& e) { ++histogram[bin(e.time)]; });
+  // Per bin, the first and last task with an event in it: a window's pass
+  // reads only its tasks' range (ids roughly follow time in a pipeline).
+  std::vector<TaskId> first_task(bins, std::numeric_limits<TaskId>::max()), last_task(bins, 0);
+  for_each_event(graph, start, finish, moments, [&](const Event& e) {
+    const std::size_t b = bin(e.time);
+    const TaskId t = e.key & ~kAtStartBit;
+    ++histogram[b];
+    first_task[b] = std::min(first_task[b], t);
+    last_task[b] = std::max(last_task[b], t);
+  });
   struct Window {
     std::size_t first, last, held;  // bins [first, last], events
+    TaskId from, to;                // the tasks with events in them: [from, to)
   };
   std::vector<Window> windows;
   std::size_t largest = 0;
   for (std::size_t first = 0; first < bins;) {
     std::size_t last = first, held = histogram[first];
     while (last + 1 < bins && held + histogram[last + 1] <= window) held += histogram[++last];
-    windows.push_back({first, last, held});
+    TaskId from = std::numeric_limits<TaskId>::max(), to = 0;
+    for (std::size_t b = first; b <= last; ++b)
+      if (histogram[b] > 0) from = std::min(from, first_task[b]), to = std::max(to, last_task[b] + 1);
+    windows.push_back({first, last, held, from, to});
     largest = std::max(largest, held);
     first = last + 1;
   }
   std::vector<Event> events;
   events.reserve(largest);  // once: growing would hold two copies
   std::vector<std::size_t> slot;  // per bin of the window: where its next event goes
-  for (const auto& [first, last, held] : windows) {
+  for (const auto& [first, last, held, from, to] : windows) {
     slot.assign(last - first + 2, 0);
     for (std::size_t b = first; b <= last; ++b) slot[b - first + 1] = slot[b - first] + histogram[b];
     events.resize(held);
-    for_each_event(graph, start, finish, moments, [&](const Event& e) {
-      const std::size_t b = bin(e.time);
-      if (b >= first && b <= last) events[slot[b - first]++] = e;
-    });
+    for_each_event(
+        graph, start, finish, moments,
+        [&](const Event& e) {
+          const std::size_t b = bin(e.time);
+          if (b >= first && b <= last) events[slot[b - first]++] = e;
+        },
+        from, to);
     // slot[b - first] is now where bin b ends, the start of bin b + 1.
     for (std::size_t b = first, from = 0; b <= last; from = slot[b - first], ++b)
       std::sort(events.begin() + static_cast<std::ptrdiff_t>(from),
