@@ -15,6 +15,27 @@
 
 namespace pipesim::testing {
 
+// A forward of FLOPS on DEVICE; a transfer of BYTES from FROM to TO.
+inline Task compute(int device, double flops, double priority = 0) {
+  Task t;
+  t.kind = TaskKind::Forward;
+  t.device = device;
+  t.amount = flops;
+  t.priority = priority;
+  return t;
+}
+
+inline Task transfer(int from, int to, double bytes, int microbatch = -1) {
+  Task t;
+  t.kind = TaskKind::Transfer;
+  t.device = from;
+  t.peer = to;
+  t.amount = bytes;
+  t.microbatch = microbatch;
+  return t;
+}
+
+
 template <class T>
 void put(std::string& out, const std::vector<T>& v) {
   const std::size_t n = v.size();

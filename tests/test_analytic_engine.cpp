@@ -15,28 +15,11 @@
 namespace pipesim {
 namespace {
 
+using testing::compute;
 using testing::expect_same_timeline;
 using testing::simgrid_timeline;
+using testing::transfer;
 using testing::write_file;
-
-Task compute(int device, double flops, double priority = 0) {
-  Task t;
-  t.kind = TaskKind::Forward;
-  t.device = device;
-  t.amount = flops;
-  t.priority = priority;
-  return t;
-}
-
-Task transfer(int from, int to, double bytes, int microbatch = -1) {
-  Task t;
-  t.kind = TaskKind::Transfer;
-  t.device = from;
-  t.peer = to;
-  t.amount = bytes;
-  t.microbatch = microbatch;
-  return t;
-}
 
 // Three 1 Tf hosts; gpu0 and gpu1 reach gpu2 over one link "bus" (POLICY),
 // behind a private 1 us link each.

@@ -18,22 +18,8 @@
 namespace pipesim {
 namespace {
 
-Task compute(int device, double flops) {
-  Task t;
-  t.kind = TaskKind::Forward;
-  t.device = device;
-  t.amount = flops;
-  return t;
-}
-
-Task transfer(int from, int to, double bytes) {
-  Task t;
-  t.kind = TaskKind::Transfer;
-  t.device = from;
-  t.peer = to;
-  t.amount = bytes;
-  return t;
-}
+using testing::compute;
+using testing::transfer;
 
 // Four 1 Tf hosts around a router, each behind one Shared link: a transfer
 // crosses two Shared links, so two transfers may conflict on both at once.

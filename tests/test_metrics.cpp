@@ -193,49 +193,43 @@ TEST(Metrics, SingleMicrobatchFallsBackToIterationTime) {
   EXPECT_DOUBLE_EQ(m.iteration_time_per_microbatch, 3);
 }
 
+namespace {
+
+// The busy time compute_metrics gives one device whose tasks ran over these
+// intervals, listed in this order.
+double busy_time(const std::vector<std::pair<double, double>>& intervals) {
+  TaskGraph g(1);
+  Timeline tl;
+  for (const auto& [s, f] : intervals) {
+    Task t;
+    t.device = 0;
+    g.add(t);
+    tl.start.push_back(s);
+    tl.finish.push_back(f);
+    tl.makespan = std::max(tl.makespan, f);
+  }
+  Platform p;
+  p.devices.push_back({"gpu0", 1e12, 0, "gpu"});
+  return compute_metrics(g, tl, p, 1).devices[0].busy_time;
+}
+
+}  // namespace
+
 // Busy time is the union of intervals whether a device's tasks come in start
 // order (merged as they come) or not (kept and sorted): the same union here
 // listed both ways.
 TEST(Metrics, BusyTimeIsTheUnionWhetherTasksComeInStartOrderOrNot) {
   const std::vector<std::pair<double, double>> in_order = {{0, 2}, {1, 3}, {1, 1.5}, {5, 6}, {6, 7}, {9, 9.5}};
   std::vector<std::pair<double, double>> shuffled = {{9, 9.5}, {1, 1.5}, {6, 7}, {0, 2}, {5, 6}, {1, 3}};
-  for (const auto& intervals : {in_order, shuffled}) {
-    TaskGraph g(1);
-    Timeline tl;
-    for (const auto& [s, f] : intervals) {
-      Task t;
-      t.device = 0;
-      g.add(t);
-      tl.start.push_back(s);
-      tl.finish.push_back(f);
-    }
-    tl.makespan = 9.5;
-    Platform p;
-    p.devices.push_back({"gpu0", 1e12, 0, "gpu"});
-    const Metrics m = compute_metrics(g, tl, p, 1);
-    EXPECT_DOUBLE_EQ(m.devices[0].busy_time, 3 + 2 + 0.5);
-    EXPECT_DOUBLE_EQ(m.devices[0].idle_time, 4);
-  }
+  for (const auto& intervals : {in_order, shuffled}) EXPECT_DOUBLE_EQ(busy_time(intervals), 3 + 2 + 0.5);
 }
 
 // Beyond what the reorder buffer mends: 3000 intervals in reverse start
 // order (disjoint, 1 s each, 1 s apart), kept and sorted.
 TEST(Metrics, BusyTimeOfTasksFarOutOfStartOrder) {
-  TaskGraph g(1);
-  Timeline tl;
-  for (int i = 2999; i >= 0; --i) {
-    Task t;
-    t.device = 0;
-    g.add(t);
-    tl.start.push_back(2.0 * i);
-    tl.finish.push_back(2.0 * i + 1);
-  }
-  tl.makespan = 6000;
-  Platform p;
-  p.devices.push_back({"gpu0", 1e12, 0, "gpu"});
-  const Metrics m = compute_metrics(g, tl, p, 1);
-  EXPECT_DOUBLE_EQ(m.devices[0].busy_time, 3000);
-  EXPECT_DOUBLE_EQ(m.devices[0].idle_time, 3000);
+  std::vector<std::pair<double, double>> reversed;
+  for (int i = 2999; i >= 0; --i) reversed.push_back({2.0 * i, 2.0 * i + 1});
+  EXPECT_DOUBLE_EQ(busy_time(reversed), 3000);
 }
 
 // Random intervals (nested, touching, overlapping) listed nearly in start
@@ -275,18 +269,6 @@ TEST(Metrics, BusyTimeEqualsTheSortedUnionToTheBit) {
       end = f;
     }
     want += end - begin;
-    TaskGraph g(1);
-    Timeline tl;
-    for (const auto& [s, f] : intervals) {
-      Task t;
-      t.device = 0;
-      g.add(t);
-      tl.start.push_back(s);
-      tl.finish.push_back(f);
-      tl.makespan = std::max(tl.makespan, f);
-    }
-    Platform p;
-    p.devices.push_back({"gpu0", 1e12, 0, "gpu"});
-    EXPECT_EQ(compute_metrics(g, tl, p, 1).devices[0].busy_time, want) << "round " << round;
+    EXPECT_EQ(busy_time(intervals), want) << "round " << round;
   }
 }
