@@ -3,9 +3,7 @@
 #include "sim/memory_events.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
-#include <limits>
 #include <stdexcept>
 #include <string>
 

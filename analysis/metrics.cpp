@@ -94,13 +94,13 @@ std::vector<double> union_lengths(std::size_t count, ForEach for_each) {
   std::vector<IntervalUnion> merge(count);
   for_each([&](std::size_t i, double s, double f) { merge[i].add(s, f); });
   std::vector<double> length(count, 0);
-  std::vector<std::vector<Interval>> kept(count);
   bool any_unsorted = false;
   for (std::size_t i = 0; i < count; ++i) {
     if (merge[i].unsorted()) any_unsorted = true;
     else length[i] = merge[i].length();
   }
   if (!any_unsorted) return length;
+  std::vector<std::vector<Interval>> kept(count);
   for_each([&](std::size_t i, double s, double f) {
     if (merge[i].unsorted()) kept[i].push_back({s, f});
   });

@@ -88,32 +88,20 @@ void BM_BareGraph(benchmark::State& state) {
     label += " " + a;
   }
   const std::vector<std::string> bare_args = {PIPESIM_BARE_GRAPH_BINARY, dump, platform};
-  double pipesim_s = 0, bare_s = 0, read_s = 0, pipesim_rss = 0, bare_rss = 0, makespan = 0;
+  pipesim::bench::PairTotals totals;
+  double read_s = 0;
   for (auto _ : state) {
     pipesim::bench::PairRun pair;
     if (const std::string why = pipesim::bench::run_pair(bare_args, pipesim_args, out, err, json, pair); !why.empty()) {
       state.SkipWithError(why.c_str());
       return;
     }
-    const pipesim::bench::CommandRun& bare = pair.bare;
-    const pipesim::bench::CommandRun& run = pair.pipesim;
-    makespan = pair.makespan;
+    totals.add(state, pair);
     const std::string read_line = slurp(err);  // "read_seconds S"
     if (read_line.rfind("read_seconds ", 0) == 0) read_s += std::stod(read_line.substr(13));
-    state.SetIterationTime(run.seconds);
-    pipesim_s += run.seconds;
-    bare_s += bare.seconds;
-    pipesim_rss = std::max(pipesim_rss, run.peak_rss_kib / 1024.0);
-    bare_rss = std::max(bare_rss, bare.peak_rss_kib / 1024.0);
   }
-  const double n = static_cast<double>(state.iterations());
-  state.counters["pipesim_s"] = pipesim_s / n;
-  state.counters["bare_s"] = bare_s / n;
-  state.counters["bare_read_s"] = read_s / n;  // part of bare_s
-  state.counters["ratio"] = bare_s / pipesim_s;  // bare SimGrid time / pipesim time; 1 = as fast
-  state.counters["pipesim_rss_MiB"] = pipesim_rss;
-  state.counters["bare_rss_MiB"] = bare_rss;
-  state.counters["makespan"] = makespan;
+  totals.report(state);
+  state.counters["bare_read_s"] = read_s / static_cast<double>(state.iterations());  // part of bare_s
   state.counters["activities"] = static_cast<double>(tasks);
   state.SetLabel(label);
 }

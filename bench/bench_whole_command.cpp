@@ -36,7 +36,7 @@ void BM_WholeCommand(benchmark::State& state) {
                                               std::to_string(M), number(pipesim::bench::kForwardFlops),
                                               number(pipesim::bench::kBackwardFlops),
                                               number(pipesim::bench::kActivationBytes)};
-  double pipesim_s = 0, bare_s = 0, pipesim_rss = 0, bare_rss = 0, makespan = 0;
+  pipesim::bench::PairTotals totals;
   for (auto _ : state) {
     pipesim::bench::PairRun pair;
     if (const std::string why = pipesim::bench::run_pair(bare_args, pipesim_args, out, "/dev/null", json, pair);
@@ -44,22 +44,9 @@ void BM_WholeCommand(benchmark::State& state) {
       state.SkipWithError(why.c_str());
       return;
     }
-    const pipesim::bench::CommandRun& bare = pair.bare;
-    const pipesim::bench::CommandRun& run = pair.pipesim;
-    makespan = pair.makespan;
-    state.SetIterationTime(run.seconds);
-    pipesim_s += run.seconds;
-    bare_s += bare.seconds;
-    pipesim_rss = std::max(pipesim_rss, run.peak_rss_kib / 1024.0);
-    bare_rss = std::max(bare_rss, bare.peak_rss_kib / 1024.0);
+    totals.add(state, pair);
   }
-  const double n = static_cast<double>(state.iterations());
-  state.counters["pipesim_s"] = pipesim_s / n;
-  state.counters["bare_s"] = bare_s / n;
-  state.counters["ratio"] = bare_s / pipesim_s;  // bare SimGrid time / pipesim time; 1 = as fast
-  state.counters["pipesim_rss_MiB"] = pipesim_rss;
-  state.counters["bare_rss_MiB"] = bare_rss;
-  state.counters["makespan"] = makespan;
+  totals.report(state);
   state.counters["activities"] = 2.0 * P * M + 2.0 * (P - 1) * M;
   state.SetLabel(schedule);
 }

@@ -2,11 +2,13 @@
 // waits for: its wall time, and its peak RSS from wait4's rusage.
 #pragma once
 
+#include <benchmark/benchmark.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -91,5 +93,28 @@ inline std::string run_pair(const std::vector<std::string>& bare_args, const std
     return "makespans differ: pipesim " + exact_number(r.makespan) + ", bare " + exact_number(bare_makespan);
   return "";
 }
+
+// What a pair benchmark reports over its iterations: each side's mean time
+// and peak RSS, their ratio, the makespan. The case's time is pipesim's.
+struct PairTotals {
+  double pipesim_s = 0, bare_s = 0, pipesim_rss = 0, bare_rss = 0, makespan = 0;
+  void add(benchmark::State& state, const PairRun& r) {
+    state.SetIterationTime(r.pipesim.seconds);
+    pipesim_s += r.pipesim.seconds;
+    bare_s += r.bare.seconds;
+    pipesim_rss = std::max(pipesim_rss, r.pipesim.peak_rss_kib / 1024.0);
+    bare_rss = std::max(bare_rss, r.bare.peak_rss_kib / 1024.0);
+    makespan = r.makespan;
+  }
+  void report(benchmark::State& state) const {
+    const double n = static_cast<double>(state.iterations());
+    state.counters["pipesim_s"] = pipesim_s / n;
+    state.counters["bare_s"] = bare_s / n;
+    state.counters["ratio"] = bare_s / pipesim_s;  // bare SimGrid time / pipesim time; 1 = as fast
+    state.counters["pipesim_rss_MiB"] = pipesim_rss;
+    state.counters["bare_rss_MiB"] = bare_rss;
+    state.counters["makespan"] = makespan;
+  }
+};
 
 }  // namespace pipesim::bench

@@ -180,8 +180,6 @@ class TaskGraph {
   std::uint32_t shape_of(TaskId id) const { return shape_of_[id]; }
   const TaskShape& shape(std::uint32_t s) const { return shapes_[s]; }
   std::size_t shape_count() const { return shapes_.size(); }
-  int microbatch(TaskId id) const { return microbatch_[id]; }
-  double priority(TaskId id) const { return priority_[id]; }
   // Dependencies of a task, as [begin, end) over dependency ids.
   const TaskId* deps_begin(TaskId id) const { return dep_ids_.data() + dep_offsets_[id]; }
   const TaskId* deps_end(TaskId id) const { return dep_ids_.data() + dep_offsets_[id + 1]; }

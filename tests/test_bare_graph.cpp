@@ -103,6 +103,16 @@ Platform one_device_platform(const std::string& name = "gpu0") {
   return platform;
 }
 
+// One device running one task of 1e12 flops.
+TaskGraph one_second_graph() {
+  TaskGraph graph(1);
+  Task compute;
+  compute.device = 0;
+  compute.amount = 1e12;
+  graph.add(compute);
+  return graph;
+}
+
 // b needs a's output but comes first in the device's order: nothing can run.
 TEST(BareGraph, ReportsADeadlock) {
   TaskGraph graph(1);
@@ -122,11 +132,7 @@ TEST(BareGraph, ReportsADeadlock) {
 }
 
 TEST(BareGraph, RefusesATruncatedDump) {
-  TaskGraph graph(1);
-  Task compute;
-  compute.device = 0;
-  compute.amount = 1e12;
-  graph.add(compute);
+  const TaskGraph graph = one_second_graph();
   const std::string dump = temp_path("truncated.bin");
   bench::write_graph_dump(graph, one_device_platform(), dump);
   const std::string bytes = read_text(dump);
@@ -138,11 +144,7 @@ TEST(BareGraph, RefusesATruncatedDump) {
 }
 
 TEST(BareGraph, RefusesAHostThePlatformLacks) {
-  TaskGraph graph(1);
-  Task compute;
-  compute.device = 0;
-  compute.amount = 1e12;
-  graph.add(compute);
+  const TaskGraph graph = one_second_graph();
   const std::string dump = temp_path("nohost.bin");
   bench::write_graph_dump(graph, one_device_platform("tpu7"), dump);
   const std::string platform = write_file("bare-graph-star.xml", bench::star_platform_xml(1));

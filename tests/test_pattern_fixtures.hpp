@@ -196,4 +196,12 @@ inline RandomCase random_case(int seed, const Platform& platform) {
   return rc;
 }
 
+// Communication buffers a graph holds for the whole run (seed000's policy).
+inline double static_comm_buffers(const TaskGraph& g) {
+  double bytes = 0;
+  for (const StaticMemory& s : g.static_memory())
+    if (s.category == MemoryCategory::CommBuffers) bytes += s.bytes;
+  return bytes;
+}
+
 }  // namespace pipesim::testing

@@ -171,12 +171,6 @@ TEST(PatternGenerators, RegistryEntries) {
 // where transfers allocate and free them.
 TEST(PatternGenerators, MemoryPolicyParameter) {
   const Platform p = pattern_platform(2);
-  auto static_buffers = [](const TaskGraph& g) {
-    double bytes = 0;
-    for (const StaticMemory& s : g.static_memory())
-      if (s.category == MemoryCategory::CommBuffers) bytes += s.bytes;
-    return bytes;
-  };
   auto transfer_effects = [](const TaskGraph& g) {
     std::size_t n = 0;
     for (const TaskMemoryEffect& e : g.memory_effects()) n += g.task(e.task).kind == TaskKind::Transfer;
@@ -186,12 +180,12 @@ TEST(PatternGenerators, MemoryPolicyParameter) {
     const GeneratedSchedule lifetime = generate(registry_workload(name), p);
     ASSERT_TRUE(lifetime.pattern);
     EXPECT_EQ(lifetime.pattern->buffers, BufferPolicy::Lifetime) << name;
-    EXPECT_EQ(static_buffers(lifetime.graph), 0) << name;
+    EXPECT_EQ(static_comm_buffers(lifetime.graph), 0) << name;
     EXPECT_EQ(transfer_effects(lifetime.graph), 2 * count(lifetime.graph, TaskKind::Transfer)) << name;
     const GeneratedSchedule paper = generate(registry_workload(name, {{"memory_policy", "seed000"}}), p);
     EXPECT_EQ(paper.pattern->buffers, BufferPolicy::Seed000) << name;
     const int k = paper.pattern->copies;
-    EXPECT_EQ(static_buffers(paper.graph), k * 4 * 100) << name;  // per copy: 2 edges x 2 ends
+    EXPECT_EQ(static_comm_buffers(paper.graph), k * 4 * 100) << name;  // per copy: 2 edges x 2 ends
     EXPECT_EQ(transfer_effects(paper.graph), 0u) << name;
   }
 }

@@ -163,7 +163,7 @@ TEST(UnrollPaths, ConsumersAheadOfTheirProducersTakeKahn) {
   const std::vector<TaskId>& order = u.unroll.graph.device_order(0);
   EXPECT_FALSE(std::is_sorted(order.begin(), order.end()));
   for (std::size_t i = 1; i < order.size(); ++i)
-    EXPECT_LT(u.unroll.graph.priority(order[i - 1]), u.unroll.graph.priority(order[i]));
+    EXPECT_LT(u.unroll.graph.task(order[i - 1]).priority, u.unroll.graph.task(order[i]).priority);
 }
 
 // Shifts that make data go back in time: both paths give Kahn's error.

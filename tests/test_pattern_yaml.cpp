@@ -293,20 +293,14 @@ TEST(PatternRegistry, UnrollsThePatternFileForAllMicrobatches) {
 // (a 500 MB send and receive buffer per edge end: one boundary each way).
 TEST(PatternRegistry, MemoryPolicy) {
   const Platform p = pattern_platform(2);
-  auto static_buffers = [](const TaskGraph& g) {
-    double bytes = 0;
-    for (const StaticMemory& s : g.static_memory())
-      if (s.category == MemoryCategory::CommBuffers) bytes += s.bytes;
-    return bytes;
-  };
   const GeneratedSchedule lifetime = generate(load_workload(pattern_workload("{name: pattern, file: two.pattern.yaml}")), p);
   ASSERT_TRUE(lifetime.pattern);
   EXPECT_EQ(lifetime.pattern->buffers, BufferPolicy::Lifetime);
-  EXPECT_EQ(static_buffers(lifetime.graph), 0);
+  EXPECT_EQ(static_comm_buffers(lifetime.graph), 0);
   const GeneratedSchedule paper =
       generate(load_workload(pattern_workload("{name: pattern, file: two.pattern.yaml, memory_policy: seed000}")), p);
   EXPECT_EQ(paper.pattern->buffers, BufferPolicy::Seed000);
-  EXPECT_EQ(static_buffers(paper.graph), 4 * 500e6);
+  EXPECT_EQ(static_comm_buffers(paper.graph), 4 * 500e6);
   EXPECT_NE(registry_error("{name: pattern, file: two.pattern.yaml, memory_policy: both}")
                 .find("two.yaml: schedule.memory_policy: expected lifetime or seed000, got 'both'"),
             std::string::npos);

@@ -19,6 +19,12 @@ using namespace pipesim::testing;
 const std::string kRoot = std::string(PIPESIM_SOURCE_DIR) + "/";
 const std::string kResNet18 = kRoot + "workloads/profiles/resnet18/graph.txt";
 
+// Two layers solved at once by the ILP; tests add layers after it.
+const std::string kTwoLayerChain =
+    "microbatches: 8\nreference_speed: 1Tf\ninput: 1MB\nlayers:\n"
+    "  - {forward: 1ms, backward: 2ms, activation: 1MB, weights: 1MB}\n"
+    "  - {forward: 2ms, backward: 3ms, activation: 1MB, weights: 1MB}\n";
+
 #define SKIP_UNLESS_WIRED(command)                                                 \
   do {                                                                             \
     const CliResult probe = run_pipesim(command " --help");                        \
@@ -80,10 +86,7 @@ TEST(StudyCli, StudyWritesPointsTableAndPlot) {
 TEST(StudyCli, StudyExportsEveryPointsPattern) {
   SKIP_UNLESS_WIRED("study");
   const std::string platform = complete_platform(2, "1GBps", "0s", "1Tf", "1TiB");
-  const std::string workload = write_file("export-chain.yaml",
-                                          "microbatches: 8\nreference_speed: 1Tf\ninput: 1MB\nlayers:\n"
-                                          "  - {forward: 1ms, backward: 2ms, activation: 1MB, weights: 1MB}\n"
-                                          "  - {forward: 2ms, backward: 3ms, activation: 1MB, weights: 1MB}\n");
+  const std::string workload = write_file("export-chain.yaml", kTwoLayerChain);
   const std::string dir = temp_path("study-export"), patterns = temp_path("study-patterns");
   std::filesystem::remove_all(patterns);
   const CliResult r = run_pipesim("study " + platform + " " + workload + " --memory 1GiB --ilp-time-limit 30 -o " +
@@ -115,9 +118,7 @@ TEST(StudyCli, StudyWithIlpPoints) {
   SKIP_UNLESS_WIRED("study");
   const std::string platform = complete_platform(2, "1GBps", "0s", "1Tf", "1TiB");
   const std::string workload = write_file("chain.yaml",
-                                          "microbatches: 8\nreference_speed: 1Tf\ninput: 1MB\nlayers:\n"
-                                          "  - {forward: 1ms, backward: 2ms, activation: 1MB, weights: 1MB}\n"
-                                          "  - {forward: 2ms, backward: 3ms, activation: 1MB, weights: 1MB}\n"
+                                          kTwoLayerChain +
                                           "  - {forward: 1ms, backward: 1ms, activation: 1MB, weights: 1MB}\n");
   // Default weights (stashing, as PipeDream's runs), 2BW, and time limit 0 (the warm start, CBC not run).
   for (const auto& [weights, status] : std::vector<std::pair<std::string, std::string>>{

@@ -242,7 +242,7 @@ class Replay {
       events_.push({r.latency + now_, t, EventKind::LatencyEnd});
     else
       events_.push({now_ + bytes(t) / r.bandwidth, t, EventKind::TransferEnd});
-    readiness_.prefetch_successors(graph_, t);
+    readiness_.prefetch_successors(t);
   }
 
   // A greedy slot chooses when its tick completes; SimGrid does not fix the
@@ -308,7 +308,7 @@ class Replay {
     double duration = task.amount / (task.share < 1 ? task.share * speed : speed);
     if (!settings_.bounded_cpu && duration < kTiEpsilon) duration = 0;
     events_.push({now_ + duration, t, EventKind::ExecEnd});
-    readiness_.prefetch_successors(graph_, t);
+    readiness_.prefetch_successors(t);
   }
 
   [[noreturn]] void refuse_shares(std::uint32_t s, TaskId t) const {

@@ -173,7 +173,7 @@ class Executor {
     activity->set_data(reinterpret_cast<void*>(static_cast<std::uintptr_t>(t) + 1));
     activity->start();
     live_[t] = std::move(activity);  // SimGrid frees an activity nobody holds
-    readiness_.prefetch_successors(graph_, t);
+    readiness_.prefetch_successors(t);
   }
 
   void on_completion(const s4u::Activity& activity) {

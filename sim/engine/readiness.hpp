@@ -34,7 +34,7 @@ class Readiness {
   // Fetches into the cache what complete(t) will touch: t's successors are
   // read long after it starts, and their cache misses dominated the engines'
   // own share of the time.
-  void prefetch_successors(const TaskGraph&, TaskId t) const {
+  void prefetch_successors(TaskId t) const {
     auto touch = [&](TaskId s) { __builtin_prefetch(&waiting_[s]); };
     for (std::uint32_t i = succ_offsets_[t]; i < succ_offsets_[t + 1]; ++i) touch(succ_ids_[i]);
     if (order_next_[t] != kNone) touch(order_next_[t]);
