@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(g++ cmake make pkg-config libsimgrid-dev libboost-graph-dev libyaml-cpp-dev
-          libgtest-dev libgmock-dev libbenchmark-dev coinor-libcbc-dev libcli11-dev python3-matplotlib
+          libgtest-dev libgmock-dev libbenchmark-dev coinor-libcbc-dev libcli11-dev nlohmann-json3-dev python3-matplotlib
           slurm-wlm munge)  # slurm-wlm, munge: scripts/local_slurm.sh and its test
 missing=()
 for p in "${packages[@]}"; do

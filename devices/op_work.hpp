@@ -1,0 +1,36 @@
+// What one operation asks of a device: the input of the compute model
+// (devices/compute_model.hpp). Plain data, filled by models/ for each pass
+// of each layer, so that a device preset can turn it into seconds.
+#pragma once
+
+#include <string>
+
+namespace pipesim {
+
+// Number formats of compute (and of stored tensors).
+enum class Precision { FP32, BF16, FP16, FP8 };
+
+// "fp32", "bf16", "fp16", "fp8".
+const char* to_string(Precision precision);
+// Parses one of the names above; false when unknown.
+bool parse_precision(const std::string& text, Precision& out);
+
+// One pass of one layer (a forward, an input-gradient or a weight-gradient
+// step, or a recompute), as the device sees it.
+struct OpWork {
+  double flops = 0;        // floating-point operations (multiply-add = 2)
+  double bytes = 0;        // bytes read and written in device memory (for the roofline's memory side)
+  // The shape of the op's dominant GEMMs, for the efficiency curve: m tokens
+  // (b*s / cp), k and n the matrix sides after tensor parallelism. 0 when the
+  // op has no GEMM (an embedding lookup, a norm): then it is memory-bound.
+  double gemm_m = 0;
+  double gemm_n = 0;
+  double gemm_k = 0;
+  int kernels = 1;         // kernel launches, for the per-kernel host overhead
+  Precision precision = Precision::BF16;
+  // Calibration key ("block.forward", "head.backward_input", ...): a
+  // calibration file that names it replaces the model's time by a measured one.
+  std::string key;
+};
+
+}  // namespace pipesim

@@ -1,0 +1,2 @@
+// Placeholder until the formulas land (docs/model-to-workload.md).
+#include "models/transformer.hpp"
