@@ -20,9 +20,12 @@ bool parse_precision(const std::string& text, Precision& out);
 struct OpWork {
   double flops = 0;        // floating-point operations (multiply-add = 2)
   double bytes = 0;        // bytes read and written in device memory (for the roofline's memory side)
-  // The shape of the op's dominant GEMMs, for the efficiency curve: m tokens
-  // (b*s / cp), k and n the matrix sides after tensor parallelism. 0 when the
-  // op has no GEMM (an embedding lookup, a norm): then it is memory-bound.
+  // The shape of the op's dominant GEMM, for the efficiency curve (0 when the
+  // op has no GEMM, an embedding lookup: then it is memory-bound):
+  //   gemm_m: tokens of the micro-batch, b*s;
+  //   gemm_n: a block's FFN inner size per TP rank (ffn_hidden / tp), the
+  //           head's vocabulary rows per TP rank (V / tp);
+  //   gemm_k: the hidden size h.
   double gemm_m = 0;
   double gemm_n = 0;
   double gemm_k = 0;
