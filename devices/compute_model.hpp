@@ -9,6 +9,7 @@
 
 #include "devices/device_spec.hpp"
 #include "devices/op_work.hpp"
+#include "sim/input_error.hpp"
 
 namespace pipesim {
 
@@ -18,11 +19,41 @@ struct Calibration {
   std::map<std::string, double> seconds;  // key -> seconds
 };
 
-// Seconds of one op on a device. Throws InputError(file, field) when the
-// device lacks the op's precision.
+// The device lacks the op's precision (its peak is 0). An InputError whose
+// file is "device NAME" (the compute model does not know the input file):
+// callers that know it (workloads: the workload file, field
+// "model.precision") catch this type and rethrow
+// InputError(their_file, their_field, e.reason()).
+class UnsupportedPrecision : public InputError {
+ public:
+  UnsupportedPrecision(const std::string& device, Precision precision);
+  const std::string& device() const { return device_; }
+  Precision precision() const { return precision_; }
+  // "device a100-40gb has no fp8 compute (peak 0)"
+  const std::string& reason() const { return reason_; }
+
+ private:
+  std::string device_;
+  Precision precision_;
+  std::string reason_;
+};
+
+// Seconds of one op on a device: the calibration's time when it names
+// op.key; else max(device time, host time) with
+//   device time = max(flops / (peak(precision) * gemm_efficiency), bytes / (memory_bandwidth * memory_efficiency))
+//   host time   = kernels * the pass's host overhead (host_overhead, backward_host_overhead, launch_overhead).
+// An op with no GEMM (gemm_m, gemm_n or gemm_k 0) is memory-bound only.
+// Throws UnsupportedPrecision when the device lacks the precision and the op has flops.
 double op_seconds(const DeviceSpec& device, const OpWork& op, const Calibration* calibration = nullptr);
 
-// The GEMM efficiency alone (0..efficiency_max), for tests and reports.
+// The GEMM efficiency alone (0..efficiency_max of the op's curve), for
+// tests and reports; 0 for an op with no GEMM.
 double gemm_efficiency(const DeviceSpec& device, const OpWork& op);
+
+// The curve an op follows (its pass and precision; fp8 layer passes scaled).
+EfficiencyCurve efficiency_curve(const DeviceSpec& device, const OpWork& op);
+
+// The host time alone: kernels * the pass's host overhead (DeviceSpec).
+double host_seconds(const DeviceSpec& device, const OpWork& op);
 
 }  // namespace pipesim

@@ -12,6 +12,15 @@ const char* to_string(Precision precision) {
   return "?";
 }
 
+const char* to_string(Pass pass) {
+  switch (pass) {
+    case Pass::Gemm: return "gemm";
+    case Pass::Forward: return "forward";
+    case Pass::Backward: return "backward";
+  }
+  return "?";
+}
+
 bool parse_precision(const std::string& text, Precision& out) {
   for (Precision p : {Precision::FP32, Precision::BF16, Precision::FP16, Precision::FP8})
     if (text == to_string(p)) {

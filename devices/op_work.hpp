@@ -15,6 +15,17 @@ const char* to_string(Precision precision);
 // Parses one of the names above; false when unknown.
 bool parse_precision(const std::string& text, Precision& out);
 
+// Which efficiency curve of the device an op follows (DeviceSpec): a single
+// GEMM kernel (microbenchmarks, the measured GEMM tables), a layer's forward
+// (or recompute), or a layer's backward (input- or weight-gradient). Added
+// beside the contract's fields: a layer's backward runs its GEMMs (and the
+// flash-attention backward) at a lower rate than its forward on the same
+// shape, and the host issues it from the C++ autograd engine, not Python.
+enum class Pass { Gemm, Forward, Backward };
+
+// "gemm", "forward", "backward".
+const char* to_string(Pass pass);
+
 // One pass of one layer (a forward, an input-gradient or a weight-gradient
 // step, or a recompute), as the device sees it.
 struct OpWork {
@@ -31,6 +42,9 @@ struct OpWork {
   double gemm_k = 0;
   int kernels = 1;         // kernel launches, for the per-kernel host overhead
   Precision precision = Precision::BF16;
+  // Forward for "*.forward" and "*.recompute", Backward for "*.backward_input"
+  // and "*.backward_weight"; Gemm for a bare GEMM kernel.
+  Pass pass = Pass::Forward;
   // Calibration key ("block.forward", "head.backward_input", ...): a
   // calibration file that names it replaces the model's time by a measured one.
   std::string key;
