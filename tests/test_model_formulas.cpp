@@ -243,3 +243,38 @@ TEST(ModelChecks, NameTheField) {
 
 }  // namespace
 }  // namespace pipesim
+
+namespace pipesim {
+namespace {
+
+// The numbers of docs/model-to-workload.md's worked example.
+TEST(ModelWorkedExample, Gpt3OnePointSevenB) {
+  TransformerConfig c = gpt(2304, 24, 2048, 1);
+  c.layers = 24;
+  const ModelChain chain = transformer_chain(c);
+  const ModelLayer& block = chain.layers.at(1);
+  EXPECT_DOUBLE_EQ(block.parameters, 63730944.0);
+  EXPECT_DOUBLE_EQ(block.forward.flops, 299573968896.0);
+  EXPECT_DOUBLE_EQ(block.backward_input.flops, 338228674560.0);
+  EXPECT_DOUBLE_EQ(block.backward_weight.flops, 260919263232.0);
+  EXPECT_DOUBLE_EQ(block.model_flops, 898721906688.0);
+  EXPECT_DOUBLE_EQ(block.stash_bytes, 151225344.0);
+  EXPECT_DOUBLE_EQ(block.output_bytes, 9437184.0);
+  EXPECT_DOUBLE_EQ(block.forward_workspace, 9437184.0);
+  EXPECT_DOUBLE_EQ(block.backward_workspace, 165210624.0);
+  const ModelLayer& head = chain.layers.back();
+  EXPECT_DOUBLE_EQ(head.parameters, 117969408.0);
+  EXPECT_DOUBLE_EQ(head.forward.flops, 483183820800.0);
+  EXPECT_DOUBLE_EQ(head.stash_bytes, 648037376.0);
+  EXPECT_DOUBLE_EQ(head.forward_workspace, 428867584.0);
+  EXPECT_DOUBLE_EQ(head.backward_workspace, 1074790400.0);
+  EXPECT_DOUBLE_EQ(chain.total_parameters, 1652230656.0);
+  c.tp = 2;
+  c.sequence_parallel = true;
+  const ModelLayer half = transformer_chain(c).layers.at(1);
+  EXPECT_DOUBLE_EQ(half.stash_bytes, 75613184.0);
+  EXPECT_DOUBLE_EQ(half.forward.flops, 149786984448.0);
+}
+
+}  // namespace
+}  // namespace pipesim
