@@ -39,13 +39,11 @@ ModelLayer embedding_layer(const TransformerConfig& c, const TransformerDims& d)
   // Memory-bound: read the ids and T rows, write T rows (twice more and a sum with positions).
   const double fwd_bytes = 8 * T + 2 * e * T * h + (positions ? 4 * e * T * h : 0);
   l.forward = op("embedding.forward", 0, fwd_bytes, 0, 0, 0, positions ? 3 : 1, c.precision);
-  l.backward_input = op("embedding.backward_input", 0, 0, 0, 0, 0, 0, c.precision);
-  l.backward_input.kernels = 0;
+  l.backward_input = op("embedding.backward_input", 0, 0, 0, 0, 0, 0, c.precision);  // token ids: no gradient
   // Zero the table's gradient, read the output gradient, scatter-add the rows.
   const double bwd_bytes = e * l.parameters + 8 * T + 2 * e * T * h * (positions ? 2 : 1);
   l.backward_weight = op("embedding.backward_weight", 0, bwd_bytes, 0, 0, 0, positions ? 6 : 3, c.precision);
   l.recompute = op("embedding.recompute", 0, 0, 0, 0, 0, 0, c.precision);
-  l.recompute.kernels = 0;
   set_memory(l, embedding_memory(c));
   return l;
 }
@@ -93,9 +91,8 @@ ModelLayer block_layer(const TransformerConfig& c, const TransformerDims& d) {
     l.recompute = op("block.recompute", fwd, l.forward.bytes, m, n, k, fwd_kernels, c.precision);
   else if (c.recompute == Recompute::Selective)
     l.recompute = op("block.recompute", attention, e * attn_traffic, m, n, k, core, c.precision);
-  else {
+  else
     l.recompute = op("block.recompute", 0, 0, m, n, k, 0, c.precision);
-  }
   set_memory(l, block_memory(c));
   return l;
 }

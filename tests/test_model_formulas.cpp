@@ -278,3 +278,51 @@ TEST(ModelWorkedExample, Gpt3OnePointSevenB) {
 
 }  // namespace
 }  // namespace pipesim
+
+namespace pipesim {
+namespace {
+
+TEST(ModelChain, LayersKeysAndRecomputeMemory) {
+  TransformerConfig c = gpt(2048, 16, 2048, 2);
+  c.layers = 5;
+  c.precision = Precision::FP16;
+  const ModelChain none = transformer_chain(c);
+  ASSERT_EQ(none.layers.size(), 7u);
+  for (std::size_t i = 1; i + 1 < none.layers.size(); ++i) EXPECT_EQ(none.layers[i].name, "block");
+  for (const ModelLayer& l : none.layers) {
+    EXPECT_EQ(l.forward.precision, Precision::FP16);
+    EXPECT_EQ(l.forward.key, l.name + ".forward");
+    EXPECT_EQ(l.backward_input.key, l.name + ".backward_input");
+    EXPECT_EQ(l.backward_weight.key, l.name + ".backward_weight");
+  }
+  const ModelLayer& b0 = none.layers[1];
+  const double input = 2.0 * 2048 * 2 * 2048;
+  c.recompute = Recompute::Full;
+  const ModelLayer full = transformer_chain(c).layers[1];
+  EXPECT_DOUBLE_EQ(full.stash_bytes, input);
+  EXPECT_DOUBLE_EQ(full.backward_workspace,
+                   b0.backward_workspace + (b0.stash_bytes - input) + b0.forward_workspace);
+  EXPECT_EQ(full.recompute.kernels, full.forward.kernels);
+  c.recompute = Recompute::Selective;
+  const ModelLayer selective = transformer_chain(c).layers[1];
+  const double core = 4.0 * 16 * 4096 + kFlashRngStateBytes;
+  EXPECT_DOUBLE_EQ(selective.stash_bytes, b0.stash_bytes - core);
+  EXPECT_DOUBLE_EQ(selective.backward_workspace, b0.backward_workspace + core);
+  EXPECT_EQ(selective.recompute.kernels, 1);
+}
+
+TEST(ModelChain, UnfusedAttentionKeepsTheScores) {
+  TransformerConfig c = gpt(1024, 8, 2048, 1);
+  const ModelLayer flash = transformer_chain(c).layers[1];
+  c.flash_attention = false;
+  const ModelLayer unfused = transformer_chain(c).layers[1];
+  const double scores = 8.0 * 2048 * 2048;  // a s^2 b
+  EXPECT_DOUBLE_EQ(unfused.stash_bytes - flash.stash_bytes, 2 * scores - (4 * 8 * 2048 + kFlashRngStateBytes));
+  EXPECT_DOUBLE_EQ(unfused.forward_workspace - flash.forward_workspace, 2 * scores);
+  EXPECT_EQ(unfused.forward.kernels, flash.forward.kernels + 3);
+  EXPECT_DOUBLE_EQ(unfused.forward.flops, flash.forward.flops);
+  EXPECT_GT(unfused.forward.bytes, flash.forward.bytes);
+}
+
+}  // namespace
+}  // namespace pipesim
