@@ -113,24 +113,51 @@ void raise_peak(DevicePeak& p, double time, const MemoryBreakdown& level) {
   for (int c = 0; c < kCats; ++c) p.category_peaks[c] = std::max(p.category_peaks[c], level[c]);
 }
 
-// The first instant a device exceeds its capacity, if it does.
-void check_capacity(std::vector<MemoryViolation>& out, std::vector<char>& found, const Platform& platform,
-                    double time, int d, const MemoryBreakdown& level) {
-  if (d >= platform.size()) return;
-  const double capacity = platform.devices[d].memory;
-  if (found[d] || capacity <= 0) return;
-  const double used = total(level);
-  if (used > capacity) {
-    found[d] = 1;
-    out.push_back({d, time, used, capacity, level});
+// Watches each device's levels instant by instant and records the first
+// instant it exceeds its capacity, with the category that grew most at that
+// instant (what pushed it over).
+class CapacityCheck {
+ public:
+  // static_memory: the levels before any task runs (what grew at the first
+  // instant is measured from them).
+  CapacityCheck(const Platform& platform, const std::vector<StaticMemory>& static_memory = {})
+      : platform_(platform), found_(platform.size(), 0), previous_(platform.size(), MemoryBreakdown{}) {
+    for (const StaticMemory& s : static_memory)
+      if (s.device < platform.size()) previous_[s.device][static_cast<int>(s.category)] += s.bytes;
   }
-}
 
-// Found in time order; reported by device.
-void sort_by_device(std::vector<MemoryViolation>& out) {
-  std::stable_sort(out.begin(), out.end(),
-                   [](const MemoryViolation& a, const MemoryViolation& b) { return a.device < b.device; });
-}
+  void visit(double time, int d, const MemoryBreakdown& level) {
+    if (d >= platform_.size()) return;
+    const MemoryBreakdown before = previous_[d];
+    previous_[d] = level;
+    const double capacity = platform_.devices[d].memory;
+    if (found_[d] || capacity <= 0) return;
+    const double used = total(level);
+    if (used <= capacity) return;
+    found_[d] = 1;
+    // The category that grew most; if none grew (static memory alone is too much), the largest.
+    int grew = 0, largest = 0;
+    for (int c = 1; c < kCats; ++c) {
+      if (level[c] - before[c] > level[grew] - before[grew]) grew = c;
+      if (level[c] > level[largest]) largest = c;
+    }
+    if (!(level[grew] - before[grew] > 0)) grew = largest;
+    out_.push_back({d, time, used, capacity, level, static_cast<MemoryCategory>(grew)});
+  }
+
+  // Found in time order; reported by device.
+  std::vector<MemoryViolation> violations() {
+    std::stable_sort(out_.begin(), out_.end(),
+                     [](const MemoryViolation& a, const MemoryViolation& b) { return a.device < b.device; });
+    return out_;
+  }
+
+ private:
+  const Platform& platform_;
+  std::vector<char> found_;
+  std::vector<MemoryBreakdown> previous_;
+  std::vector<MemoryViolation> out_;
+};
 
 }  // namespace
 
@@ -147,13 +174,10 @@ std::vector<DevicePeak> peak_memory(const TaskGraph& graph, const Timeline& time
 
 std::vector<MemoryViolation> memory_violations(const std::vector<MemorySample>& trace,
                                                const Platform& platform) {
-  std::vector<char> found(platform.size(), 0);
-  std::vector<MemoryViolation> out;
-  for_each_memory_instant(trace, platform.size(), [&](double time, int d, const MemoryBreakdown& level) {
-    check_capacity(out, found, platform, time, d, level);
-  });
-  sort_by_device(out);
-  return out;
+  CapacityCheck check(platform);
+  for_each_memory_instant(trace, platform.size(),
+                          [&](double time, int d, const MemoryBreakdown& level) { check.visit(time, d, level); });
+  return check.violations();
 }
 
 std::vector<MemoryViolation> memory_violations(const TaskGraph& graph, const Timeline& timeline,
@@ -164,12 +188,12 @@ std::vector<MemoryViolation> memory_violations(const TaskGraph& graph, const Tim
 MemoryOutcome memory_outcome(const TaskGraph& graph, const Timeline& timeline, const Platform& platform) {
   MemoryOutcome m;
   m.peaks.resize(graph.device_count());
-  std::vector<char> found(platform.size(), 0);
+  CapacityCheck check(platform, graph.static_memory());
   for_each_memory_instant(graph, timeline, [&](double time, int d, const MemoryBreakdown& level) {
     raise_peak(m.peaks[d], time, level);
-    check_capacity(m.violations, found, platform, time, d, level);
+    check.visit(time, d, level);
   });
-  sort_by_device(m.violations);
+  m.violations = check.violations();
   return m;
 }
 

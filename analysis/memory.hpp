@@ -44,6 +44,9 @@ struct MemoryViolation {
   double used = 0;  // total at that instant
   double capacity = 0;
   MemoryBreakdown breakdown{};
+  // The category that grew most at that instant: what pushed it over (at
+  // time 0, the largest static one).
+  MemoryCategory pushed_over = MemoryCategory::Weights;
 };
 
 // Calls visit(time, device, levels) for every device whose memory changed at

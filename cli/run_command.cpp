@@ -4,6 +4,7 @@
 #include <optional>
 #include <sstream>
 
+#include "analysis/training_figures.hpp"
 #include "analysis/memory.hpp"
 #include "analysis/metrics.hpp"
 #include "analysis/pattern_summary.hpp"
@@ -25,6 +26,7 @@
 #include "sim/engine/simulation.hpp"
 #include "sim/input_error.hpp"
 #include "sim/units.hpp"
+#include "workloads/model_costs.hpp"
 #include "workloads/workload_yaml.hpp"
 
 namespace pipesim {
@@ -110,6 +112,7 @@ int run_command(const RunOptions& options) {
   simgrid_config.insert(simgrid_config.end(), options.simgrid_config.begin(), options.simgrid_config.end());
   Simulation simulation(options.platform, simgrid_config);
   const Platform& platform = simulation.platform();
+  workload = time_model_layers(workload, platform);  // a model's passes on the platform's device type
   const GeneratedSchedule schedule = generate(workload, platform, limits);
   const TaskGraph& graph = schedule.graph;
   // What the schedule's pattern promises (exact period, analytic memory), beside what was simulated.
@@ -121,6 +124,8 @@ int run_command(const RunOptions& options) {
   const EngineRun engine = run_engine(simulation, graph, options.engine);
   const Timeline& timeline = engine.timeline;
   const Metrics metrics = compute_metrics(graph, timeline, platform, workload.microbatch_size);
+  const std::optional<TrainingFigures> training = training_figures(workload, platform, metrics);
+  const TrainingFigures* job = training ? &*training : nullptr;
   if (pattern) pattern->simulated_period = simulated_period(*pattern, metrics, graph, timeline);
   const PatternSummary* promised = pattern ? &*pattern : nullptr;
   const std::string schedule_name = canonical_schedule_name(workload.schedule);  // an alias reports its schedule
@@ -128,7 +133,7 @@ int run_command(const RunOptions& options) {
   if (!options.json.empty()) {
     std::ostringstream text;
     write_json_report(text, metrics, platform, schedule_name, promised, schedule.split ? &*schedule.split : nullptr,
-                      &schedule.memory_saving, &engine.engine);
+                      &schedule.memory_saving, &engine.engine, job);
     outputs.set(options.json, text.str());
   }
   if (!options.trace.empty()) {
@@ -174,7 +179,7 @@ int run_command(const RunOptions& options) {
   outputs.commit();
   if (!options.quiet)
     write_summary(std::cout, metrics, platform, schedule_name, promised, schedule.split ? &*schedule.split : nullptr,
-                  &schedule.memory_saving, &engine.description);
+                  &schedule.memory_saving, &engine.description, job);
   return metrics.valid ? 0 : 1;
 }
 

@@ -17,6 +17,7 @@
 #include "sim/engine/simulation.hpp"
 #include "sim/input_error.hpp"
 #include "sim/units.hpp"
+#include "workloads/model_costs.hpp"
 #include "workloads/pipedream_profile.hpp"
 #include "workloads/workload_yaml.hpp"
 #include "workloads/yaml_fields.hpp"
@@ -168,6 +169,7 @@ int study_command(const StudyCommandOptions& options) {
   }
   Simulation simulation(o.platform, o.simgrid_config);  // loaded once; every run forks
   const Platform& platform = simulation.platform();
+  workload = time_model_layers(workload, platform);  // a model's passes on the platform's device type
   if (o.title.empty()) o.title = workload.name + " on " + std::to_string(platform.size()) + " devices";
 
   std::vector<StudyPoint> points = pipedream_points(simulation, workload, o.limits, o.runs);

@@ -19,6 +19,7 @@
 #include "cli/workload_overrides.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/input_error.hpp"
+#include "workloads/model_costs.hpp"
 #include "workloads/workload_yaml.hpp"
 
 namespace pipesim {
@@ -142,10 +143,10 @@ int validate_command(const ValidateOptions& options) {
   const bool csv = ends_with(schedule, ".csv");
   if (!csv && !ends_with(schedule, ".yaml") && !ends_with(schedule, ".yml"))
     throw InputError(schedule, "", "expected a pattern (.yaml, .yml) or per-device orders (.csv)");
-  const Workload workload = load_workload(options.workload, overrides);
   BufferPolicy policy = BufferPolicy::Lifetime;
   parse_buffer_policy(options.memory_policy, policy);  // checked by the option
   Simulation simulation(options.platform, options.simgrid_config);
+  const Workload workload = time_model_layers(load_workload(options.workload, overrides), simulation.platform());
   std::optional<SimulatedRun> run;
   const std::vector<Violation> violations = csv ? check_orders_file(schedule, workload, simulation, run)
                                                 : check_pattern_file(schedule, workload, simulation.platform(), policy);

@@ -20,6 +20,8 @@ OpWork op(const std::string& key, double flops, double bytes, double m, double n
   w.gemm_k = k;
   w.kernels = kernels;
   w.precision = precision;
+  // The compute model fits forward and backward passes on separate curves (docs/devices.md).
+  w.pass = key.find(".backward") != std::string::npos ? Pass::Backward : Pass::Forward;
   return w;
 }
 

@@ -1,3 +1,4 @@
+#include "analysis/training_figures.hpp"
 #include "reports/json_report.hpp"
 
 #include <set>
@@ -107,7 +108,8 @@ void write_split(JsonWriter& w, const SplitPlan& plan, const Platform& platform)
 
 void write_json_report(std::ostream& os, const Metrics& m, const Platform& platform,
                        const std::string& schedule_name, const PatternSummary* pattern, const SplitPlan* split,
-                       const std::vector<StageMemorySaving>* memory_saving, const std::string* engine) {
+                       const std::vector<StageMemorySaving>* memory_saving, const std::string* engine,
+                   const TrainingFigures* training) {
   JsonWriter w(os, true);
   w.begin_object();
   w.field("version", PIPESIM_VERSION);
@@ -125,6 +127,20 @@ void write_json_report(std::ostream& os, const Metrics& m, const Platform& platf
   w.field("throughput", m.throughput);
   w.field("microbatches", m.microbatches);
   w.field("iterations", m.iterations);
+  if (training != nullptr) {
+    w.key("training");
+    w.begin_object();
+    w.field("tokens_per_second", training->tokens_per_second);
+    w.field("model_flops_per_iteration", training->model_flops_per_iteration);
+    w.field("hardware_flops_per_iteration", training->hardware_flops_per_iteration);
+    w.field("gpus", training->gpus);
+    w.field("model_flops_per_gpu", training->model_flops_per_gpu);
+    w.field("peak_flops_per_gpu", training->peak_flops_per_gpu);
+    w.field("peak_source", training->peak_source);
+    w.field("mfu", training->mfu);
+    w.field("hfu", training->hfu);
+    w.end_object();
+  }
 
   w.key("devices");
   w.begin_array();
@@ -179,6 +195,7 @@ void write_json_report(std::ostream& os, const Metrics& m, const Platform& platf
     w.field("time", v.time);
     w.field("used", v.used);
     w.field("capacity", v.capacity);
+    w.field("pushed_over", std::string(to_string(v.pushed_over)));
     w.key("breakdown");
     write_breakdown(w, v.breakdown);
     w.end_object();

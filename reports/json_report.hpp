@@ -13,6 +13,7 @@ namespace pipesim {
 struct PatternSummary;
 struct SplitPlan;
 struct StageMemorySaving;
+struct TrainingFigures;
 
 // Deterministic: the same metrics give the same bytes. Times in seconds,
 // memory in bytes, throughput in samples per second. The first member is
@@ -24,6 +25,6 @@ void write_json_report(std::ostream& os, const Metrics& metrics, const Platform&
                        const std::string& schedule_name, const PatternSummary* pattern = nullptr,
                        const SplitPlan* split = nullptr,
                        const std::vector<StageMemorySaving>* memory_saving = nullptr,
-                       const std::string* engine = nullptr);
+                       const std::string* engine = nullptr, const TrainingFigures* training = nullptr);
 
 }  // namespace pipesim

@@ -1,3 +1,4 @@
+#include "analysis/training_figures.hpp"
 #include "reports/summary.hpp"
 
 #include <algorithm>
@@ -63,7 +64,8 @@ std::string verdict(const Metrics& m, const Platform& platform) {
   }
   for (const MemoryViolation& v : m.violations)
     reasons.push_back("out of memory on " + device_name(platform, v.device) + " at " + fmt::time(v.time) +
-                      " (" + fmt::bytes(v.used) + " > " + fmt::bytes(v.capacity) + ")");
+                      " (" + fmt::bytes(v.used) + " > " + fmt::bytes(v.capacity) + ", pushed over by " +
+                      std::string(to_string(v.pushed_over)) + ")");
   std::string s = "INVALID";
   for (std::size_t i = 0; i < reasons.size(); ++i) s += (i ? "; " : ": ") + reasons[i];
   return s;
@@ -125,7 +127,8 @@ void write_resources(std::ostream& os, const Metrics& m, const SplitPlan* split)
 
 void write_summary(std::ostream& os, const Metrics& m, const Platform& platform,
                    const std::string& schedule_name, const PatternSummary* pattern, const SplitPlan* split,
-                   const std::vector<StageMemorySaving>* memory_saving, const std::string* engine) {
+                   const std::vector<StageMemorySaving>* memory_saving, const std::string* engine,
+                   const TrainingFigures* training) {
   int used = 0;
   for (const DeviceMetrics& d : m.devices) used += d.tasks > 0;
   std::vector<Row> header = {
@@ -141,6 +144,17 @@ void write_summary(std::ostream& os, const Metrics& m, const Platform& platform,
       {"verdict", verdict(m, platform)},
   };
   if (engine != nullptr) header.insert(header.begin() + 1, {"engine", *engine});
+  if (training != nullptr) {
+    // After "throughput": the job in tokens and flops.
+    auto at = header.end() - 1;
+    at = header.insert(at, {"tokens/s", fmt::fixed(training->tokens_per_second, 0)}) + 1;
+    at = header.insert(at, {"model TFLOP/s per GPU", fmt::fixed(training->model_flops_per_gpu / 1e12, 1) + " (" +
+                                                       std::to_string(training->gpus) + " GPUs)"}) + 1;
+    std::string mfu = fmt::fixed(100 * training->mfu, 1) + " % of " + fmt::fixed(training->peak_flops_per_gpu / 1e12, 0) +
+                      " TFLOP/s (" + training->peak_source + ")";
+    at = header.insert(at, {"MFU", mfu}) + 1;
+    if (training->hfu != training->mfu) header.insert(at, {"HFU", fmt::fixed(100 * training->hfu, 1) + " % (with recompute)"});
+  }
   if (pattern != nullptr) {
     // What the pattern promises, beside what the simulation measured.
     const std::string per = " per " + std::to_string(pattern->copies) + " micro-batch" + (pattern->copies > 1 ? "es" : "");

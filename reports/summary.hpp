@@ -13,6 +13,7 @@ namespace pipesim {
 struct PatternSummary;
 struct SplitPlan;
 struct StageMemorySaving;
+struct TrainingFigures;
 
 // Header lines (schedule, sizes, times, throughput, VALID/INVALID with the
 // reasons), a per-device table and a table of the links that carried bytes.
@@ -24,6 +25,6 @@ void write_summary(std::ostream& os, const Metrics& metrics, const Platform& pla
                    const std::string& schedule_name, const PatternSummary* pattern = nullptr,
                    const SplitPlan* split = nullptr,
                    const std::vector<StageMemorySaving>* memory_saving = nullptr,
-                   const std::string* engine = nullptr);
+                   const std::string* engine = nullptr, const TrainingFigures* training = nullptr);
 
 }  // namespace pipesim

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "schedules/training_state.hpp"
 #include "sim/input_error.hpp"
 #include "sim/units.hpp"
 #include "workloads/costs.hpp"
@@ -131,6 +132,7 @@ GeneratedSchedule generate(const Workload& workload, const Platform& platform, c
   check_cost_times(workload, platform);
   check_memory(workload, entry->size ? entry->size(workload, platform) : per_layer_size(workload), limits);
   GeneratedSchedule schedule = entry->build(workload, platform);
+  add_training_state(schedule.graph, workload, platform);
   // Host memory stores offloaded bytes and computes nothing, whatever placement the schedule chose.
   for (const Task& task : schedule.graph.tasks())
     if (!is_transfer(task.kind) && task.device >= 0 && task.device < platform.size() &&

@@ -74,10 +74,12 @@ HEADER = """<?xml version='1.0'?>
 """
 
 
-def gpu(name, speed="156Tf", memory="80GiB"):
+def gpu(name, speed="156Tf", memory="80GiB", device="a100-80gb"):
+    """A GPU host; `device` names its type in pipesim's device presets (docs/devices.md), None for none."""
+    kind = f'      <prop id="device" value="{device}"/>\n' if device else ""
     return (f'    <host id="{name}" speed="{speed}">\n'
             f'      <prop id="memory" value="{memory}"/>\n'
-            f'    </host>\n')
+            + kind + f'    </host>\n')
 
 
 def link(name, bandwidth, latency):
@@ -144,7 +146,7 @@ def pcie_host_box(gpus, host_memory="1TiB"):
 def complete(p, bandwidth="12.5GBps", latency="0us", speed="100Tf", memory="32GiB"):
     """Seed 000's abstract platform: P devices, a dedicated link of bandwidth beta per pair."""
     pairs = [(i, j) for i in range(p) for j in range(i + 1, p)]
-    return zone("complete", "Full", "".join(gpu(f"gpu{i}", speed, memory) for i in range(p)),
+    return zone("complete", "Full", "".join(gpu(f"gpu{i}", speed, memory, None) for i in range(p)),
                 "".join(link(f"link{i}-{j}", bandwidth, latency) for i, j in pairs),
                 "".join(route(f"gpu{i}", f"gpu{j}", f"link{i}-{j}") for i, j in pairs),
                 what=f"Seed 000's abstract platform: {p} devices, complete graph, every link {bandwidth} each way.")
@@ -204,6 +206,8 @@ GPUS = {
     "H200": ("495Tf", "141GB", 450, 50, "H200-SXM-141GB"),
     "MI300X": ("654Tf", "192GB", 448, 50, "MI300X"),
 }
+# Each preset's type in pipesim's device presets (devices/device_presets.cpp).
+DEVICE_TYPES = {"A100": "a100-80gb", "H100": "h100-sxm", "H200": "h200", "MI300X": "mi300x"}
 FABRICS = ("nvswitch", "nvlink-mesh", "pcie")
 BOX_NETWORKS = ("fat-tree", "rail", "ethernet")
 DIRECT_NETWORKS = ("torus", "dragonfly")  # SimGrid's <cluster topology=...>, one GPU per node
@@ -233,7 +237,7 @@ def cluster(boxes, gpus, preset="A100", fabric="nvswitch", network="fat-tree", n
     def name(b, i):
         return f"box{b}-gpu{i}" if boxes > 1 else f"gpu{i}"
     hosts = [(b, i) for b in range(boxes) for i in range(gpus)]
-    nodes = "".join(gpu(name(b, i), speed, memory) for b, i in hosts)
+    nodes = "".join(gpu(name(b, i), speed, memory, DEVICE_TYPES[preset]) for b, i in hosts)
     links, routes = [], []
     latency = "10us" if network == "ethernet" else "2us"
     # Inside a box.

@@ -2,7 +2,7 @@
 """Time per micro-batch against the GPU memory, with seed 002's memory
 saving on every pipeline stage (docs/memory-saving.md, "Study").
 
-For GPT-2 XL (workloads/examples/gpt2-xl.yaml) and ResNet-50 (imported from
+For GPT-2 XL (workloads/examples/gpt2-xl-layers.yaml) and ResNet-50 (imported from
 workloads/profiles/resnet50/graph.txt, 16 micro-batches) on copies of
 platforms/a100-8gpu-pcie-host.xml whose GPUs have less memory, 1F1B: runs
 `pipesim run` without saving and with `memory_saving: {policy: P, limit:
@@ -104,7 +104,7 @@ def main(argv):
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as d:
         tmp = pathlib.Path(d)
-        gpt2 = (ROOT / "workloads" / "examples" / "gpt2-xl.yaml").read_text()
+        gpt2 = (ROOT / "workloads" / "examples" / "gpt2-xl-layers.yaml").read_text()
         subprocess.run([pipesim, "import", str(ROOT / "workloads" / "profiles" / "resnet50" / "graph.txt"),
                         "-o", str(tmp / "resnet50.yaml"), "--microbatches", "16"], check=True, capture_output=True)
         resnet = (tmp / "resnet50.yaml").read_text()

@@ -28,6 +28,12 @@ struct Device {
   double speed = 0;   // flop/s
   double memory = 0;  // bytes; the host property "memory"
   std::string kind;   // host property "kind": gpu (default), cpu, mobile, host, ...
+  // Host property "device": a device type of devices/device_presets ("h100-sxm"),
+  // whose compute model times the ops of a model workload; "" for none.
+  std::string type{};
+  // Host property "memory_bandwidth" (bytes/s), for memory-bound ops such as
+  // the optimizer step; 0: the device type's, if any.
+  double memory_bandwidth = 0;
   std::vector<ComputeResource> resources{};  // at least one when read from a file: [0] is the device's own host
 };
 

@@ -35,6 +35,8 @@ std::string_view to_string(MemoryCategory category) {
     case MemoryCategory::Gradients: return "gradients";
     case MemoryCategory::CommBuffers: return "comm_buffers";
     case MemoryCategory::Optimizer: return "optimizer";
+    case MemoryCategory::Workspace: return "workspace";
+    case MemoryCategory::Runtime: return "runtime";
   }
   return "?";
 }

@@ -38,9 +38,11 @@ enum class MemoryCategory : std::uint8_t {
   Activations,  // stashed for the backward pass
   Gradients,    // weight gradients (accumulation buffers)
   CommBuffers,  // sent or received tensors waiting to be consumed
-  Optimizer,
+  Optimizer,    // optimizer state (master weights, moments)
+  Workspace,    // transient working memory of the op that runs
+  Runtime,      // static reserve: library workspaces, allocator, context
 };
-inline constexpr int kMemoryCategoryCount = 5;
+inline constexpr int kMemoryCategoryCount = 7;
 using MemoryBreakdown = std::array<double, kMemoryCategoryCount>;  // bytes, indexed by MemoryCategory
 std::string_view to_string(MemoryCategory category);
 

@@ -66,7 +66,7 @@ TEST(BareGraph, MasterGPipeMatchesPipesimRun) { expect_same("{name: master, sche
 // A shipped example: uneven stages on an NVSwitch box.
 TEST(BareGraph, ExampleMatchesPipesimRun) {
   const std::string dir = PIPESIM_SOURCE_DIR;
-  expect_same_files(dir + "/platforms/nvswitch-8gpu.xml", dir + "/workloads/examples/gpt2-xl.yaml", 100);
+  expect_same_files(dir + "/platforms/nvswitch-8gpu.xml", dir + "/workloads/examples/gpt2-xl-layers.yaml", 100);
 }
 
 // DualPipeV runs forwards and backwards side by side on two lanes: no field for that.

@@ -68,8 +68,8 @@ std::string run_json(const Case& c, const std::string& engine, int expected_exit
 // gpu0's weights at once over its NVLink): see the next test.
 TEST(CliEngine, ShippedExamplesGiveTheSameJsonWithEitherEngine) {
   const Case cases[] = {
-      {"platforms/nvswitch-8gpu.xml", "workloads/examples/gpt2-xl.yaml", ""},
-      {"platforms/two-nvswitch-8gpu-infiniband.xml", "workloads/examples/gpt2-xl.yaml", ""},
+      {"platforms/nvswitch-8gpu.xml", "workloads/examples/gpt2-xl-layers.yaml", ""},
+      {"platforms/two-nvswitch-8gpu-infiniband.xml", "workloads/examples/gpt2-xl-layers.yaml", ""},
       {"platforms/nvswitch-4gpu.xml", "workloads/examples/tiny.yaml", ""},
       {"platforms/mobile-laptops-wifi.xml", "workloads/examples/mobile-cnn.yaml", ""},
       {"platforms/nvswitch-8gpu.xml", "workloads/examples/transformer-8.yaml", ""},
@@ -78,9 +78,9 @@ TEST(CliEngine, ShippedExamplesGiveTheSameJsonWithEitherEngine) {
       {"platforms/nvswitch-8gpu.xml", "workloads/examples/transformer-8.yaml",
        "--schedule-param scheme=gpipe --schedule-param G= --schedule-param R="},
       {"platforms/complete-4.xml", "workloads/examples/two-f-two-b.yaml", ""},
-      {"platforms/nvswitch-8gpu.xml", "workloads/examples/gpt2-xl.yaml", "--set schedule=kfkb --set schedule.k=2"},
-      {"platforms/nvswitch-8gpu.xml", "workloads/examples/gpt2-xl.yaml", "--set schedule=pipedream"},
-      {"platforms/nvswitch-8gpu.xml", "workloads/examples/gpt2-xl.yaml", "--set schedule=interleaved-zb"},
+      {"platforms/nvswitch-8gpu.xml", "workloads/examples/gpt2-xl-layers.yaml", "--set schedule=kfkb --set schedule.k=2"},
+      {"platforms/nvswitch-8gpu.xml", "workloads/examples/gpt2-xl-layers.yaml", "--set schedule=pipedream"},
+      {"platforms/nvswitch-8gpu.xml", "workloads/examples/gpt2-xl-layers.yaml", "--set schedule=interleaved-zb"},
   };
   for (const Case& c : cases) {
     const std::string analytic = run_json(c, "analytic"), simgrid = run_json(c, "simgrid");

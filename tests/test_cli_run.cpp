@@ -13,7 +13,7 @@ const std::string kRoot = std::string(PIPESIM_SOURCE_DIR) + "/";
 TEST(CliRun, ShippedGpt2ExampleIsValidOnEightGpus) {
   const std::string json = temp_path("gpt2.json");
   const CliResult r = run_pipesim("run " + kRoot + "platforms/nvswitch-8gpu.xml " + kRoot +
-                                  "workloads/examples/gpt2-xl.yaml --json " + json);
+                                  "workloads/examples/gpt2-xl-layers.yaml --json " + json);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("VALID"), std::string::npos) << r.out;
   const std::string report = read_text(json);
@@ -24,7 +24,7 @@ TEST(CliRun, ShippedGpt2ExampleIsValidOnEightGpus) {
 
 TEST(CliRun, SameInputsGiveByteIdenticalOutputs) {
   const std::string args = "run " + kRoot + "platforms/two-nvswitch-8gpu-infiniband.xml " + kRoot +
-                           "workloads/examples/gpt2-xl.yaml --quiet";
+                           "workloads/examples/gpt2-xl-layers.yaml --quiet";
   std::string outputs[2][3];
   for (int i = 0; i < 2; ++i) {
     const std::string n = std::to_string(i);
@@ -110,7 +110,7 @@ TEST(CliRun, PatternIsReportedExportedValidatedAndRunAgain) {
 TEST(CliRun, FlushScheduleExportsItsIterationAsAPattern) {
   const std::string exported = temp_path("gpt2.pattern.yaml"), json = temp_path("gpt2p.json");
   const CliResult r = run_pipesim("run " + kRoot + "platforms/nvswitch-8gpu.xml " + kRoot +
-                                  "workloads/examples/gpt2-xl.yaml --quiet --json " + json + " --export-pattern " +
+                                  "workloads/examples/gpt2-xl-layers.yaml --quiet --json " + json + " --export-pattern " +
                                   exported);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // A flush schedule's period is its iteration, which the run itself is: no

@@ -48,7 +48,7 @@ TEST(MakePlatformCluster, RailFatTreeEthernetAndMeshRoutes) {
   EXPECT_TRUE(has(eth, "<link id=\"core\" bandwidth=\"9.375GBps\""));  // 3 boxes x 3.125 GB/s
 
   for (const char* name : {"rail.xml", "t.xml", "e.xml"}) {
-    const CliResult r = run_pipesim("run " + temp_path(name) + " " + kRoot + "workloads/examples/gpt2-xl.yaml");
+    const CliResult r = run_pipesim("run " + temp_path(name) + " " + kRoot + "workloads/examples/gpt2-xl-layers.yaml");
     EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
   }
   EXPECT_EQ(generate("--gpus 0", "bad.xml"), "");  // refused

@@ -347,7 +347,7 @@ TEST(MemorySavingExecution, ShippedPcieHostPlatform) {
   EXPECT_EQ(p.path(3, host).hops, 1);
   EXPECT_DOUBLE_EQ(p.path(3, host).bandwidth, 25e9);
   EXPECT_DOUBLE_EQ(p.path(host, 3).bandwidth, 25e9);
-  Workload w = load_workload(std::string(PIPESIM_SOURCE_DIR) + "/workloads/examples/gpt2-xl.yaml");
+  Workload w = load_workload(std::string(PIPESIM_SOURCE_DIR) + "/workloads/examples/gpt2-xl-layers.yaml");
   const StagePlan plan = make_stage_plan(w, p);
   ASSERT_EQ(plan.stages.size(), 8u);
   for (int s = 0; s < 8; ++s) EXPECT_EQ(plan.stages[s].device, s);

@@ -234,7 +234,7 @@ TEST(TaskGraphShapes, GeneratorsShapesDoNotGrowWithMicroBatches) {
   for (const char* schedule : {"1f1b", "gpipe", "kfkb", "pipedream", "interleaved-1f1b", "zb-h1", "dualpipev"}) {
     std::size_t shapes[2] = {0, 0}, tasks[2] = {0, 0};
     for (const int i : {0, 1}) {
-      Workload w = load_workload(dir + "/workloads/examples/gpt2-xl.yaml");
+      Workload w = load_workload(dir + "/workloads/examples/gpt2-xl-layers.yaml");
       w.schedule = schedule;
       w.schedule_params.clear();
       w.microbatches = i == 0 ? 16 : 160;

@@ -280,7 +280,7 @@ TEST(WorkloadExamples, Tiny) {
 }
 
 TEST(WorkloadExamples, Gpt2Xl) {
-  Workload w = load_workload(PIPESIM_SOURCE_DIR "/workloads/examples/gpt2-xl.yaml");
+  Workload w = load_workload(PIPESIM_SOURCE_DIR "/workloads/examples/gpt2-xl-layers.yaml");
   ASSERT_EQ(w.layers.size(), 50u);
   EXPECT_EQ(w.microbatches, 16);
   EXPECT_EQ(w.microbatch_size, 8);

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "devices/op_work.hpp"
+
 namespace pipesim {
 
 // The largest cost value the loader accepts (seconds or flops): sums of
@@ -19,6 +21,15 @@ constexpr double kMaxCost = 1e100;
 struct Cost {
   double value = 0;
   bool flops = false;
+};
+
+// What each pass of a layer asks of a device (from a model: models/), so
+// that the compute model can time it on the platform's device type.
+struct LayerOps {
+  OpWork forward;
+  OpWork backward_input;
+  OpWork backward_weight;
+  OpWork recompute;  // forward work redone before the backward (0 flops: none)
 };
 
 struct Layer {
@@ -37,6 +48,23 @@ struct Layer {
   // profile's activation_size summed over its group): what PipeDream's planner
   // counts as the layer's activations. Absent: `activation` (one operator).
   std::optional<double> operator_activations{};
+  // Bytes kept from the forward until the backward. Absent: the layer's input
+  // a_{l-1} (seed 000's model). A transformer block keeps about 30 s.b.h
+  // but sends only 2 s.b.h (`activation`): docs/model-to-workload.md.
+  std::optional<double> stash{};
+  // Transient working memory above what is held, while the pass runs.
+  double forward_workspace = 0;
+  double backward_workspace = 0;
+  // Parameter count, for gradients and optimizer state. Absent: weights /
+  // optimizer.weight_bytes.
+  std::optional<double> parameters{};
+  // The LM head whose weights are the first layer's (tied embeddings): on the
+  // device that also holds the first layer, they are not held twice.
+  bool tied_to_first = false;
+  // Forward + backward model flops, without recompute: MFU's numerator.
+  // 0: the layer's forward and backward costs when they are flops.
+  double model_flops = 0;
+  std::optional<LayerOps> ops{};  // present for layers generated from a model
 };
 
 // PipeDream's activation bytes of a layer (operator_activations, else activation).
@@ -61,6 +89,33 @@ struct MemorySaving {
   int slots = 500;              // the program's memory grid N
 };
 
+// Optimizer state and its step (docs/workload-format.md#optimizer). Bytes
+// per parameter; the mixed-precision default: bf16 weights and gradients,
+// fp32 master weights and Adam's two moments (12 bytes).
+struct Optimizer {
+  std::string name = "none";  // none, adam (adamw)
+  double weight_bytes = 2;
+  double gradient_bytes = 2;  // 4: fp32 gradient accumulation
+  double state_bytes = 12;
+  // ZeRO-1 (the distributed optimizer): the state and its step are sharded
+  // over the data-parallel ranks.
+  bool distributed = false;
+  int data_parallel = 1;
+};
+
+// Bytes per parameter the optimizer step reads and writes: the state read
+// and written, the gradient read, the low-precision weights written.
+inline double optimizer_step_bytes(const Optimizer& o) { return 2 * o.state_bytes + o.gradient_bytes + o.weight_bytes; }
+
+// What a workload generated from a model knows of the job (reports: tokens/s, MFU).
+struct ModelJob {
+  std::string model;           // preset or config name
+  double tokens_per_microbatch = 0;
+  Precision precision = Precision::BF16;
+  double parameters = 0;       // whole model
+  std::string calibration;     // a calibration file (devices/compute_model.hpp), "" for none
+};
+
 struct Workload {
   std::string file;  // for error messages
   std::string name;
@@ -77,7 +132,26 @@ struct Workload {
   Placement placement;
   MemorySaving memory_saving;                      // a map: every stage
   std::vector<MemorySaving> memory_saving_stages;  // a list: one per stage (then memory_saving is none)
+  Optimizer optimizer;
+  // Static bytes per device beyond the model: library workspaces, the
+  // allocator's buffers, a CUDA context (docs/workload-format.md#memory).
+  double runtime_reserve = 0;
+  std::optional<ModelJob> model;  // present when layers come from a `model:` section
 };
+
+// The bytes layer l keeps from its forward to its backward.
+inline double layer_stash(const Workload& w, int l) {
+  const Layer& layer = w.layers[l];
+  if (layer.stash) return *layer.stash;
+  return l == 0 ? w.input : w.layers[l - 1].activation;
+}
+
+// Parameters of layer l.
+inline double layer_parameters(const Workload& w, int l) {
+  const Layer& layer = w.layers[l];
+  if (layer.parameters) return *layer.parameters;
+  return w.optimizer.weight_bytes > 0 ? layer.weights / w.optimizer.weight_bytes : 0;
+}
 
 // The schedule's `file` parameter (schedule pattern, csv) as a path: relative
 // ones are relative to the workload's folder. "" when there is none.

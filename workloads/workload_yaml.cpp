@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/units.hpp"
+#include "workloads/model_section.hpp"
 #include "workloads/yaml_fields.hpp"
 
 namespace pipesim {
@@ -15,12 +16,17 @@ namespace {
 // After `repeat` expansion. Guards memory against typos such as repeat: 100000000.
 constexpr int kMaxLayers = 1000000;
 
-const std::vector<std::string> kTopKeys = {"name",  "microbatches",    "microbatch_size",
-                                           "iterations", "input", "reference_speed",
-                                           "layers", "schedule", "placement", "memory_saving"};
+const std::vector<std::string> kTopKeys = {"name",     "microbatches", "microbatch_size", "iterations",
+                                           "input",    "reference_speed", "layers",        "model",
+                                           "schedule", "placement",    "memory_saving",   "optimizer",
+                                           "memory"};
+const std::vector<std::string> kOptimizerKeys = {"name", "weight_bytes", "gradient_bytes", "state_bytes",
+                                                 "distributed", "data_parallel"};
+const std::vector<std::string> kMemoryKeys = {"reserve"};
 const std::vector<std::string> kMemorySavingKeys = {"policy", "limit", "slots"};
 const std::vector<std::string> kLayerKeys = {"name",       "forward", "backward", "backward_input", "backward_weight",
-                                             "activation", "weights", "operator_activations", "repeat"};
+                                             "activation", "weights", "operator_activations", "repeat",
+                                             "stash",      "forward_workspace", "backward_workspace", "parameters"};
 const std::vector<std::string> kStageKeys = {"layers", "host"};
 const std::vector<std::string> kAutoPlacementKeys = {"stages"};
 
@@ -58,7 +64,27 @@ class Loader : public YamlFields {
       if (w.reference_speed <= 0)
         fail(e->value, "reference_speed", "expected a positive speed like '150Tf', got " + describe(e->value));
     }
-    load_layers(require(f, top, "", "layers", "a non-empty list of layers"), w);
+    const auto* model = get(f, "model");
+    if (model) {
+      w.optimizer.name = "adam";  // a model trains with Adam unless told otherwise
+      w.runtime_reserve = kModelRuntimeReserve;
+    }
+    if (auto* e = get(f, "optimizer")) load_optimizer(e->value, w.optimizer);  // first: it sets the weights' bytes
+    if (model) {
+      if (auto* l = get(f, "layers"))
+        fail(l->key, "layers", "a workload gives 'model' or 'layers', not both (the model generates the layers)");
+      for (const char* key : {"microbatch_size", "input"})
+        if (auto* k = get(f, key))
+          fail(k->key, key, "comes from the model with 'model': set model.microbatch_size instead");
+      load_model_section(*this, model->value, w);
+    } else {
+      load_layers(require(f, top, "", "layers", "a non-empty list of layers (or a model)"), w);
+    }
+    if (auto* e = get(f, "memory")) {
+      if (!e->value.IsMap()) fail(e->value, "memory", "expected a map {reserve: 1GiB}, got " + describe(e->value));
+      const Fields m = fields(e->value, "memory", &kMemoryKeys);
+      if (auto* r = get(m, "reserve")) w.runtime_reserve = bytes(r->value, "memory.reserve");
+    }
     w.schedule = "1f1b";
     if (auto* e = get(f, "schedule")) load_schedule(e->value, w);
     // A PyTorch CSV (schedule csv) brings its own micro-batch count: 0 until read.
@@ -113,6 +139,12 @@ class Loader : public YamlFields {
       if (auto* e = get(f, "weights")) layer.weights = bytes(e->value, sub(path, "weights"));
       if (auto* e = get(f, "operator_activations"))
         layer.operator_activations = bytes(e->value, sub(path, "operator_activations"));
+      if (auto* e = get(f, "stash")) layer.stash = bytes(e->value, sub(path, "stash"));
+      if (auto* e = get(f, "forward_workspace")) layer.forward_workspace = bytes(e->value, sub(path, "forward_workspace"));
+      if (auto* e = get(f, "backward_workspace"))
+        layer.backward_workspace = bytes(e->value, sub(path, "backward_workspace"));
+      if (auto* e = get(f, "parameters"))
+        layer.parameters = quantity(e->value, sub(path, "parameters"), "a parameter count like '1.5e9'", parse_flops);
       load_split(f, n, path, layer);
       std::string name;
       if (auto* e = get(f, "name")) name = text(e->value, sub(path, "name"), "a layer name");
@@ -131,6 +163,27 @@ class Loader : public YamlFields {
         w.layers.push_back(layer);
       }
     }
+  }
+
+  void load_optimizer(const YAML::Node& n, Optimizer& o) const {
+    if (n.IsScalar()) {
+      o.name = lower(text(n, "optimizer", "none, adam or a map {name: adam, ...}"));
+    } else {
+      if (!n.IsMap()) fail(n, "optimizer", "expected none, adam or a map {name: adam, ...}, got " + describe(n));
+      const Fields f = fields(n, "optimizer", &kOptimizerKeys);
+      if (auto* e = get(f, "name")) o.name = lower(text(e->value, "optimizer.name", "none, adam or adamw"));
+      for (auto [key, field] : {std::pair{"weight_bytes", &o.weight_bytes}, std::pair{"gradient_bytes", &o.gradient_bytes},
+                                std::pair{"state_bytes", &o.state_bytes}})
+        if (auto* e = get(f, key)) {
+          *field = bytes(e->value, sub("optimizer", key));
+          if (*field > 64) fail(e->value, sub("optimizer", key), "expected at most 64 bytes per parameter, got " + describe(e->value));
+        }
+      if (auto* e = get(f, "distributed")) o.distributed = boolean(e->value, "optimizer.distributed");
+      if (auto* e = get(f, "data_parallel")) o.data_parallel = integer(e->value, "optimizer.data_parallel", 1);
+    }
+    if (o.name == "adamw") o.name = "adam";
+    if (o.name != "none" && o.name != "adam")
+      fail(n, n.IsMap() ? "optimizer.name" : "optimizer", "expected none, adam or adamw, got '" + o.name + "'");
   }
 
   // backward_input and backward_weight: both or neither.

@@ -145,4 +145,11 @@ bool YamlFields::parse_integer(const std::string& s, long long& out, bool negati
   return ec == std::errc() && end == s.data() + s.size();
 }
 
+bool YamlFields::boolean(const YAML::Node& n, const std::string& path) const {
+  const std::string s = lower(scalar(n, path, "true or false"));
+  if (s == "true" || s == "yes" || s == "on") return true;
+  if (s == "false" || s == "no" || s == "off") return false;
+  fail(n, path, "expected true or false, got '" + n.Scalar() + "'");
+}
+
 }  // namespace pipesim

@@ -66,6 +66,9 @@ class YamlFields {
   long long integer(const YAML::Node& n, const std::string& path, const std::string& expected, long long min,
                     long long max) const;
 
+  // true/false (also yes/no, on/off).
+  bool boolean(const YAML::Node& n, const std::string& path) const;
+
   // A number with units (sim/units.hpp); the parser's message on failure.
   template <class T>
   T quantity(const YAML::Node& n, const std::string& path, const std::string& expected,

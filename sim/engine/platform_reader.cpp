@@ -138,6 +138,24 @@ ComputeResource read_resource(simgrid::s4u::Host* host, const std::string& defau
   return r;
 }
 
+// The host property memory_bandwidth ("3.35TBps"), 0 when absent.
+double memory_bandwidth(simgrid::s4u::Host* host, const std::string& file) {
+  const char* text = host->get_property("memory_bandwidth");
+  if (text == nullptr) return 0;
+  const std::string field = "host '" + host->get_name() + "' property memory_bandwidth";
+  std::string value = text;
+  const bool per_second = value.size() > 2 && value.compare(value.size() - 2, 2, "ps") == 0;
+  if (!per_second) throw InputError(file, field, "expected a bandwidth like '3.35TBps', got '" + value + "'");
+  double bytes = 0;
+  try {
+    bytes = parse_bytes(value.substr(0, value.size() - 2));
+  } catch (const std::invalid_argument& e) {
+    throw InputError(file, field, e.what());
+  }
+  if (!(bytes > 0) || bytes > 1e100) throw InputError(file, field, "expected a positive bandwidth like '3.35TBps', got '" + value + "'");
+  return bytes;
+}
+
 }  // namespace
 
 Platform read_platform(const std::vector<std::vector<simgrid::s4u::Host*>>& hosts, const std::string& file) {
@@ -157,6 +175,8 @@ Platform read_platform(const std::vector<std::vector<simgrid::s4u::Host*>>& host
     }
     if (device.memory <= 0)
       throw InputError(file, "host '" + device.name + "' property memory", "expected a positive size like '80GiB'");
+    if (const char* type = host->get_property("device")) device.type = type;
+    device.memory_bandwidth = memory_bandwidth(host, file);
     for (auto* r : resources) {
       device.resources.push_back(read_resource(r, device.kind, file));
       for (std::size_t j = 0; j + 1 < device.resources.size(); ++j)

@@ -1,0 +1,174 @@
+#include "schedules/training_state.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "devices/device_spec.hpp"
+#include "sim/input_error.hpp"
+
+namespace pipesim {
+namespace {
+
+bool is_compute_pass(TaskKind k) {
+  return k == TaskKind::Forward || k == TaskKind::Backward || k == TaskKind::BackwardInput ||
+         k == TaskKind::BackwardWeight || k == TaskKind::Recompute;
+}
+
+// The pass that ends a layer's use of its stash: the whole backward, or the
+// weight-gradient half of a split one.
+bool frees_stash(TaskKind k) { return k == TaskKind::Backward || k == TaskKind::BackwardWeight; }
+
+bool declares_layer_memory(const Workload& w) {
+  for (int l = 0; l < static_cast<int>(w.layers.size()); ++l) {
+    const Layer& layer = w.layers[l];
+    if (layer.stash || layer.forward_workspace > 0 || layer.backward_workspace > 0) return true;
+  }
+  return false;
+}
+
+// Per-layer figures summed or maxed over a task's layer range.
+struct LayerTables {
+  std::vector<double> extra_stash;  // stash beyond the input a_{l-1}, which the families already hold
+  std::vector<double> forward_ws, backward_ws;
+};
+
+LayerTables layer_tables(const Workload& w) {
+  const int L = static_cast<int>(w.layers.size());
+  LayerTables t{std::vector<double>(L), std::vector<double>(L), std::vector<double>(L)};
+  for (int l = 0; l < L; ++l) {
+    const double input = l == 0 ? w.input : w.layers[l - 1].activation;
+    t.extra_stash[l] = layer_stash(w, l) - input;
+    t.forward_ws[l] = w.layers[l].forward_workspace;
+    t.backward_ws[l] = w.layers[l].backward_workspace;
+  }
+  return t;
+}
+
+void add_layer_memory(TaskGraph& graph, const Workload& w) {
+  if (!declares_layer_memory(w)) return;
+  if (saves_memory(w))
+    for (const Layer& layer : w.layers)
+      if (layer.stash)
+        throw InputError(w.file, "memory_saving",
+                         "memory saving runs on layers whose stash is their input; layer '" + layer.name +
+                             "' declares its own stash (a model's layers do)");
+  const LayerTables t = layer_tables(w);
+  const int L = static_cast<int>(w.layers.size());
+  const std::size_t n = graph.size();
+  for (TaskId id = 0; id < n; ++id) {
+    const Task task = graph.task(id);
+    if (!is_compute_pass(task.kind) || task.layer_first < 0 || task.layer_last >= L) continue;
+    double extra = 0, workspace = 0;
+    const bool forward = task.kind == TaskKind::Forward || task.kind == TaskKind::Recompute;
+    for (int l = task.layer_first; l <= task.layer_last; ++l) {
+      extra += t.extra_stash[l];
+      workspace = std::max(workspace, forward ? t.forward_ws[l] : t.backward_ws[l]);
+    }
+    if (workspace > 0) {
+      graph.add_memory(id, task.device, MemoryCategory::Workspace, MemoryWhen::AtStart, workspace);
+      graph.add_memory(id, task.device, MemoryCategory::Workspace, MemoryWhen::AtFinish, -workspace);
+    }
+    if (extra != 0 && task.kind == TaskKind::Forward)
+      graph.add_memory(id, task.device, MemoryCategory::Activations, MemoryWhen::AtStart, extra);
+    if (extra != 0 && frees_stash(task.kind))
+      graph.add_memory(id, task.device, MemoryCategory::Activations, MemoryWhen::AtFinish, -extra);
+  }
+}
+
+// Which layers each device computes (from the forwards it runs).
+std::vector<std::vector<bool>> layers_by_device(const TaskGraph& graph, int layers) {
+  std::vector<std::vector<bool>> held(graph.device_count());
+  for (std::uint32_t s = 0; s < graph.shape_count(); ++s) {
+    const Task& t = graph.shape(s).task;
+    if (t.kind != TaskKind::Forward || t.layer_first < 0 || t.device < 0) continue;
+    auto& row = held[t.device];
+    if (row.empty()) row.assign(layers, false);
+    for (int l = t.layer_first; l <= std::min(t.layer_last, layers - 1); ++l) row[l] = true;
+  }
+  return held;
+}
+
+// One Update per device after its last backward: it reads the gradients the
+// whole iteration accumulated.
+void add_optimizer_steps(TaskGraph& graph, const Workload& w, const Platform& platform,
+                         const std::vector<double>& parameters) {
+  if (w.iterations > 1)
+    throw InputError(w.file, "iterations",
+                     "the optimizer step is simulated once, after the last iteration: run iterations: 1 (every "
+                     "iteration of a flush schedule is the same)");
+  const int D = static_cast<int>(parameters.size());
+  std::vector<std::vector<TaskId>> backwards(D);
+  const std::size_t n = graph.size();
+  for (TaskId id = 0; id < n; ++id) {
+    const Task t = graph.task(id);
+    if ((t.kind == TaskKind::Backward || t.kind == TaskKind::BackwardWeight) && t.device >= 0 && t.device < D)
+      backwards[t.device].push_back(id);
+  }
+  for (int d = 0; d < D; ++d) {
+    if (backwards[d].empty()) continue;
+    const Device& device = platform.devices[d];
+    Task update;
+    update.kind = TaskKind::Update;
+    update.device = d;
+    update.amount = optimizer_step_seconds(w, device, parameters[d], platform.file) * device.speed;
+    update.iteration = w.iterations - 1;
+    const TaskId id = graph.add(update, backwards[d]);
+    graph.append_to_order(id);
+  }
+}
+
+void add_device_state(TaskGraph& graph, const Workload& w, const Platform& platform) {
+  const int L = static_cast<int>(w.layers.size());
+  const bool optimizer = w.optimizer.name != "none";
+  bool tied = false;
+  for (const Layer& layer : w.layers) tied = tied || layer.tied_to_first;
+  if (!optimizer && w.runtime_reserve <= 0 && !tied) return;
+  const auto held = layers_by_device(graph, L);
+  std::vector<double> parameters(held.size(), 0);
+  for (int d = 0; d < static_cast<int>(held.size()); ++d) {
+    if (held[d].empty()) continue;
+    double weights = 0, own_weights = 0;
+    for (int l = 0; l < L; ++l) {
+      if (!held[d][l]) continue;
+      weights += w.layers[l].weights;
+      if (w.layers[l].tied_to_first && held[d][0]) continue;  // the embedding's weights, already here
+      own_weights += w.layers[l].weights;
+      parameters[d] += layer_parameters(w, l);
+    }
+    // The families hold the weights and a gradient buffer of the same size for every layer they place.
+    if (own_weights != weights) graph.add_static_memory(d, MemoryCategory::Weights, own_weights - weights);
+    const double gradients = optimizer ? parameters[d] * w.optimizer.gradient_bytes : own_weights;
+    if (gradients != weights) graph.add_static_memory(d, MemoryCategory::Gradients, gradients - weights);
+    if (optimizer) {
+      const double shards = w.optimizer.distributed ? w.optimizer.data_parallel : 1;
+      graph.add_static_memory(d, MemoryCategory::Optimizer, parameters[d] * w.optimizer.state_bytes / shards);
+    }
+    if (w.runtime_reserve > 0) graph.add_static_memory(d, MemoryCategory::Runtime, w.runtime_reserve);
+  }
+  if (optimizer) add_optimizer_steps(graph, w, platform, parameters);
+}
+
+}  // namespace
+
+void add_training_state(TaskGraph& graph, const Workload& workload, const Platform& platform) {
+  add_layer_memory(graph, workload);
+  add_device_state(graph, workload, platform);
+}
+
+double optimizer_step_seconds(const Workload& w, const Device& device, double parameters,
+                              const std::string& platform_file) {
+  double bandwidth = device.memory_bandwidth;
+  if (!(bandwidth > 0) && !device.type.empty())
+    if (const DeviceSpec* spec = find_device_preset(device.type))
+      bandwidth = spec->memory_bandwidth * spec->memory_efficiency;
+  if (!(bandwidth > 0))
+    throw InputError(platform_file, "host '" + device.name + "' property memory_bandwidth",
+                     "the optimizer step of " + w.file +
+                         " reads and writes memory: give the host a memory_bandwidth like '3.35TBps' or a device "
+                         "type (property device)");
+  const double shards = w.optimizer.distributed ? w.optimizer.data_parallel : 1;
+  return parameters / shards * optimizer_step_bytes(w.optimizer) / bandwidth;
+}
+
+}  // namespace pipesim

@@ -1,0 +1,27 @@
+// What every schedule family shares about training beyond its pipeline:
+// the memory a workload declares per layer and per device (stashes larger
+// than the layer's input, transient workspaces, optimizer state, gradients
+// at their precision, a runtime reserve, tied weights held once) and the
+// optimizer step at the end of the iteration. Applied by generate() to the
+// graph a family built, so every family accounts them the same way
+// (docs/memory-model.md, "Training state").
+#pragma once
+
+#include "sim/platform.hpp"
+#include "sim/task_graph.hpp"
+#include "workloads/workload.hpp"
+
+namespace pipesim {
+
+// Adds the effects, static memory and Update tasks above; changes nothing
+// for a workload that declares none of them (hand-written layers with no
+// stash, workspace, optimizer or reserve). Throws InputError when the
+// optimizer step cannot be timed (no memory bandwidth) or the workload asks
+// for what a family cannot account (an explicit stash under memory_saving).
+void add_training_state(TaskGraph& graph, const Workload& workload, const Platform& platform);
+
+// Seconds of the optimizer step on a device that updates `parameters`.
+double optimizer_step_seconds(const Workload& workload, const Device& device, double parameters,
+                              const std::string& platform_file);
+
+}  // namespace pipesim

@@ -1,0 +1,68 @@
+#include "workloads/model_costs.hpp"
+
+#include "devices/device_spec.hpp"
+#include "sim/input_error.hpp"
+#include "sim/units.hpp"
+#include "workloads/yaml_fields.hpp"
+
+namespace pipesim {
+namespace {
+
+int reference_device(const Platform& p) {
+  int best = -1;
+  for (int d : compute_devices(p))
+    if (best < 0 || p.devices[d].speed > p.devices[best].speed) best = d;
+  return best;
+}
+
+}  // namespace
+
+Calibration load_calibration(const std::string& path) {
+  const YamlFields reader(path);
+  return reader.parse(read_yaml_file(path), [&](const YAML::Node& root) {
+    if (!root.IsMap())
+      reader.fail(root, "", "expected a map of op keys to durations ({block.forward: 1.2ms}), got " +
+                                YamlFields::describe(root));
+    Calibration c;
+    c.file = path;
+    for (const auto& [key, entry] : reader.fields(root, "", nullptr)) {
+      const double s = reader.quantity(entry.value, key, "a duration like '1.2ms'", parse_seconds);
+      if (!(s >= 0) || s > 1e9) reader.fail(entry.value, key, "expected a duration from 0 to 1e9 s, got " + entry.value.Scalar());
+      c.seconds[key] = s;
+    }
+    return c;
+  });
+}
+
+Workload time_model_layers(const Workload& w, const Platform& p) {
+  if (!w.model) return w;
+  const int ref = reference_device(p);
+  if (ref < 0 || p.devices[ref].type.empty()) return w;
+  const Device& device = p.devices[ref];
+  const DeviceSpec* spec = find_device_preset(device.type);
+  if (!spec)
+    throw InputError(p.file, "host '" + device.name + "' property device",
+                     "unknown device type '" + device.type + "' (expected one of: " +
+                         YamlFields::join(device_preset_names()) + ")");
+  if (!(peak_flops(*spec, w.model->precision) > 0))
+    throw InputError(w.file, "model.precision",
+                     std::string("the ") + spec->name + " of host '" + device.name + "' (" + p.file + ") has no " +
+                         to_string(w.model->precision) + " compute");
+  Calibration calibration;
+  if (!w.model->calibration.empty()) calibration = load_calibration(w.model->calibration);
+  Workload out = w;
+  out.reference_speed = device.speed;
+  for (Layer& layer : out.layers) {
+    if (!layer.ops) continue;
+    const auto time = [&](const OpWork& op) { return op.flops > 0 || op.bytes > 0 ? op_seconds(*spec, op, &calibration) : 0.0; };
+    const double input = time(layer.ops->backward_input) + time(layer.ops->recompute);
+    const double weight = time(layer.ops->backward_weight);
+    layer.forward = Cost{time(layer.ops->forward), false};
+    layer.backward_input = Cost{input, false};
+    layer.backward_weight = Cost{weight, false};
+    layer.backward = Cost{input + weight, false};
+  }
+  return out;
+}
+
+}  // namespace pipesim

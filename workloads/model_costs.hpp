@@ -1,0 +1,25 @@
+// A model's layers timed on the platform's device type: each pass's OpWork
+// through the compute model (devices/compute_model.hpp), or a calibration
+// file's measured time. docs/devices.md.
+#pragma once
+
+#include "devices/compute_model.hpp"
+#include "sim/platform.hpp"
+#include "workloads/workload.hpp"
+
+namespace pipesim {
+
+// The workload with every model layer's costs in seconds on the device type
+// of the platform's fastest compute device (host property `device`), and
+// reference_speed that device's speed, so a device of that type runs each
+// pass in exactly its modelled time (others scale by speed). Unchanged when
+// the workload has no model or the device has no type (flops at the host's
+// speed, as hand-written costs). Throws InputError for an unknown device
+// type, a precision it lacks, or a bad calibration file.
+Workload time_model_layers(const Workload& workload, const Platform& platform);
+
+// A calibration file: a YAML map of OpWork keys to durations
+// ({block.forward: 1.2ms, ...}).
+Calibration load_calibration(const std::string& path);
+
+}  // namespace pipesim
