@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 #include <random>
+#include <stdexcept>
 #include <string>
 
 #include "analysis/memory.hpp"
@@ -92,6 +93,7 @@ TEST(SharedDeviceStagePlan, AutomaticPlacementPutsContiguousBlocksOnEachDevice) 
   EXPECT_EQ(devices_of(4, 2), (std::vector<int>{0, 0, 1, 1}));
   EXPECT_EQ(devices_of(5, 2), (std::vector<int>{0, 0, 0, 1, 1}));  // floor(s * D / N)
   EXPECT_EQ(devices_of(8, 3), (std::vector<int>{0, 0, 0, 1, 1, 1, 2, 2}));
+  EXPECT_EQ(devices_of(7, 5), (std::vector<int>{0, 0, 1, 2, 2, 3, 4}));  // larger blocks spread evenly
   EXPECT_EQ(devices_of(3, 4), (std::vector<int>{0, 1, 2}));  // no more stages than devices: stage i on device i
   // The layers are still balanced: two per stage.
   const StagePlan plan = make_stage_plan(automatic(chain("gpipe", 8, 1), 4), devices(2), StagesPerDevice::Several);
@@ -173,6 +175,8 @@ TEST(SharedDeviceOrders, TwoDevicesWithTwoStagesEach) {
   const TaskGraph a = generate_schedule(automatic(chain("1f1b", 4, 4), 4), p);
   EXPECT_EQ(device_order(a, 0), device_order(h, 0));
   EXPECT_EQ(device_order(a, 1), device_order(h, 1));
+  // The one-stage event graph does not describe a merged order.
+  EXPECT_THROW(one_f_one_b_event_graph(make_stage_plan(gpipe, p, StagesPerDevice::Several), p), std::invalid_argument);
   // 1F1B's warm-up counts device changes, not stages.
   EXPECT_EQ(device_hops_to_last(make_stage_plan(gpipe, p, StagesPerDevice::Several)), (std::vector<int>{1, 1, 0, 0}));
 }

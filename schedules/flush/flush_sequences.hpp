@@ -33,6 +33,7 @@ std::vector<int> device_hops_to_last(const StagePlan& plan);
 // Steady state of 1F1B with one stage per device: nodes "F<s>", "B<s>" and, per boundary with a real
 // transfer, "T<s>><s+1>" (activations) and "T<s+1>><s>" (gradients).
 // Its maximum cycle ratio is the time per micro-batch of a long 1F1B run.
+// Throws std::invalid_argument for a plan whose stages share a device.
 TimedEventGraph one_f_one_b_event_graph(const StagePlan& plan, const Platform& platform);
 
 }  // namespace pipesim

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 
 #include "schedules/flush/flush_sequences.hpp"
@@ -61,6 +62,8 @@ std::vector<StageSequence> one_f_one_b_sequences(const StagePlan& plan, int micr
 // F_0 -> ... -> F_{S-1} -> B_{S-1} -> ... -> B_0 -> F_0 with S tokens:
 // period F + B + 2(S-1)c/S; without transfers, F + B.
 TimedEventGraph one_f_one_b_event_graph(const StagePlan& plan, const Platform& platform) {
+  // Its device arcs are one stage's: stages sharing a device run a merged order it does not describe.
+  if (shares_devices(plan)) throw std::invalid_argument("1F1B event graph: one stage per device expected");
   TimedEventGraph g;
   const int S = static_cast<int>(plan.stages.size());
   std::vector<int> f(S), b(S);
