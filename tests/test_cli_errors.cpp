@@ -46,7 +46,10 @@ std::vector<BadInput> bad_inputs() {
        "activation"},
       {"unknown_host", "", kGoodWorkload + "placement:\n  - {layers: 0-1, host: gpu0}\n  - {layers: 2-3, host: tpu7}\n",
        "tpu7"},
-      {"more_stages_than_devices", "", kGoodWorkload + "placement: {stages: 4}\n", "placement", false},
+      // gpipe and 1f1b run several stages per device; the others refuse.
+      {"more_stages_than_devices", "",
+       kGoodWorkload.substr(0, kGoodWorkload.find("schedule:")) + "schedule: pipedream\nplacement: {stages: 4}\n",
+       "placement.stages: 4 stages but only 3 devices; schedule 'pipedream' runs one stage per device", false},
       {"no_route", unrouted_platform(), explicit_placement, "no route"},
       {"zero_bandwidth", complete_platform_xml(3, "0Bps"), explicit_placement,
        "bandwidth: expected a positive finite bandwidth", true},

@@ -293,7 +293,9 @@ TEST(StagePlan, HostMemoryNeverRunsAStage) {
   EXPECT_EQ(plan.stages[1].device, 2);
   EXPECT_DOUBLE_EQ(plan.stages[0].forward_seconds + plan.stages[1].forward_seconds, 4.0);  // reference 2e12
   w.placement.stages = 3;
-  EXPECT_EQ(error_of(w, p), "work.yaml: placement.stages: 3 stages but only 2 devices");
+  EXPECT_EQ(error_of(w, p),
+            "work.yaml: placement.stages: 3 stages but only 2 devices; this schedule runs one stage per device (gpipe "
+            "and 1f1b run several)");
   w.placement = {false, 0, {{0, 1}, {2, 3}}, {"gpu1", "dram"}};
   EXPECT_EQ(error_of(w, p),
             "work.yaml: placement[1].host: host 'dram' is host memory (kind host): it stores offloaded bytes and "

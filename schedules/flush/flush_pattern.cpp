@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "patterns/pattern_timing.hpp"
+#include "schedules/stages/stage_merge.hpp"
 
 namespace pipesim {
 namespace {
@@ -24,17 +25,20 @@ Layout layout(const StagePlan& plan, const std::vector<StageSequence>& sequences
   p.period = 1;  // placeholder until the offsets are known
   p.weights = WeightPolicy::Flush;
   out.device_ops.resize(devices);
-  for (std::size_t s = 0; s < plan.stages.size(); ++s) {
-    const Stage& stage = plan.stages[s];
-    for (const Op& op : sequences[s]) {
-      const bool forward = op.kind == TaskKind::Forward;
-      for (int i = 0; i <= stage.last_layer - stage.first_layer; ++i) {
-        const int layer = forward ? stage.first_layer + i : stage.last_layer - i;  // backward runs the stage in reverse
-        out.device_ops[stage.device].push_back(static_cast<int>(p.ops.size()));
-        p.ops.push_back({op.kind, layer, op.microbatch, stage.device, 0, 0});
-      }
+  auto add = [&](const Stage& stage, const Op& op) {
+    const bool forward = op.kind == TaskKind::Forward;
+    for (int i = 0; i <= stage.last_layer - stage.first_layer; ++i) {
+      const int layer = forward ? stage.first_layer + i : stage.last_layer - i;  // backward runs the stage in reverse
+      out.device_ops[stage.device].push_back(static_cast<int>(p.ops.size()));
+      p.ops.push_back({op.kind, layer, op.microbatch, stage.device, 0, 0});
     }
+  };
+  if (shares_devices(plan)) {  // the devices' orders of the run: the merged order, as build_pipeline emits it
+    for (const StageOp& x : merge_stage_sequences(sequences)) add(plan.stages[x.stage], x.op);
+    return out;
   }
+  for (std::size_t s = 0; s < plan.stages.size(); ++s)
+    for (const Op& op : sequences[s]) add(plan.stages[s], op);
   return out;
 }
 

@@ -9,4 +9,8 @@ std::vector<StageSequence> gpipe_sequences(int stages, int microbatches) {
   return std::vector<StageSequence>(stages, seq);
 }
 
+std::vector<StageSequence> gpipe_sequences(const StagePlan& plan, int microbatches) {
+  return gpipe_sequences(static_cast<int>(plan.stages.size()), microbatches);
+}
+
 }  // namespace pipesim

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 
 #include "schedules/flush/flush_sequences.hpp"
@@ -9,11 +10,15 @@ int one_f_one_b_warmup(int stage, int stages, int microbatches) {
   return std::min(stages - stage - 1, microbatches);
 }
 
-std::vector<StageSequence> one_f_one_b_sequences(int stages, int microbatches) {
+namespace {
+
+// 1F1B with stage s warming up with warmups[s] forwards (at most M).
+std::vector<StageSequence> sequences_with_warmups(const std::vector<int>& warmups, int microbatches) {
   const int M = microbatches;
+  const int stages = static_cast<int>(warmups.size());
   std::vector<StageSequence> result(stages);
   for (int s = 0; s < stages; ++s) {
-    const int warmup = one_f_one_b_warmup(s, stages, M);
+    const int warmup = std::min(warmups[s], M);
     StageSequence& seq = result[s];
     for (int m = 0; m < warmup; ++m) seq.push_back({TaskKind::Forward, m});
     for (int i = 0; i < M - warmup; ++i) {  // steady: F(warmup+i) then B(i)
@@ -23,6 +28,26 @@ std::vector<StageSequence> one_f_one_b_sequences(int stages, int microbatches) {
     for (int m = M - warmup; m < M; ++m) seq.push_back({TaskKind::Backward, m});
   }
   return result;
+}
+
+}  // namespace
+
+std::vector<StageSequence> one_f_one_b_sequences(int stages, int microbatches) {
+  std::vector<int> warmups(stages);
+  for (int s = 0; s < stages; ++s) warmups[s] = one_f_one_b_warmup(s, stages, microbatches);
+  return sequences_with_warmups(warmups, microbatches);
+}
+
+std::vector<int> device_hops_to_last(const StagePlan& plan) {
+  const int S = static_cast<int>(plan.stages.size());
+  std::vector<int> hops(S, 0);
+  for (int s = S - 2; s >= 0; --s)
+    hops[s] = hops[s + 1] + (plan.stages[s].device != plan.stages[s + 1].device ? 1 : 0);
+  return hops;
+}
+
+std::vector<StageSequence> one_f_one_b_sequences(const StagePlan& plan, int microbatches) {
+  return sequences_with_warmups(device_hops_to_last(plan), microbatches);
 }
 
 // Firing k of each node handles one micro-batch: F_s handles k + shift(F_s)
@@ -37,6 +62,8 @@ std::vector<StageSequence> one_f_one_b_sequences(int stages, int microbatches) {
 // F_0 -> ... -> F_{S-1} -> B_{S-1} -> ... -> B_0 -> F_0 with S tokens:
 // period F + B + 2(S-1)c/S; without transfers, F + B.
 TimedEventGraph one_f_one_b_event_graph(const StagePlan& plan, const Platform& platform) {
+  // Its device arcs are one stage's: stages sharing a device run a merged order it does not describe.
+  if (shares_devices(plan)) throw std::invalid_argument("1F1B event graph: one stage per device expected");
   TimedEventGraph g;
   const int S = static_cast<int>(plan.stages.size());
   std::vector<int> f(S), b(S);

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "schedules/stages/stage_merge.hpp"
+
 namespace pipesim {
 namespace {
 
@@ -34,7 +36,8 @@ int count_microbatches(const std::vector<StageSequence>& sequences) {
 class Builder {
  public:
   Builder(const StagePlan& plan, int M, int device_count, StageComputeEmitter* compute)
-      : plan_(plan), S_(static_cast<int>(plan.stages.size())), M_(M), graph_(device_count), compute_(compute) {
+      : plan_(plan), S_(static_cast<int>(plan.stages.size())), M_(M), graph_(device_count), compute_(compute),
+        shared_(shares_devices(plan)) {
     for (const Stage& st : plan.stages) {
       graph_.add_static_memory(st.device, MemoryCategory::Weights, st.weight_bytes);
       graph_.add_static_memory(st.device, MemoryCategory::Gradients, st.weight_bytes);
@@ -54,6 +57,16 @@ class Builder {
     it_ = it;
     fwd_.assign(S_, std::vector<TaskId>(M_, kNone));
     bwd_ = tf_ = tb_ = fwd_;
+    if (shared_) {
+      // Several stages on a device: the device runs them in one merged order
+      // (stage_merge.hpp), so the tasks are emitted in that order.
+      if (merged_.empty()) merged_ = merge_stage_sequences(sequences);
+      for (const StageOp& x : merged_) {
+        if (!ready(x.stage, x.op)) throw std::logic_error("pipeline builder: the merged order breaks a dependency");
+        emit(x.stage, x.op);
+      }
+      return;
+    }
     std::vector<std::size_t> pos(S_, 0);
     // Emit tasks in a global order that puts every dependency first: advance
     // each stage while its next op's producer exists.
@@ -79,6 +92,14 @@ class Builder {
   }
   bool gradient_sent(int s) const {  // from s to s-1
     return s > 0 && stage(s).device != stage(s - 1).device && stage(s).input_bytes > 0;
+  }
+  // The same tensors handed to a stage on the same device: no transfer, one
+  // copy held from the producer's start to the consumer's finish (memory-model.md).
+  bool forward_kept(int s) const {
+    return s + 1 < S_ && stage(s).device == stage(s + 1).device && stage(s).output_bytes > 0;
+  }
+  bool gradient_kept(int s) const {
+    return s > 0 && stage(s).device == stage(s - 1).device && stage(s).input_bytes > 0;
   }
   const Stage& stage(int s) const { return plan_.stages[s]; }
 
@@ -109,27 +130,21 @@ class Builder {
       t.amount = stage(s).forward_flops;
       const TaskId in = s == 0 ? kNone : (forward_sent(s - 1) ? tf_[s - 1][m] : fwd_[s - 1][m]);
       const TaskId id = compute(t, in);
-      if (s > 0 && forward_sent(s - 1))
+      if (s > 0 && (forward_sent(s - 1) || forward_kept(s - 1)))
         graph_.add_memory(id, dev, Comm, MemoryWhen::AtFinish, -stage(s - 1).output_bytes);
       fwd_[s][m] = id;
-      if (forward_sent(s)) {
-        const double bytes = stage(s).output_bytes;
-        graph_.add_memory(id, dev, Comm, MemoryWhen::AtStart, bytes);
-        tf_[s][m] = transfer(s, s + 1, m, bytes, id);
-      }
+      if (forward_sent(s) || forward_kept(s)) graph_.add_memory(id, dev, Comm, MemoryWhen::AtStart, stage(s).output_bytes);
+      if (forward_sent(s)) tf_[s][m] = transfer(s, s + 1, m, stage(s).output_bytes, id);
     } else {
       Task t = base(TaskKind::Backward, s, m);
       t.amount = stage(s).backward_flops;
       const TaskId in = s == S_ - 1 ? fwd_[s][m] : (gradient_sent(s + 1) ? tb_[s][m] : bwd_[s + 1][m]);
       const TaskId id = compute(t, in);
-      if (s + 1 < S_ && gradient_sent(s + 1))
+      if (s + 1 < S_ && (gradient_sent(s + 1) || gradient_kept(s + 1)))
         graph_.add_memory(id, dev, Comm, MemoryWhen::AtFinish, -stage(s + 1).input_bytes);
       bwd_[s][m] = id;
-      if (gradient_sent(s)) {
-        const double bytes = stage(s).input_bytes;
-        graph_.add_memory(id, dev, Comm, MemoryWhen::AtStart, bytes);
-        tb_[s - 1][m] = transfer(s, s - 1, m, bytes, id);
-      }
+      if (gradient_sent(s) || gradient_kept(s)) graph_.add_memory(id, dev, Comm, MemoryWhen::AtStart, stage(s).input_bytes);
+      if (gradient_sent(s)) tb_[s - 1][m] = transfer(s, s - 1, m, stage(s).input_bytes, id);
     }
   }
 
@@ -164,7 +179,9 @@ class Builder {
   int it_ = 0;
   TaskGraph graph_;
   Ids fwd_, bwd_, tf_, tb_;  // tf_[s]: s -> s+1; tb_[s]: s+1 -> s
+  std::vector<StageOp> merged_;  // one iteration's order when stages share a device
   StageComputeEmitter* compute_;
+  bool shared_;                  // some device runs several stages
 };
 
 }  // namespace

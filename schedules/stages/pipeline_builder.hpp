@@ -8,7 +8,11 @@
 //  - CommBuffers: a tensor sent to another device is allocated on the sender
 //    when its producer starts and freed when the transfer finishes; it is
 //    allocated on the receiver when the transfer starts and freed when the
-//    consumer finishes. Stages on one device exchange nothing.
+//    consumer finishes. Stages on one device exchange nothing: the tensor one
+//    hands the next is held once, from the producer's start to the
+//    consumer's finish.
+// When several stages share a device, the tasks follow one merged order
+// (merge_stage_sequences, stage_merge.hpp) and each device runs its part.
 #pragma once
 
 #include <vector>

@@ -16,6 +16,12 @@ std::string device_names(const Platform& platform) {
   return names;
 }
 
+// Why a placement that shares a device is refused: the schedule's name.
+std::string one_per_device(const Workload& w) {
+  const std::string name = w.schedule.empty() ? "this schedule" : "schedule '" + w.schedule + "'";
+  return "; " + name + " runs one stage per device (gpipe and 1f1b run several)";
+}
+
 double layer_flops(const Layer& layer, double ref) {
   return cost_flops(layer.forward, ref) + cost_flops(layer.backward, ref);
 }
@@ -52,7 +58,7 @@ Stage make_stage(const Workload& w, const Platform& p, double ref, int first, in
   return st;
 }
 
-StagePlan explicit_plan(const Workload& w, const Platform& p, double ref) {
+StagePlan explicit_plan(const Workload& w, const Platform& p, double ref, StagesPerDevice per_device) {
   const Placement& pl = w.placement;
   const int S = static_cast<int>(pl.stage_layers.size());
   const int L = static_cast<int>(w.layers.size());
@@ -60,9 +66,9 @@ StagePlan explicit_plan(const Workload& w, const Platform& p, double ref) {
   if (pl.stage_hosts.size() != pl.stage_layers.size())
     throw InputError(w.file, "placement", std::to_string(S) + " layer ranges but " +
                                               std::to_string(pl.stage_hosts.size()) + " hosts");
-  if (S > p.size())
+  if (per_device == StagesPerDevice::One && S > p.size())
     throw InputError(w.file, "placement", std::to_string(S) + " stages but only " +
-                                              std::to_string(p.size()) + " devices");
+                                              std::to_string(p.size()) + " devices" + one_per_device(w));
   StagePlan plan;
   std::set<int> used;
   for (int i = 0; i < S; ++i) {
@@ -82,29 +88,34 @@ StagePlan explicit_plan(const Workload& w, const Platform& p, double ref) {
     if (is_host_memory(p.devices[device]))
       throw InputError(w.file, at + ".host",
                        "host '" + host + "' is host memory (kind host): it stores offloaded bytes and runs no stage");
-    if (!used.insert(device).second)
-      throw InputError(w.file, at + ".host", "host '" + host + "' already runs another stage");
+    if (!used.insert(device).second && per_device == StagesPerDevice::One)
+      throw InputError(w.file, at + ".host", "host '" + host + "' already runs another stage" + one_per_device(w));
     if (i > 0) check_route(w, p, plan.stages.back().device, device, at + ".host");
     plan.stages.push_back(make_stage(w, p, ref, first, last, device));
   }
   return plan;
 }
 
-StagePlan automatic_plan(const Workload& w, const Platform& p, double ref) {
+StagePlan automatic_plan(const Workload& w, const Platform& p, double ref, StagesPerDevice per_device) {
   const int L = static_cast<int>(w.layers.size());
-  const std::vector<int> devices = compute_devices(p);  // stage s on devices[s]: never host memory
+  std::vector<int> devices = compute_devices(p);  // stage s on devices[s]: never host memory
   const int D = static_cast<int>(devices.size());
   if (D == 0) throw InputError(p.file, "host properties", "no compute device: every device is host memory (kind host)");
   const int requested = w.placement.stages;
   if (requested < 0) throw InputError(w.file, "placement.stages", "must be positive");
   // 0 = one stage per device, but never more stages than layers.
   const int S = requested > 0 ? requested : std::min(D, L);
-  if (S > D)
+  if (S > D && per_device == StagesPerDevice::One)
     throw InputError(w.file, "placement.stages",
-                     std::to_string(S) + " stages but only " + std::to_string(D) + " devices");
+                     std::to_string(S) + " stages but only " + std::to_string(D) + " devices" + one_per_device(w));
   if (S > L)
     throw InputError(w.file, "placement.stages",
                      std::to_string(S) + " stages but only " + std::to_string(L) + " layers");
+  if (S > D) {  // contiguous blocks: stage s on device floor(s*D/S), each device ceil or floor of S/D stages
+    std::vector<int> blocks(S);
+    for (int s = 0; s < S; ++s) blocks[s] = devices[static_cast<long long>(s) * D / S];
+    devices = std::move(blocks);
+  }
   for (int s = 1; s < S; ++s) check_route(w, p, devices[s - 1], devices[s], "placement");
 
   PartitionProblem pb;
@@ -116,7 +127,9 @@ StagePlan automatic_plan(const Workload& w, const Platform& p, double ref) {
     for (int l = 0; l < L; ++l) {
       pb.layer_seconds[s][l] = layer_flops(w.layers[l], ref) / speed;
       // Activation forward and its gradient backward, as PipeDream counts it.
-      if (s + 1 < S) pb.boundary_seconds[s][l] = 2 * p.transfer_time(devices[s], devices[s + 1], w.layers[l].activation);
+      // Stages on one device exchange nothing.
+      if (s + 1 < S && devices[s] != devices[s + 1])
+        pb.boundary_seconds[s][l] = 2 * p.transfer_time(devices[s], devices[s + 1], w.layers[l].activation);
     }
   }
   const Partition part = partition_chain(pb);
@@ -131,12 +144,19 @@ StagePlan automatic_plan(const Workload& w, const Platform& p, double ref) {
 
 }  // namespace
 
-StagePlan make_stage_plan(const Workload& workload, const Platform& platform) {
+StagePlan make_stage_plan(const Workload& workload, const Platform& platform, StagesPerDevice per_device) {
   if (workload.layers.empty()) throw InputError(workload.file, "layers", "no layers");
   if (platform.size() == 0) throw InputError(platform.file, "", "no devices");
   const double ref = reference_speed(workload, platform);
-  return workload.placement.automatic ? automatic_plan(workload, platform, ref)
-                                      : explicit_plan(workload, platform, ref);
+  return workload.placement.automatic ? automatic_plan(workload, platform, ref, per_device)
+                                      : explicit_plan(workload, platform, ref, per_device);
+}
+
+bool shares_devices(const StagePlan& plan) {
+  std::set<int> devices;
+  for (const Stage& st : plan.stages)
+    if (!devices.insert(st.device).second) return true;
+  return false;
 }
 
 int planned_stage_count(const Workload& w, const Platform& p) {

@@ -28,10 +28,22 @@ struct StagePlan {
   std::vector<Stage> stages;
 };
 
-// Explicit placement is checked (hosts exist, are distinct, are routed);
-// automatic placement puts stage i on device i and balances layers with
-// partition_chain. Throws InputError on bad input.
-StagePlan make_stage_plan(const Workload& workload, const Platform& platform);
+// Whether a schedule runs several stages on one device (gpipe, 1f1b) or
+// exactly one stage per device (every other user of the stage plan).
+enum class StagesPerDevice { One, Several };
+
+// Explicit placement is checked (hosts exist, are routed, and with
+// StagesPerDevice::One are distinct); automatic placement puts stage i on
+// device i, or, with StagesPerDevice::Several and more stages N than compute
+// devices D, stage s on device floor(s*D/N) (contiguous blocks), and balances
+// layers with partition_chain. Throws InputError on bad input; a placement
+// that shares a device under StagesPerDevice::One is refused naming the
+// workload's schedule.
+StagePlan make_stage_plan(const Workload& workload, const Platform& platform,
+                          StagesPerDevice per_device = StagesPerDevice::One);
+
+// Whether some device runs more than one of the plan's stages.
+bool shares_devices(const StagePlan& plan);
 
 // How many stages make_stage_plan would make, without checking anything: the
 // explicit list's length, placement.stages, or min(devices, layers). For the
