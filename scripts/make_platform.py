@@ -143,6 +143,13 @@ def pcie_host_box(gpus, host_memory="1TiB"):
                      f"link (25 GB/s) to {host_memory} of host memory.")
 
 
+def one_gpu(preset):
+    """One GPU alone, as the measured one-device runs (tests/data/measured)."""
+    speed, memory, _, _, model = GPUS[preset]
+    return zone("box", "Floyd", gpu("gpu0", speed, memory, DEVICE_TYPES[preset]), "", "",
+                what=f"One {model} GPU.")
+
+
 def complete(p, bandwidth="12.5GBps", latency="0us", speed="100Tf", memory="32GiB"):
     """Seed 000's abstract platform: P devices, a dedicated link of bandwidth beta per pair."""
     pairs = [(i, j) for i in range(p) for j in range(i + 1, p)]
@@ -339,6 +346,8 @@ SHIPPED = {
     "nvswitch-4gpu.xml": lambda: box(4),
     "nvswitch-8gpu.xml": lambda: box(8),
     "two-nvswitch-8gpu-infiniband.xml": lambda: two_boxes(8),
+    "h100-1gpu.xml": lambda: one_gpu("H100"),
+    "h200-1gpu.xml": lambda: one_gpu("H200"),
     "complete-4.xml": lambda: complete(4),
     "complete-8.xml": lambda: complete(8),
     "a100-8gpu-pcie-host.xml": lambda: pcie_host_box(8),
