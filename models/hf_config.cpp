@@ -153,6 +153,14 @@ TransformerConfig parse_hf_config(const std::string& text, const std::string& pa
   } catch (const json::parse_error& e) {
     throw InputError(path, "line " + std::to_string(line_of(text, e.byte)),
                      one_line("malformed JSON: " + parse_message(e.what())));
+  } catch (const json::exception& e) {
+    // A number too large for a double ("number overflow parsing '1e400'"): nlohmann gives no position,
+    // so the line is that of the quoted token.
+    const std::string message = parse_message(e.what());
+    const std::size_t open = message.find('\''), close = message.rfind('\'');
+    const std::size_t at = open < close ? text.find(message.substr(open + 1, close - open - 1)) : std::string::npos;
+    throw InputError(path, at == std::string::npos ? "" : "line " + std::to_string(line_of(text, at + 1)),
+                     one_line("malformed JSON: " + message));
   }
   if (!j.is_object()) throw InputError(path, "", "expected a JSON object, got " + std::string(j.type_name()));
   const Fields f{j, path};

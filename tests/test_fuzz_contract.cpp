@@ -451,6 +451,67 @@ TEST_P(PipeDreamGraph, KeepsTheErrorContract) {
 
 INSTANTIATE_TEST_SUITE_P(Fuzz, PipeDreamGraph, ::testing::Range(0, kCasesPerFormat));
 
+// --- model workloads (docs/workload-format.md#model) ---------------------
+
+const FormatRules kModelRules = {
+    {std::regex(R"re(\b[a-z_]+: *[^,{}\n#]*)re"), std::regex(R"re(  - [^\n]*\n)re")},
+    std::regex(R"re(\b(?:preset|activation|precision|recompute|name|config|schedule|optimizer): *([^,{}\n#]+))re"),
+    {"nosuch", "gpt3-1.7b", "swiglu", "fp8", "full", "selective", "adamw", "config.json", "-1", "0", "~", "[]",
+     "{}"},
+    ""};
+
+class ModelWorkload : public FuzzCase {
+  std::string format() const override { return "model"; }
+  std::uint64_t seed_base() const override { return 8000; }
+};
+
+// A small GPT on one GPU with a device type, or on the 4-device complete graph (no type: flops at host speed).
+std::string small_model_workload() {
+  return "name: small\nmodel:\n  layers: 2\n  hidden: 256\n  heads: 4\n  kv_heads: 2\n  vocab: 1000\n"
+         "  seq_length: 128\n  microbatch_size: 2\n  activation: gelu\n  precision: bf16\n  recompute: none\n"
+         "  tp: 1\noptimizer: {name: adam, gradient_bytes: 4, distributed: true, data_parallel: 2}\n"
+         "memory: {reserve: 1MB}\nmicrobatches: 4\nschedule: gpipe\n";
+}
+
+TEST_P(ModelWorkload, KeepsTheErrorContract) {
+  Rng rng(seed_);
+  const bool typed = rng.chance(50);
+  mutations_.push_back(typed ? "platform h200-1gpu.xml" : "platform complete-4.xml");
+  write("config.json", source("tests/data/hf/llama-2-7b.json"));
+  write("workload.yaml", mutated(small_model_workload(), rng, kModelRules));
+  write("platform.xml", source(typed ? "platforms/h200-1gpu.xml" : "platforms/complete-4.xml"));
+  conclude(run(run_call("platform.xml", "workload.yaml", {}, {"platform.xml", "workload.yaml", "config.json"})));
+}
+
+INSTANTIATE_TEST_SUITE_P(Fuzz, ModelWorkload, ::testing::Range(0, kCasesPerFormat));
+
+// --- Hugging Face config.json, through a model workload --------------------
+
+const FormatRules kHfConfigRules = {
+    {std::regex(R"re("[a-z_]+": *[^,{}\n]*)re")},  // "key": value
+    std::regex(R"re("(?:model_type|hidden_act|torch_dtype)": *"([^"\n]*)")re"),
+    {"bert", "gelu", "relu", "", "mistral", "gpt2", "llama"},
+    ", "};
+
+class HfConfigJson : public FuzzCase {
+  std::string format() const override { return "hfconfig"; }
+  std::uint64_t seed_base() const override { return 9000; }
+};
+
+TEST_P(HfConfigJson, KeepsTheErrorContract) {
+  Rng rng(seed_);
+  const bool gpt2 = rng.chance(50);
+  mutations_.push_back(gpt2 ? "base tests/data/hf/gpt2-xl.json" : "base tests/data/hf/llama-2-7b.json");
+  write("config.json", mutated(source(gpt2 ? "tests/data/hf/gpt2-xl.json" : "tests/data/hf/llama-2-7b.json"), rng,
+                               kHfConfigRules));
+  // Short sequences keep the case fast whatever the config says.
+  write("workload.yaml", "model: {config: config.json, seq_length: 64, layers: 2}\nmicrobatches: 2\nschedule: 1f1b\n");
+  write("platform.xml", source("platforms/h200-1gpu.xml"));
+  conclude(run(run_call("platform.xml", "workload.yaml", {}, {"platform.xml", "workload.yaml", "config.json"})));
+}
+
+INSTANTIATE_TEST_SUITE_P(Fuzz, HfConfigJson, ::testing::Range(0, kCasesPerFormat));
+
 // --- --cfg KEY:VALUE -----------------------------------------------------
 
 class SimGridSetting : public FuzzCase {

@@ -61,26 +61,26 @@ TEST_P(BadPlatform, OneErrorLineNamingThePlatform) {
 }
 
 const std::string kLink0 = "link 'gpu0-nvlink'";
-const std::string kBandwidth = "line 19: " + kLink0 + ": bandwidth: ";
+const std::string kBandwidth = "line 23: " + kLink0 + ": bandwidth: ";
 const std::string kSpeed = "line 6: host 'gpu0': speed: expected a positive finite speed like '156Tf', got ";
-const std::string kLatency = "line 19: " + kLink0 + ": latency: expected a finite latency >= 0 like '1us', got ";
+const std::string kLatency = "line 23: " + kLink0 + ": latency: expected a finite latency >= 0 like '1us', got ";
 
 INSTANTIATE_TEST_SUITE_P(
     Platform, BadPlatform,
     ::testing::Values(
         // SimGrid aborted on these.
         PlatformMutation{"duplicate_link", "<link id=\"gpu1-nvlink\"", "<link id=\"gpu0-nvlink\"",
-                         "line 20: " + kLink0 + ": id: a link named 'gpu0-nvlink' is already declared at line 19"},
+                         "line 24: " + kLink0 + ": id: a link named 'gpu0-nvlink' is already declared at line 23"},
         PlatformMutation{"duplicate_route", "<route src=\"gpu1\"", "<route src=\"gpu0\"",
-                         "line 24: route gpu0 -> nvswitch: src and dst: duplicate of the route declared at line 23 "
+                         "line 28: route gpu0 -> nvswitch: src and dst: duplicate of the route declared at line 27 "
                          "(routes are symmetrical unless symmetrical=\"NO\")"},
         PlatformMutation{"reverse_of_a_symmetrical_route", "  </zone>",
                          "<route src=\"nvswitch\" dst=\"gpu0\"><link_ctn id=\"gpu0-nvlink\" direction=\"DOWN\"/></route>"
                          "\n  </zone>",
-                         "line 27: route nvswitch -> gpu0: src and dst: duplicate of the route declared at line 23 "
+                         "line 31: route nvswitch -> gpu0: src and dst: duplicate of the route declared at line 27 "
                          "(routes are symmetrical unless symmetrical=\"NO\")"},
         PlatformMutation{"route_from_a_router_to_itself", "<route src=\"gpu3\"", "<route src=\"nvswitch\"",
-                         "line 26: route nvswitch -> nvswitch: dst: a route from 'nvswitch' to itself is not allowed"},
+                         "line 30: route nvswitch -> nvswitch: dst: a route from 'nvswitch' to itself is not allowed"},
         PlatformMutation{"bandwidth_nan", "bandwidth=\"300GBps\"", "bandwidth=\"nan\"",
                          kBandwidth + "expected a positive finite bandwidth like '25GBps', got 'nan'"},
         PlatformMutation{"bandwidth_inf", "bandwidth=\"300GBps\"", "bandwidth=\"inf\"",
@@ -109,12 +109,12 @@ INSTANTIATE_TEST_SUITE_P(
         PlatformMutation{"speed_zero", "speed=\"156Tf\"", "speed=\"0f\"", kSpeed + "'0f'"},
         PlatformMutation{"speed_negative", "speed=\"156Tf\"", "speed=\"-1Gf\"", kSpeed + "'-1Gf'"},
         PlatformMutation{"duplicate_host", "<host id=\"gpu1\"", "<host id=\"gpu0\"",
-                         "line 9: host 'gpu0': id: a host or router named 'gpu0' is already declared at line 6"},
+                         "line 10: host 'gpu0': id: a host or router named 'gpu0' is already declared at line 6"},
         PlatformMutation{"link_ctn_to_an_unknown_link", "<link_ctn id=\"gpu3-nvlink\"", "<link_ctn id=\"nvlink9\"",
-                         "line 26: link_ctn: id: unknown link 'nvlink9' (declare it before the route)"},
+                         "line 30: link_ctn: id: unknown link 'nvlink9' (declare it before the route)"},
         PlatformMutation{"route_to_an_unknown_node", "dst=\"nvswitch\"><link_ctn id=\"gpu3",
                          "dst=\"nvswitch2\"><link_ctn id=\"gpu3",
-                         "line 26: route gpu3 -> nvswitch2: dst: unknown host or router 'nvswitch2' (declare it "
+                         "line 30: route gpu3 -> nvswitch2: dst: unknown host or router 'nvswitch2' (declare it "
                          "before the route)"},
         PlatformMutation{"missing_bandwidth", " bandwidth=\"300GBps\"", "",
                          kBandwidth + "missing (required)"},
@@ -174,7 +174,7 @@ TEST(PlatformErrors, ConstantModelNeedsAPlatformWithoutLinks) {
   const std::string platform = kRoot + "platforms/nvswitch-4gpu.xml";
   expect_one_error_line("run " + platform + " " + kTiny + " --cfg network/model:Constant",
                         "pipesim: error: --cfg: network/model:Constant: needs a platform without links, but " +
-                            platform + " declares link 'gpu0-nvlink' at line 19 (SimGrid's Constant model has no links)");
+                            platform + " declares link 'gpu0-nvlink' at line 23 (SimGrid's Constant model has no links)");
 }
 
 const std::string kTwoHostsNoLink =
@@ -280,7 +280,7 @@ TEST(ValidPlatforms, EveryShippedPlatformRuns) {
     EXPECT_EQ(r.exit_code, 0) << entry.path() << ": " << r.err;
     EXPECT_EQ(r.err, "") << entry.path();
   }
-  EXPECT_EQ(count, 11);  // with the two clusters of docs/whatif.md
+  EXPECT_EQ(count, 13);  // with the two clusters of docs/whatif.md and the two single GPUs
 }
 
 TEST(ValidPlatforms, MultiCoreHostsRunWithLazyCpuUpdates) {

@@ -25,7 +25,7 @@ std::string code_block_after(const std::string& file, const std::string& heading
 
 TEST(ReportDocs, ReadmeExampleIsTheFirstCommandsOutput) {
   const CliResult r = run_pipesim("run " + kRoot + "platforms/nvswitch-8gpu.xml " + kRoot +
-                                  "workloads/examples/gpt2-xl-layers.yaml");
+                                  "workloads/examples/gpt2-xl.yaml");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(code_block_after("README.md", "## The example"), r.out);
 }

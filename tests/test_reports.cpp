@@ -199,7 +199,7 @@ TEST(ChromeTrace, TracksEventsAndCounters) {
   EXPECT_TRUE(contains(trace, R"({"name":"B s1 mb0","cat":"backward","ph":"X","pid":0,"tid":1,"ts":1500,"dur":2000,)"))
       << trace;
   EXPECT_TRUE(contains(trace, R"({"name":"memory gpu1","ph":"C","pid":0,"ts":1000,"args":{"weights":0,)"
-                              R"("activations":0,"gradients":0,"comm_buffers":4096,"optimizer":0}})"))
+                              R"("activations":0,"gradients":0,"comm_buffers":4096,"optimizer":0,"workspace":0,"runtime":0}})"))
       << trace;
   EXPECT_TRUE(contains(trace, R"({"name":"memory gpu0","ph":"C","pid":0,"ts":0,"args":{"weights":512,)"));
   // Metadata first, then events in time order.
@@ -245,7 +245,7 @@ TEST(Summary, ValidAndInvalid) {
   EXPECT_TRUE(contains(bad, "schedule")) << bad;
   EXPECT_TRUE(contains(bad, "1f1b")) << bad;
   EXPECT_TRUE(contains(bad, "3.50 ms")) << bad;
-  EXPECT_TRUE(contains(bad, "INVALID: out of memory on gpu1 at 1.00 ms (4.00 KiB > 1.00 KiB)")) << bad;
+  EXPECT_TRUE(contains(bad, "INVALID: out of memory on gpu1 at 1.00 ms (4.00 KiB > 1.00 KiB, pushed over by comm_buffers)")) << bad;
   EXPECT_TRUE(contains(bad, "comm_buffers (4.00 KiB)")) << bad;
   EXPECT_TRUE(contains(bad, "link0")) << bad;
   EXPECT_TRUE(contains(bad, "unlimited")) << bad;

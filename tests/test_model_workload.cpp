@@ -1,0 +1,97 @@
+// Model workloads through `pipesim run`: the `model:` section's errors keep
+// the one-line contract, and a run reports the job in tokens/s and MFU
+// (docs/workload-format.md#model, workloads/model_section.cpp).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "tests/cli_runner.hpp"
+
+namespace pipesim::testing {
+namespace {
+
+const std::string kRoot = std::string(PIPESIM_SOURCE_DIR) + "/";
+
+struct BadModel {
+  std::string name, section, field, message;
+};
+
+TEST(ModelWorkload, BadInputIsOneLineNamingFileAndField) {
+  const std::string config = kRoot + "tests/data/hf/malformed.json";
+  const BadModel cases[] = {
+      {"unknown preset", "model: {preset: gpt5}", "line 1: model.preset", "unknown model 'gpt5' (expected one of: "},
+      {"unknown field", "model: {preset: gpt2-xl, depth: 3}", "line 1: model.depth", "unknown key 'depth'"},
+      {"heads not dividing hidden", "model: {preset: gpt2-xl, heads: 7}", "model.heads", "divide"},
+      {"kv heads not dividing heads", "model: {preset: llama2-7b, kv_heads: 5}", "model.kv_heads", "divide"},
+      {"unknown activation", "model: {preset: gpt2-xl, activation: relu}", "line 1: model.activation",
+       "expected one of gelu, swiglu, got 'relu'"},
+      {"both preset and config", "model: {preset: gpt2-xl, config: x.json}", "line 1: model.config",
+       "give 'preset' or 'config', not both"},
+      {"layers beside model", "model: {preset: gpt2-xl}\nlayers: []", "line 2: layers", "not both"},
+  };
+  for (const BadModel& c : cases) {
+    const std::string w = write_file("bad-model.yaml", c.section + "\nmicrobatches: 2\n"), json = temp_path("bad.json");
+    const CliResult r = run_pipesim("run " + kRoot + "platforms/h200-1gpu.xml " + w + " --json " + json);
+    EXPECT_EQ(r.exit_code, 2) << c.name;
+    EXPECT_EQ(r.err.rfind("pipesim: error: " + w + ": " + c.field + ": ", 0), 0u) << c.name << ": " << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.name << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_TRUE(r.out.empty());
+    EXPECT_FALSE(std::filesystem::exists(json)) << c.name;
+  }
+}
+
+TEST(ModelWorkload, MalformedConfigJsonNamesItsLine) {
+  const std::string w = write_file("hf.yaml", "model: {config: " + kRoot + "tests/data/hf/malformed.json}\nmicrobatches: 2\n");
+  const CliResult r = run_pipesim("run " + kRoot + "platforms/h200-1gpu.xml " + w);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("pipesim: error: " + kRoot + "tests/data/hf/malformed.json: line 4: malformed JSON", 0), 0u)
+      << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+// The A100 has no fp8 tensor cores (docs/devices.md).
+TEST(ModelWorkload, PrecisionTheDeviceLacks) {
+  const std::string w = write_file("fp8.yaml", "model: {preset: gpt2-xl, precision: fp8}\nmicrobatches: 2\n");
+  const CliResult r = run_pipesim("run " + kRoot + "platforms/nvswitch-8gpu.xml " + w);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "pipesim: error: " + w + ": model.precision: the a100-80gb of host 'gpu0' (" + kRoot +
+                       "platforms/nvswitch-8gpu.xml) has no fp8 compute\n");
+}
+
+TEST(ModelWorkload, UnknownDeviceTypeNamesTheHost) {
+  const std::string platform = write_file("typo.xml", read_text(kRoot + "platforms/h200-1gpu.xml"));
+  std::string text = read_text(platform);
+  text.replace(text.find("\"h200\""), 6, "\"h2000\"");
+  write_file("typo.xml", text);
+  const CliResult r = run_pipesim("run " + platform + " " + kRoot + "workloads/examples/gpt2-xl.yaml");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("pipesim: error: " + platform + ": host 'gpu0' property device: unknown device type 'h2000'", 0), 0u)
+      << r.err;
+}
+
+// MFU = model flops / (iteration time x GPUs x peak), from the JSON's own figures.
+TEST(ModelWorkload, ReportsTokensAndMfu) {
+  const std::string json = temp_path("gpt2.json");
+  const CliResult r = run_pipesim("run " + kRoot + "platforms/nvswitch-8gpu.xml " + kRoot +
+                                  "workloads/examples/gpt2-xl.yaml --json " + json);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("tokens/s"), std::string::npos);
+  EXPECT_NE(r.out.find("MFU"), std::string::npos);
+  const auto j = nlohmann::json::parse(read_text(json));
+  const auto& t = j["training"];
+  const double seconds = j["iteration_time"].get<double>();
+  EXPECT_EQ(t["gpus"].get<int>(), 8);
+  EXPECT_DOUBLE_EQ(t["peak_flops_per_gpu"].get<double>(), 312e12);  // A100 bf16 dense
+  EXPECT_NEAR(t["tokens_per_second"].get<double>(), 16.0 * 8 * 1024 / seconds, 1e-6);
+  EXPECT_NEAR(t["mfu"].get<double>(), t["model_flops_per_iteration"].get<double>() / seconds / (8 * 312e12), 1e-12);
+  // GPT-2 XL: 6 N flops per token for the weights, plus attention: within 20 % of 6 N tokens.
+  const double six_n = 6 * 1.5576e9 * 16 * 8 * 1024;
+  EXPECT_NEAR(t["model_flops_per_iteration"].get<double>() / six_n, 1.1, 0.1);
+  EXPECT_DOUBLE_EQ(t["hfu"].get<double>(), t["mfu"].get<double>());  // no recompute
+}
+
+}  // namespace
+}  // namespace pipesim::testing
