@@ -29,8 +29,15 @@ PatternSummary summarize_pattern(const Pattern& pattern, const PatternTiming& ti
   s.exact_period = exact.period;
   for (int node : exact.critical_cycle) s.critical_cycle.push_back(graph.nodes[node]);
   const PatternMemory memory = pattern_memory(pattern, timing, workload, device_count);
-  for (const auto& d : memory.devices) s.analytic_peak.push_back(d.peak);
   s.stash_counts = memory.stash_counts;
+  if (declares_training_state(workload)) {
+    // One truth: a figure that leaves out what the run holds is not printed beside it.
+    s.analytic_memory_note =
+        "not computed: seed 000's pattern memory holds the chain alone, not the workload's training state "
+        "(stashes beyond layer inputs, workspaces, optimizer state, reserve); the simulated peaks hold it";
+    return s;
+  }
+  for (const auto& d : memory.devices) s.analytic_peak.push_back(d.peak);
   return s;
 }
 

@@ -16,7 +16,8 @@ struct PatternSummary {
   double exact_period = 0;    // maximum cycle ratio of its event graph
   double simulated_period = 0;  // measured in the run (see simulated_period())
   std::vector<std::string> critical_cycle;  // node names, in order
-  std::vector<double> analytic_peak;        // per device, seed 000 §6.2 model
+  std::vector<double> analytic_peak;        // per device, seed 000 §6.2 model; empty with a note
+  std::string analytic_memory_note;         // why there is no analytic peak ("" when there is one)
   std::vector<int> stash_counts;            // per layer: most stashed activations at once
 };
 

@@ -32,6 +32,7 @@ void write_pattern(JsonWriter& w, const PatternSummary& p, const Platform& platf
   w.begin_array();
   for (const std::string& node : p.critical_cycle) w.value(node);
   w.end_array();
+  if (!p.analytic_memory_note.empty()) w.field("analytic_memory_note", p.analytic_memory_note);
   w.key("analytic_peak_memory");
   w.begin_array();
   for (std::size_t d = 0; d < p.analytic_peak.size(); ++d) {

@@ -166,6 +166,8 @@ void write_summary(std::ostream& os, const Metrics& m, const Platform& platform,
                                      {"exact period", fmt::time(pattern->exact_period) + per + " (event graph)"},
                                      {"simulated period", fmt::time(pattern->simulated_period) + per},
                                      {"critical cycle", cycle}});
+    if (!pattern->analytic_memory_note.empty())
+      header.insert(header.end() - 1, {"analytic memory", pattern->analytic_memory_note});
   }
   if (split != nullptr)
     header.insert(header.end() - 1, {"eq. 1 period", fmt::time(split->period) + " per micro-batch (" + split->partition +
@@ -182,14 +184,15 @@ void write_summary(std::ostream& os, const Metrics& m, const Platform& platform,
 
   os << "\ndevices\n";
   std::vector<Row> rows = {{"name", "tasks", "busy", "idle", "bubble", "peak memory", "capacity", "largest category"}};
-  if (pattern != nullptr) rows[0].push_back("analytic peak");
+  const bool analytic = pattern != nullptr && pattern->analytic_memory_note.empty();
+  if (analytic) rows[0].push_back("analytic peak");
   for (std::size_t d = 0; d < m.devices.size(); ++d) {
     const DeviceMetrics& dm = m.devices[d];
     const double capacity = d < platform.devices.size() ? platform.devices[d].memory : 0;
     rows.push_back({dm.name, std::to_string(dm.tasks), fmt::time(dm.busy_time), fmt::time(dm.idle_time),
                     fmt::percent(dm.bubble_fraction), fmt::bytes(dm.peak.total),
                     capacity > 0 ? fmt::bytes(capacity) : "unlimited", largest_category(dm.peak.breakdown)});
-    if (pattern != nullptr)
+    if (analytic)
       rows.back().push_back(d < pattern->analytic_peak.size() ? fmt::bytes(pattern->analytic_peak[d]) : "-");
   }
   write_table(os, rows, true);

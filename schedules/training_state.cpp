@@ -152,6 +152,7 @@ void add_device_state(TaskGraph& graph, const Workload& w, const Platform& platf
 }  // namespace
 
 void add_training_state(TaskGraph& graph, const Workload& workload, const Platform& platform) {
+  if (!declares_training_state(workload)) return;
   add_layer_memory(graph, workload);
   add_device_state(graph, workload, platform);
 }

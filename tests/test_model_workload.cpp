@@ -93,5 +93,45 @@ TEST(ModelWorkload, ReportsTokensAndMfu) {
   EXPECT_DOUBLE_EQ(t["hfu"].get<double>(), t["mfu"].get<double>());  // no recompute
 }
 
+// A calibration file replaces the compute model's times by its keys
+// (docs/devices.md#calibration-files): 8 blocks x (1 + 1 + 1) ms per
+// micro-batch, the rest free, 8 micro-batches on one GPU: 192 ms.
+TEST(ModelWorkload, CalibrationFileSetsThePassTimes) {
+  const std::string calibration = write_file(
+      "calibration.yaml",
+      "block.forward: 1ms\nblock.backward_input: 1ms\nblock.backward_weight: 1ms\nembedding.forward: 0\n"
+      "embedding.backward_weight: 0\nhead.forward: 0\nhead.backward_input: 0\nhead.backward_weight: 0\n");
+  std::string text = read_text(kRoot + "workloads/examples/h200-gpipe-one-gpu.yaml");
+  text.replace(text.find("model:\n"), 7, "model:\n  calibration: " + calibration + "\n");
+  const std::string w = write_file("calibrated.yaml", text), json = temp_path("calibrated.json");
+  const CliResult r = run_pipesim("run " + kRoot + "platforms/h200-1gpu.xml " + w + " --quiet --json " + json);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NEAR(nlohmann::json::parse(read_text(json))["makespan"].get<double>(), 0.192, 1e-12);
+
+  write_file("calibration.yaml", "block.forward: fast\n");
+  const CliResult bad = run_pipesim("run " + kRoot + "platforms/h200-1gpu.xml " + w);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err.rfind("pipesim: error: " + calibration + ": line 1: block.forward: ", 0), 0u) << bad.err;
+}
+
+// One truth: seed 000's analytic pattern memory holds the chain alone, so a
+// periodic schedule of a model prints why it gives none rather than a figure
+// a tenth of the simulated peak.
+TEST(ModelWorkload, PatternSchedulesSayWhyTheyPrintNoAnalyticMemory) {
+  const std::string json = temp_path("kfkb.json");
+  const CliResult r = run_pipesim("run " + kRoot + "platforms/nvswitch-8gpu.xml " + kRoot +
+                                  "workloads/examples/gpt2-xl.yaml --set schedule=kfkb --set schedule.k=2 --json " + json);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("analytic memory        not computed: seed 000's pattern memory holds the chain alone"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("analytic peak"), std::string::npos) << r.out;
+  const auto pattern = nlohmann::json::parse(read_text(json))["pattern"];
+  EXPECT_TRUE(pattern["analytic_peak_memory"].empty());
+  EXPECT_NE(pattern["analytic_memory_note"].get<std::string>().find("training state"), std::string::npos);
+  const double exact = pattern["exact_period"].get<double>();
+  EXPECT_NEAR(pattern["simulated_period"].get<double>(), exact, 1e-9 * exact);  // the period still holds
+}
+
 }  // namespace
 }  // namespace pipesim::testing

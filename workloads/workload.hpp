@@ -139,6 +139,17 @@ struct Workload {
   std::optional<ModelJob> model;  // present when layers come from a `model:` section
 };
 
+// Whether the workload declares memory beyond seed 000's chain (a stash
+// other than the input, workspaces, tied weights, optimizer state, a
+// reserve): schedules/training_state.cpp adds it to every family's graph;
+// the pattern model's analytic memory does not hold it.
+inline bool declares_training_state(const Workload& w) {
+  if (w.optimizer.name != "none" || w.runtime_reserve > 0) return true;
+  for (const Layer& layer : w.layers)
+    if (layer.stash || layer.forward_workspace > 0 || layer.backward_workspace > 0 || layer.tied_to_first) return true;
+  return false;
+}
+
 // The bytes layer l keeps from its forward to its backward.
 inline double layer_stash(const Workload& w, int l) {
   const Layer& layer = w.layers[l];
