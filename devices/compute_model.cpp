@@ -46,18 +46,20 @@ double gemm_efficiency(const DeviceSpec& device, const OpWork& op) {
          (1 + limit(c.half_m, op.gemm_m, p) + limit(c.half_n, op.gemm_n, p) + limit(c.half_k, op.gemm_k, p));
 }
 
-double host_seconds(const DeviceSpec& device, const OpWork& op) {
+double host_seconds(const DeviceSpec& device, const OpWork& op, HostIssue issue) {
   double per_kernel = device.host_overhead;
   if (op.pass == Pass::Backward && device.backward_host_overhead > 0) per_kernel = device.backward_host_overhead;
   if (op.pass == Pass::Gemm && device.launch_overhead > 0) per_kernel = device.launch_overhead;
+  if (issue == HostIssue::InChain) {
+    if (op.pass == Pass::Backward && device.chain_backward_host_overhead > 0)
+      per_kernel = device.chain_backward_host_overhead;
+    else if (op.pass != Pass::Backward && device.chain_host_overhead > 0)
+      per_kernel = device.chain_host_overhead;
+  }
   return std::max(0, op.kernels) * per_kernel;
 }
 
-double op_seconds(const DeviceSpec& device, const OpWork& op, const Calibration* calibration) {
-  if (calibration && !op.key.empty()) {
-    const auto it = calibration->seconds.find(op.key);
-    if (it != calibration->seconds.end()) return it->second;
-  }
+double device_seconds(const DeviceSpec& device, const OpWork& op) {
   const double peak = peak_flops(device, op.precision);
   if (peak <= 0) throw UnsupportedPrecision(device.name, op.precision);
   double compute = 0;
@@ -65,7 +67,20 @@ double op_seconds(const DeviceSpec& device, const OpWork& op, const Calibration*
   double memory = 0;
   if (op.bytes > 0 && device.memory_bandwidth > 0)
     memory = op.bytes / (device.memory_bandwidth * device.memory_efficiency);
-  return std::max({compute, memory, host_seconds(device, op)});
+  double scale = 1;
+  if (!op.key.empty()) {
+    const auto it = device.op_scale.find(op.key);
+    if (it != device.op_scale.end()) scale = it->second;
+  }
+  return std::max(compute, memory) * scale;
+}
+
+double op_seconds(const DeviceSpec& device, const OpWork& op, const Calibration* calibration, HostIssue issue) {
+  if (calibration && !op.key.empty()) {
+    const auto it = calibration->seconds.find(op.key);
+    if (it != calibration->seconds.end()) return it->second;
+  }
+  return std::max(device_seconds(device, op), host_seconds(device, op, issue));
 }
 
 }  // namespace pipesim

@@ -38,13 +38,25 @@ class UnsupportedPrecision : public InputError {
   std::string reason_;
 };
 
+// How the host issues an op: alone (a pass launched and timed by itself:
+// the host's per-kernel cost of an isolated eager pass), or as one of a
+// chain of ops in one task, the host running ahead of the GPU at its
+// in-sequence dispatch rate (chain_host_overhead).
+enum class HostIssue { Isolated, InChain };
+
 // Seconds of one op on a device: the calibration's time when it names
 // op.key; else max(device time, host time) with
 //   device time = max(flops / (peak(precision) * gemm_efficiency), bytes / (memory_bandwidth * memory_efficiency))
-//   host time   = kernels * the pass's host overhead (host_overhead, backward_host_overhead, launch_overhead).
+//                 * op_scale[op.key] (1 when absent)
+//   host time   = kernels * the pass's host overhead (isolated: host_overhead, backward_host_overhead,
+//                 launch_overhead; in a chain: chain_host_overhead, chain_backward_host_overhead).
 // An op with no GEMM (gemm_m, gemm_n or gemm_k 0) is memory-bound only.
 // Throws UnsupportedPrecision when the device lacks the precision and the op has flops.
-double op_seconds(const DeviceSpec& device, const OpWork& op, const Calibration* calibration = nullptr);
+double op_seconds(const DeviceSpec& device, const OpWork& op, const Calibration* calibration = nullptr,
+                  HostIssue issue = HostIssue::Isolated);
+
+// The device time alone (the roofline times op_scale).
+double device_seconds(const DeviceSpec& device, const OpWork& op);
 
 // The GEMM efficiency alone (0..efficiency_max of the op's curve), for
 // tests and reports; 0 for an op with no GEMM.
@@ -54,6 +66,6 @@ double gemm_efficiency(const DeviceSpec& device, const OpWork& op);
 EfficiencyCurve efficiency_curve(const DeviceSpec& device, const OpWork& op);
 
 // The host time alone: kernels * the pass's host overhead (DeviceSpec).
-double host_seconds(const DeviceSpec& device, const OpWork& op);
+double host_seconds(const DeviceSpec& device, const OpWork& op, HostIssue issue = HostIssue::Isolated);
 
 }  // namespace pipesim

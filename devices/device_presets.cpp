@@ -14,11 +14,13 @@ constexpr double T = 1e12;  // TFLOP/s, TB/s
 constexpr double GB = 1e9;
 constexpr double us = 1e-6;
 
-// Fitted 2026-11-26 on tests/data/measured/gpu-gemm-h100.json and h100-blocks.json.
+// Fitted 2026-11-26 on tests/data/measured/gpu-gemm-h100.json and h100-blocks.json;
+// the layer curves refitted with the GPU-only times of the 2,048-token blocks
+// (h100-blocks.json h = 2048, b = 1; the 4-stage model's blocks, stages.json).
 const EfficiencyCurve kH100Gemm{0.708, 1990, 492, 945, 4.94};
 const EfficiencyCurve kH100Fp8{0.686, 1760, 1760, 1760, 2.93};
-const EfficiencyCurve kH100Forward{0.700, 0, 139, 154, 0.895};
-const EfficiencyCurve kH100Backward{0.686, 426, 46.0, 607, 1.11};
+const EfficiencyCurve kH100Forward{0.7615, 150.1, 243.6, 673.6, 1.161};
+const EfficiencyCurve kH100Backward{0.8205, 562.9, 8.50, 962.0, 0.908};
 // Fitted on gpu-gemm-h200.json and h200-blocks.json.
 const EfficiencyCurve kH200Gemm{0.696, 2140, 1170, 1270, 6.80};
 const EfficiencyCurve kH200Fp8{0.693, 2060, 2060, 2060, 2.67};
@@ -28,17 +30,38 @@ const EfficiencyCurve kH200Backward{0.628, 672, 259, 795, 2.40};
 // Host: seconds per kernel of an eager PyTorch 2.11 block (forward issued
 // from Python, backward from the autograd engine), fitted on the host-bound
 // h = 2048, b = 1 blocks (14 forward kernels; 24 + 8 backward).
-constexpr double kH100HostForward = 51.2 * us, kH100HostBackward = 37.4 * us;
+constexpr double kH100HostForward = 51.2 * us, kH100HostBackward = 36.4 * us;
 constexpr double kH200HostForward = 40.4 * us, kH200HostBackward = 31.5 * us;
+// Host in a chain (a stage's layers issued one after another, the host
+// running ahead of the GPU): the measured in-sequence dispatch of the
+// 2-block stages (stages.json stages 1 and 2: cpu_dispatch_fwd_ms over their
+// 28 kernels); backward by the isolated backward/forward ratio.
+constexpr double kH100ChainForward = 22.2 * us, kH100ChainBackward = 15.8 * us;
+constexpr double kH200ChainForward = 24.8 * us, kH200ChainBackward = 19.3 * us;
 // A bare GEMM launched alone from Python: the fastest small GEMM of the table
 // (launch-bound: 1024^3 at 20.7 us on the H100, 31.6 us on the H200).
 constexpr double kH100Launch = 20.7 * us, kH200Launch = 31.6 * us;
+
+// Device-time factors of the layers the block curves do not describe, fitted
+// on the GPU-only times of the isolated embedding and LN + LM head + fp32
+// cross-entropy (transformer-block/blocks.json embed_head, 2,048 and 8,192
+// tokens, geometric mean): the head's fp32 cross-entropy moves more than its
+// OpWork bytes, the embedding's backward sorts and scatter-adds.
+std::map<std::string, double> h100_op_scale() {
+  return {{"head.forward", 1.95},      {"head.recompute", 1.95},      {"head.backward_input", 1.18},
+          {"head.backward_weight", 1.18}, {"embedding.forward", 1.52}, {"embedding.backward_weight", 5.67}};
+}
+std::map<std::string, double> h200_op_scale() {
+  return {{"head.forward", 1.93},      {"head.recompute", 1.93},      {"head.backward_input", 1.14},
+          {"head.backward_weight", 1.14}, {"embedding.forward", 1.67}, {"embedding.backward_weight", 6.46}};
+}
 
 DeviceSpec with_h100_curves(DeviceSpec d) {
   d.gemm = kH100Gemm;
   d.gemm_fp8 = kH100Fp8;
   d.forward = kH100Forward;
   d.backward = kH100Backward;
+  d.op_scale = h100_op_scale();
   return d;
 }
 
@@ -58,6 +81,8 @@ std::map<std::string, DeviceSpec> make_presets() {
     d.host_overhead = kH100HostForward;
     d.backward_host_overhead = kH100HostBackward;
     d.launch_overhead = kH100Launch;
+    d.chain_host_overhead = kH100ChainForward;
+    d.chain_backward_host_overhead = kH100ChainBackward;
     d.measured = true;
     d.source =
         "NVIDIA H100 Tensor Core GPU datasheet (H100 SXM: FP32 67 TFLOP/s, BF16/FP16 989 TFLOP/s and FP8 1,979 "
@@ -82,6 +107,9 @@ std::map<std::string, DeviceSpec> make_presets() {
     d.host_overhead = kH200HostForward;
     d.backward_host_overhead = kH200HostBackward;
     d.launch_overhead = kH200Launch;
+    d.chain_host_overhead = kH200ChainForward;
+    d.chain_backward_host_overhead = kH200ChainBackward;
+    d.op_scale = h200_op_scale();
     d.measured = true;
     d.source =
         "NVIDIA H200 Tensor Core GPU datasheet (H200 SXM: compute as H100 SXM, FP32 67, BF16/FP16 989, FP8 1,979 "
@@ -94,6 +122,8 @@ std::map<std::string, DeviceSpec> make_presets() {
   const double host_forward = (kH100HostForward + kH200HostForward) / 2;
   const double host_backward = (kH100HostBackward + kH200HostBackward) / 2;
   const double launch = (kH100Launch + kH200Launch) / 2;
+  const double chain_forward = (kH100ChainForward + kH200ChainForward) / 2;
+  const double chain_backward = (kH100ChainBackward + kH200ChainBackward) / 2;
   for (const bool big : {false, true}) {
     DeviceSpec d;
     d.name = big ? "a100-80gb" : "a100-40gb";
@@ -108,6 +138,8 @@ std::map<std::string, DeviceSpec> make_presets() {
     d.host_overhead = host_forward;
     d.backward_host_overhead = host_backward;
     d.launch_overhead = launch;
+    d.chain_host_overhead = chain_forward;
+    d.chain_backward_host_overhead = chain_backward;
     d.source = std::string("NVIDIA A100 Tensor Core GPU datasheet (A100 SXM: FP32 19.5 TFLOP/s, BF16/FP16 312 "
                            "TFLOP/s dense, no FP8; ") +
                (big ? "80 GB HBM2e, 2,039 GB/s" : "40 GB HBM2, 1,555 GB/s") +
@@ -128,6 +160,8 @@ std::map<std::string, DeviceSpec> make_presets() {
     d.host_overhead = host_forward;
     d.backward_host_overhead = host_backward;
     d.launch_overhead = launch;
+    d.chain_host_overhead = chain_forward;
+    d.chain_backward_host_overhead = chain_backward;
     d.source =
         "AMD Instinct MI300X data sheet (FP32 vector 163.4 TFLOP/s, BF16/FP16 1,307.4 and FP8 2,614.9 TFLOP/s dense, "
         "192 GB HBM3, 5.3 TB/s); curves and host overhead by analogy with the measured H100/H200 (not measured)";

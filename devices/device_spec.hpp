@@ -4,6 +4,7 @@
 // device_presets.cpp; the model and the fit: docs/devices.md.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,18 @@ struct DeviceSpec {
   double host_overhead = 0;
   double backward_host_overhead = 0;
   double launch_overhead = 0;
+  // Seconds of host time per kernel when the op is one of a chain of ops in
+  // one task (a stage's layers): the host issues ahead of the GPU at its
+  // in-sequence dispatch rate, and only a layer's host time beyond its
+  // device time shows (HostIssue::InChain). 0 = host_overhead
+  // (chain_backward_host_overhead: 0 = backward_host_overhead).
+  double chain_host_overhead = 0;
+  double chain_backward_host_overhead = 0;
+  // Factors on the device time of ops by OpWork::key ("head.forward", ...):
+  // layers whose measured time the flops/bytes of their OpWork and the block
+  // curves do not describe (the LM head's fp32 cross-entropy, the
+  // embedding's scatter-add backward); fitted per device (docs/devices.md).
+  std::map<std::string, double> op_scale;
   bool measured = false;        // the curves are fitted to measurements of this device (else by analogy)
   std::string source;           // where the figures come from
 };

@@ -54,7 +54,12 @@ Workload time_model_layers(const Workload& w, const Platform& p) {
   out.reference_speed = device.speed;
   for (Layer& layer : out.layers) {
     if (!layer.ops) continue;
-    const auto time = [&](const OpWork& op) { return op.flops > 0 || op.bytes > 0 ? op_seconds(*spec, op, &calibration) : 0.0; };
+    // The layers of a task run as one chain: the host issues ahead of the
+    // GPU, so each layer costs its device time or, where the host is the
+    // slower, its in-sequence dispatch time (docs/devices.md, "Chains").
+    const auto time = [&](const OpWork& op) {
+      return op.flops > 0 || op.bytes > 0 ? op_seconds(*spec, op, &calibration, HostIssue::InChain) : 0.0;
+    };
     const double input = time(layer.ops->backward_input) + time(layer.ops->recompute);
     const double weight = time(layer.ops->backward_weight);
     layer.forward = Cost{time(layer.ops->forward), false};
