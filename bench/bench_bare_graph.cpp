@@ -25,7 +25,17 @@ using pipesim::bench::slurp;
 struct Family {
   const char* name;
   std::string (*schedule)(int P);  // as written after `schedule:` in the workload
+  // The workload; null: P uniform layers (pipeline_inputs.hpp).
+  std::string (*workload)(const std::string& schedule, int P, int M) = nullptr;
 };
+
+// A training job as users write it: GPT-3 175B (98 layers: embedding, 96
+// blocks, head) with Adam, its stashes, workspaces and optimizer steps (the
+// training-state pass), on P GPUs.
+std::string model_job(const std::string& schedule, int, int M) {
+  return "name: bench\nmodel: {preset: gpt3-175b}\nmicrobatches: " + std::to_string(M) + "\nschedule: " + schedule +
+         "\n";
+}
 
 const Family kFamilies[] = {
     {"1f1b", [](int) { return std::string("1f1b"); }},
@@ -34,6 +44,7 @@ const Family kFamilies[] = {
     {"pipedream", [](int P) { return "{name: pipedream, noam: " + std::to_string(P) + "}"; }},
     // Seed 003's looped pipeline: W = G R = P workers, P one-layer stages, greedy by 1F1B priority.
     {"master", [](int P) { return "{name: master, scheme: lpp, G: " + std::to_string(P / 8) + ", R: 8}"; }},
+    {"model", [](int) { return std::string("1f1b"); }, model_job},
 };
 
 // Extra arguments of `pipesim run` (space-separated), e.g.
@@ -66,10 +77,16 @@ void BM_BareGraph(benchmark::State& state) {
   const Family& family = kFamilies[state.range(0)];
   const int P = static_cast<int>(state.range(1)), M = static_cast<int>(state.range(2));
   const std::string tag = std::string(family.name) + "-" + std::to_string(P) + "-" + std::to_string(M);
-  const std::string platform =
-      pipesim::testing::write_file("graph-" + tag + ".xml", pipesim::bench::star_platform_xml(P));
+  std::string platform_xml = pipesim::bench::star_platform_xml(P);
+  if (family.workload) {  // a model's passes are timed by a device type, its optimizer step needs one
+    const std::string memory = "<prop id=\"memory\" value=\"64TiB\"/>";
+    for (std::size_t at = platform_xml.find(memory); at != std::string::npos; at = platform_xml.find(memory, at + 1))
+      platform_xml.insert(at + memory.size(), "<prop id=\"device\" value=\"a100-80gb\"/>");
+  }
+  const std::string platform = pipesim::testing::write_file("graph-" + tag + ".xml", platform_xml);
   const std::string workload = pipesim::testing::write_file(
-      "graph-" + tag + ".yaml", pipesim::bench::uniform_workload_yaml(family.schedule(P), P, M));
+      "graph-" + tag + ".yaml", family.workload ? family.workload(family.schedule(P), P, M)
+                                                : pipesim::bench::uniform_workload_yaml(family.schedule(P), P, M));
   const std::string dump = pipesim::testing::temp_path("graph-" + tag + ".bin");
   const std::string json = pipesim::testing::temp_path("graph-" + tag + ".json");
   const std::string out = pipesim::testing::temp_path("graph-" + tag + ".out");
@@ -108,10 +125,11 @@ void BM_BareGraph(benchmark::State& state) {
 
 }  // namespace
 
-// family: 0 = 1f1b, 1 = gpipe, 2 = kfkb (k = 2), 3 = pipedream (noam = P), 4 = master (LPP, G = P/8, R = 8).
+// family: 0 = 1f1b, 1 = gpipe, 2 = kfkb (k = 2), 3 = pipedream (noam = P), 4 = master (LPP, G = P/8, R = 8),
+// 5 = model (GPT-3 175B with Adam, 1F1B).
 BENCHMARK(BM_BareGraph)
     ->ArgNames({"family", "P", "M"})
-    ->ArgsProduct({{0, 1, 2, 3, 4}, {64}, {1000, 10000}})
+    ->ArgsProduct({{0, 1, 2, 3, 4, 5}, {64}, {1000, 10000}})
     ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kSecond);

@@ -69,6 +69,13 @@ TEST(BareGraph, ExampleMatchesPipesimRun) {
   expect_same_files(dir + "/platforms/nvswitch-8gpu.xml", dir + "/workloads/examples/gpt2-xl-layers.yaml", 100);
 }
 
+// A model job: passes timed by the A100's compute model, Adam's update tasks
+// after each device's backwards (the benchmark's `model` family).
+TEST(BareGraph, ModelJobMatchesPipesimRun) {
+  const std::string dir = PIPESIM_SOURCE_DIR;
+  expect_same_files(dir + "/platforms/nvswitch-8gpu.xml", dir + "/workloads/examples/gpt2-xl.yaml", 100);
+}
+
 // DualPipeV runs forwards and backwards side by side on two lanes: no field for that.
 TEST(BareGraph, RefusesLanes) {
   const std::string platform = write_file("bare-graph-star.xml", bench::star_platform_xml(4));

@@ -16,6 +16,7 @@
 #include "sim/platform.hpp"
 #include "sim/task_graph.hpp"
 #include "studies/forked_run.hpp"
+#include "workloads/model_costs.hpp"
 #include "workloads/workload_yaml.hpp"
 
 namespace pipesim::bench {
@@ -109,8 +110,8 @@ inline void write_graph_dump(const TaskGraph& graph, const Platform& platform, c
 inline std::size_t dump_workload_graph(const std::string& platform, const std::string& workload,
                                        const std::string& dump) {
   const std::string tasks = run_forked([&] {
-    const Workload w = load_workload(workload);
     Simulation simulation(platform);
+    const Workload w = time_model_layers(load_workload(workload), simulation.platform());  // as `pipesim run`
     const GeneratedSchedule schedule = generate(w, simulation.platform());
     write_graph_dump(schedule.graph, simulation.platform(), dump);
     return std::to_string(schedule.graph.size());
