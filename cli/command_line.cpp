@@ -95,6 +95,16 @@ std::string usage_error_line(const std::string& command, const std::string& what
   return "pipesim: error: " + one_line(what) + "; see 'pipesim " + (command.empty() ? "" : command + " ") + "--help'";
 }
 
+std::string unknown_command_line(const CLI::App& root, int argc, const char* const* argv) {
+  if (!root.get_subcommands([](const CLI::App* c) { return c->parsed(); }).empty()) return "";
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.empty() || word[0] == '-') continue;
+    return usage_error_line("", "unknown command '" + word + "' (expected " + command_names(root) + ")");
+  }
+  return "";
+}
+
 std::string usage_error_line(const CLI::App& root, const CLI::ParseError& error) {
   const std::vector<const CLI::App*> chosen = root.get_subcommands([](const CLI::App* c) { return c->parsed(); });
   if (chosen.empty()) {

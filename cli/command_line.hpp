@@ -42,4 +42,9 @@ std::string usage_error_line(const std::string& command, const std::string& what
 // The usage error line for a CLI11 parse error of ROOT (not help or version).
 std::string usage_error_line(const CLI::App& root, const CLI::ParseError& error);
 
+// With --help and no command chosen: the usage error line for a word that
+// names no command (`pipesim plan --help`), "" when there is none. The root
+// takes no option with a value, so any word is a command name.
+std::string unknown_command_line(const CLI::App& root, int argc, const char* const* argv);
+
 }  // namespace pipesim

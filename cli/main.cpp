@@ -75,6 +75,11 @@ int main(int argc, char** argv) {
   try {
     root.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
+    // `pipesim plan --help`: an unknown command is a usage error, not a request for the general help.
+    if (const std::string unknown = unknown_command_line(root, argc, argv); !unknown.empty()) {
+      std::cerr << unknown << "\n";
+      return 2;
+    }
     std::cout << root.help();  // the chosen command's help, if any
     return out.finish(0);
   } catch (const CLI::CallForVersion& version) {

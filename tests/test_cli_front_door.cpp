@@ -111,6 +111,9 @@ std::vector<Mistake> mistakes() {
   return {
       {"nothing", "", "pipesim: error: no command given" + commands + see_root},
       {"unknown_command", "fly a b", "pipesim: error: unknown command 'fly'" + commands + see_root},
+      // Help for a command that does not exist is a usage error, not the general help with exit 0.
+      {"unknown_command_help", "plan --help", "pipesim: error: unknown command 'plan'" + commands + see_root},
+      {"help_then_unknown_command", "-h plan", "pipesim: error: unknown command 'plan'" + commands + see_root},
       {"unknown_root_option", "--colour run", "pipesim: error: unknown option --colour" + see_root},
       {"unknown_option", "run p.xml w.yaml --json out.json --colour",
        "pipesim: error: unknown option --colour" + see_run},
