@@ -12,17 +12,12 @@ namespace {
 
 using nlohmann::json;
 
-std::string one_line(std::string text) {
-  for (char& ch : text)
-    if (ch == '\n' || ch == '\r') ch = ' ';
-  return text;
-}
 
 struct Fields {
   const json& j;
   const std::string& path;
   [[noreturn]] void fail(const std::string& key, const std::string& what) const {
-    throw InputError(path, key, one_line(what));
+    throw InputError(path, key, single_line(what));
   }
   bool has(const std::string& key) const { return j.contains(key) && !j.at(key).is_null(); }
   int positive_int(const std::string& key) const {
@@ -53,7 +48,7 @@ std::string read_bounded(const std::string& path) {
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
   if (status.type() == fs::file_type::not_found) throw InputError(path, "", "cannot open: no such file");
-  if (ec) throw InputError(path, "", "cannot open: " + one_line(ec.message()));
+  if (ec) throw InputError(path, "", "cannot open: " + single_line(ec.message()));
   if (status.type() != fs::file_type::regular) throw InputError(path, "", "expected a regular file (a config.json)");
   const std::uintmax_t size = fs::file_size(path, ec);
   if (ec || size > kMaxHfConfigBytes)
@@ -152,7 +147,7 @@ TransformerConfig parse_hf_config(const std::string& text, const std::string& pa
     j = json::parse(text);
   } catch (const json::parse_error& e) {
     throw InputError(path, "line " + std::to_string(line_of(text, e.byte)),
-                     one_line("malformed JSON: " + parse_message(e.what())));
+                     single_line("malformed JSON: " + parse_message(e.what())));
   } catch (const json::exception& e) {
     // A number too large for a double ("number overflow parsing '1e400'"): nlohmann gives no position,
     // so the line is that of the quoted token.
@@ -160,7 +155,7 @@ TransformerConfig parse_hf_config(const std::string& text, const std::string& pa
     const std::size_t open = message.find('\''), close = message.rfind('\'');
     const std::size_t at = open < close ? text.find(message.substr(open + 1, close - open - 1)) : std::string::npos;
     throw InputError(path, at == std::string::npos ? "" : "line " + std::to_string(line_of(text, at + 1)),
-                     one_line("malformed JSON: " + message));
+                     single_line("malformed JSON: " + message));
   }
   if (!j.is_object()) throw InputError(path, "", "expected a JSON object, got " + std::string(j.type_name()));
   const Fields f{j, path};

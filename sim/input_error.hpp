@@ -6,6 +6,19 @@
 
 namespace pipesim {
 
+// A message from a library (SimGrid, nlohmann-json) as the one line the
+// error contract allows: line breaks and tabs become spaces, runs of spaces
+// one, and at most 300 characters.
+inline std::string single_line(std::string text) {
+  for (char& c : text)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  std::string out;
+  for (char c : text)
+    if (c != ' ' || (!out.empty() && out.back() != ' ')) out += c;
+  if (out.size() > 300) out = out.substr(0, 297) + "...";
+  return out;
+}
+
 class InputError : public std::runtime_error {
  public:
   // where: a field path ("layers[2].forward") or "line 7"; may be empty.

@@ -151,6 +151,17 @@ TEST(TrainingState, BadOptimizerAndMemoryFields) {
   }
 }
 
+TEST(TrainingState, MemoryBandwidthIsABandwidth) {
+  for (const std::string bad : {"fast", "-1GBps", "0Bps", "3.35TB"}) {
+    const std::string platform = two_gpu_platform("80GiB", bad);
+    const CliResult r = run_pipesim("run " + platform + " " + write_file("bw.yaml", workload("optimizer: adam\n")));
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_EQ(r.err.rfind("pipesim: error: " + platform + ": host 'gpu0' property memory_bandwidth: expected a positive "
+                          "bandwidth like '3.35TBps', got '" + bad + "'", 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+}
+
 TEST(TrainingState, OptimizerStepNeedsABandwidth) {
   const std::string platform = write_file("no-bw.xml", complete_platform_xml(2));
   const std::string w = write_file("no-bw.yaml", workload("optimizer: adam\n"));

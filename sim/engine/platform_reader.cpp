@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include <simgrid/s4u/Link.hpp>
+#include <xbt/parse_units.hpp>
 
 #include "sim/engine/simgrid_guard.hpp"
 #include "sim/input_error.hpp"
@@ -138,22 +139,22 @@ ComputeResource read_resource(simgrid::s4u::Host* host, const std::string& defau
   return r;
 }
 
-// The host property memory_bandwidth ("3.35TBps"), 0 when absent.
+// The host property memory_bandwidth ("3.35TBps"), 0 when absent: SimGrid's
+// bandwidth units, as for links (docs/platform-format.md).
 double memory_bandwidth(simgrid::s4u::Host* host, const std::string& file) {
   const char* text = host->get_property("memory_bandwidth");
   if (text == nullptr) return 0;
-  const std::string field = "host '" + host->get_name() + "' property memory_bandwidth";
-  std::string value = text;
-  const bool per_second = value.size() > 2 && value.compare(value.size() - 2, 2, "ps") == 0;
-  if (!per_second) throw InputError(file, field, "expected a bandwidth like '3.35TBps', got '" + value + "'");
-  double bytes = 0;
+  double bandwidth = 0;
+  std::string complaint;
   try {
-    bytes = parse_bytes(value.substr(0, value.size() - 2));
-  } catch (const std::invalid_argument& e) {
-    throw InputError(file, field, e.what());
+    bandwidth = xbt_parse_get_bandwidth("", 0, text, "memory_bandwidth");
+  } catch (const std::exception& e) {
+    complaint = std::string(" (") + e.what() + ")";
   }
-  if (!(bytes > 0) || bytes > 1e100) throw InputError(file, field, "expected a positive bandwidth like '3.35TBps', got '" + value + "'");
-  return bytes;
+  if (!complaint.empty() || !(bandwidth > 0) || bandwidth > 1e100)
+    throw InputError(file, "host '" + host->get_name() + "' property memory_bandwidth",
+                     single_line("expected a positive bandwidth like '3.35TBps', got '" + std::string(text) + "'" + complaint));
+  return bandwidth;
 }
 
 }  // namespace

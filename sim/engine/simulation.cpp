@@ -17,20 +17,6 @@
 #include "sim/input_error.hpp"
 
 namespace pipesim {
-namespace {
-
-// SimGrid's messages can span lines (lists of settings or netpoints): keep one.
-std::string one_line(std::string text) {
-  for (char& c : text)
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  std::string out;
-  for (char c : text)
-    if (c != ' ' || (!out.empty() && out.back() != ' ')) out += c;
-  if (out.size() > 300) out = out.substr(0, 297) + "...";
-  return out;
-}
-
-}  // namespace
 
 struct Simulation::SimGridState {
   std::vector<std::string> argv_storage;
@@ -68,9 +54,9 @@ Simulation::Simulation(const std::string& platform_file, const std::vector<std::
   } catch (const InputError&) {
     throw;
   } catch (const simgrid::ParseError& e) {
-    throw InputError(platform_file, "", one_line(std::string("invalid platform: ") + e.what()));
+    throw InputError(platform_file, "", single_line(std::string("invalid platform: ") + e.what()));
   } catch (const std::exception& e) {
-    throw InputError(platform_file, "", one_line(std::string("SimGrid rejected the platform: ") + e.what()));
+    throw InputError(platform_file, "", single_line(std::string("SimGrid rejected the platform: ") + e.what()));
   }
   s.devices = device_hosts(*s.engine, platform_file);
   s.hosts = resource_hosts(*s.engine, s.devices, platform_file);
