@@ -103,9 +103,12 @@ int run_command(const RunOptions& options) {
     else
       workload.schedule_params[key] = value;
   }
-  // The pattern or CSV the workload's schedule reads is an input too.
+  // The pattern or CSV the workload's schedule reads is an input too, and so are a model's files.
   if (const std::string file = schedule_file_path(workload); !file.empty())
     outputs.declare_input("the schedule file", file);
+  if (workload.model && !workload.model->config.empty()) outputs.declare_input("the model's config", workload.model->config);
+  if (workload.model && !workload.model->calibration.empty())
+    outputs.declare_input("the calibration file", workload.model->calibration);
   // Settings the schedule needs (bounded executions for shared resources), then the user's.
   std::vector<std::string> simgrid_config;
   if (schedule_shares_resources(workload.schedule)) simgrid_config = shared_resource_simgrid_config();

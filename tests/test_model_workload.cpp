@@ -93,6 +93,38 @@ TEST(ModelWorkload, ReportsTokensAndMfu) {
   EXPECT_DOUBLE_EQ(t["hfu"].get<double>(), t["mfu"].get<double>());  // no recompute
 }
 
+// A model's config.json and calibration file are inputs: an output over one is refused before anything runs.
+TEST(ModelWorkload, OutputsNeverLandOnTheModelsFiles) {
+  const std::string config = write_file("config.json", read_text(kRoot + "tests/data/hf/gpt2-xl.json"));
+  const std::string calibration = write_file("calibration.yaml", "block.forward: 1ms\n");
+  const std::string w = write_file(
+      "files.yaml", "model: {config: config.json, seq_length: 64, layers: 2, calibration: calibration.yaml}\n"
+                    "microbatches: 2\n");
+  for (const std::string& input : {config, calibration}) {
+    const std::string before = read_text(input);
+    const CliResult r = run_pipesim("run " + kRoot + "platforms/h200-1gpu.xml " + w + " --json " + input);
+    EXPECT_EQ(r.exit_code, 2) << input;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(input), std::string::npos) << r.err;
+    EXPECT_EQ(read_text(input), before) << input;
+  }
+}
+
+// HFU counts the recomputed forward too: with full recompute, hardware flops
+// = model flops + one more forward of every block, HFU / MFU their ratio.
+TEST(ModelWorkload, HfuCountsTheRecompute) {
+  const std::string json = temp_path("recompute.json");
+  const CliResult r = run_pipesim("run " + kRoot + "platforms/nvswitch-8gpu.xml " + kRoot +
+                                  "workloads/examples/gpt2-xl.yaml --set model.recompute=full --json " + json);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("HFU"), std::string::npos) << r.out;
+  const auto t = nlohmann::json::parse(read_text(json))["training"];
+  const double model = t["model_flops_per_iteration"].get<double>(), hardware = t["hardware_flops_per_iteration"].get<double>();
+  EXPECT_GT(hardware, model);
+  EXPECT_LT(hardware, model * 4 / 3 + 1);  // at most one extra forward (a third of forward + backward)
+  EXPECT_NEAR(t["hfu"].get<double>() / t["mfu"].get<double>(), hardware / model, 1e-12);
+}
+
 // A calibration file replaces the compute model's times by its keys
 // (docs/devices.md#calibration-files): 8 blocks x (1 + 1 + 1) ms per
 // micro-batch, the rest free, 8 micro-batches on one GPU: 192 ms.

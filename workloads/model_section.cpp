@@ -1,7 +1,6 @@
 #include "workloads/model_section.hpp"
 
 #include <climits>
-#include <filesystem>
 #include <functional>
 #include <map>
 #include <string>
@@ -85,12 +84,6 @@ std::vector<std::string> section_keys() {
   return keys;
 }
 
-// A path relative to the workload's folder.
-std::string beside(const Workload& w, const std::string& given) {
-  const std::filesystem::path p(given);
-  return p.is_absolute() ? given : (std::filesystem::path(w.file).parent_path() / p).string();
-}
-
 Layer to_layer(const ModelLayer& m, const Optimizer& optimizer) {
   Layer layer;
   layer.name = m.name;
@@ -123,6 +116,7 @@ void load_model_section(const YamlFields& r, const YAML::Node& n, Workload& w) {
   const auto* config = YamlFields::get(f, "config");
   if (preset && config) r.fail(config->key, "model.config", "give 'preset' or 'config', not both");
   TransformerConfig c;
+  std::string config_path;
   if (preset) {
     const std::string name = YamlFields::lower(r.text(preset->value, "model.preset", "a model preset name"));
     const ModelPreset* found = find_model_preset(name);
@@ -132,7 +126,8 @@ void load_model_section(const YamlFields& r, const YAML::Node& n, Workload& w) {
                  ")");
     c = found->config;
   } else if (config) {
-    c = read_hf_config(beside(w, r.text(config->value, "model.config", "the path of a config.json")));
+    config_path = path_beside(w, r.text(config->value, "model.config", "the path of a config.json"));
+    c = read_hf_config(config_path);
   }
   for (const auto& [key, entry] : f) {
     const auto it = setters().find(key);
@@ -150,8 +145,9 @@ void load_model_section(const YamlFields& r, const YAML::Node& n, Workload& w) {
   job.tokens_per_microbatch = static_cast<double>(c.seq_length) * c.microbatch_size;
   job.precision = c.precision;
   job.parameters = chain.total_parameters;
+  job.config = config_path;
   if (auto* e = YamlFields::get(f, "calibration"))
-    job.calibration = beside(w, r.text(e->value, "model.calibration", "the path of a calibration file"));
+    job.calibration = path_beside(w, r.text(e->value, "model.calibration", "the path of a calibration file"));
   w.model = job;
 }
 

@@ -113,6 +113,7 @@ struct ModelJob {
   double tokens_per_microbatch = 0;
   Precision precision = Precision::BF16;
   double parameters = 0;       // whole model
+  std::string config;          // the Hugging Face config.json it was read from, "" for none
   std::string calibration;     // a calibration file (devices/compute_model.hpp), "" for none
 };
 
@@ -166,11 +167,16 @@ inline double layer_parameters(const Workload& w, int l) {
 
 // The schedule's `file` parameter (schedule pattern, csv) as a path: relative
 // ones are relative to the workload's folder. "" when there is none.
+// A path the workload names: relative ones are relative to its folder.
+inline std::string path_beside(const Workload& w, const std::string& given) {
+  const std::filesystem::path p(given);
+  return p.is_absolute() ? given : (std::filesystem::path(w.file).parent_path() / p).string();
+}
+
 inline std::string schedule_file_path(const Workload& w) {
   const auto it = w.schedule_params.find("file");
   if (it == w.schedule_params.end() || it->second.empty()) return "";
-  const std::filesystem::path given(it->second);
-  return given.is_absolute() ? given.string() : (std::filesystem::path(w.file).parent_path() / given).string();
+  return path_beside(w, it->second);
 }
 
 // Whether any stage saves memory.
