@@ -89,6 +89,22 @@ std::vector<std::vector<bool>> layers_by_device(const TaskGraph& graph, int laye
   return held;
 }
 
+// Seconds of the optimizer step on a device that updates `parameters`.
+double optimizer_step_seconds(const Workload& w, const Device& device, double parameters,
+                              const std::string& platform_file) {
+  double bandwidth = device.memory_bandwidth;
+  if (!(bandwidth > 0) && !device.type.empty())
+    if (const DeviceSpec* spec = find_device_preset(device.type))
+      bandwidth = spec->memory_bandwidth * spec->memory_efficiency;
+  if (!(bandwidth > 0))
+    throw InputError(platform_file, "host '" + device.name + "' property memory_bandwidth",
+                     "the optimizer step of " + w.file +
+                         " reads and writes memory: give the host a memory_bandwidth like '3.35TBps' or a device "
+                         "type (property device)");
+  const double shards = w.optimizer.distributed ? w.optimizer.data_parallel : 1;
+  return parameters / shards * optimizer_step_bytes(w.optimizer) / bandwidth;
+}
+
 // One Update per device after its last backward: it reads the gradients the
 // whole iteration accumulated.
 void add_optimizer_steps(TaskGraph& graph, const Workload& w, const Platform& platform,
@@ -155,21 +171,6 @@ void add_training_state(TaskGraph& graph, const Workload& workload, const Platfo
   if (!declares_training_state(workload)) return;
   add_layer_memory(graph, workload);
   add_device_state(graph, workload, platform);
-}
-
-double optimizer_step_seconds(const Workload& w, const Device& device, double parameters,
-                              const std::string& platform_file) {
-  double bandwidth = device.memory_bandwidth;
-  if (!(bandwidth > 0) && !device.type.empty())
-    if (const DeviceSpec* spec = find_device_preset(device.type))
-      bandwidth = spec->memory_bandwidth * spec->memory_efficiency;
-  if (!(bandwidth > 0))
-    throw InputError(platform_file, "host '" + device.name + "' property memory_bandwidth",
-                     "the optimizer step of " + w.file +
-                         " reads and writes memory: give the host a memory_bandwidth like '3.35TBps' or a device "
-                         "type (property device)");
-  const double shards = w.optimizer.distributed ? w.optimizer.data_parallel : 1;
-  return parameters / shards * optimizer_step_bytes(w.optimizer) / bandwidth;
 }
 
 }  // namespace pipesim

@@ -20,8 +20,4 @@ namespace pipesim {
 // for what a family cannot account (an explicit stash under memory_saving).
 void add_training_state(TaskGraph& graph, const Workload& workload, const Platform& platform);
 
-// Seconds of the optimizer step on a device that updates `parameters`.
-double optimizer_step_seconds(const Workload& workload, const Device& device, double parameters,
-                              const std::string& platform_file);
-
 }  // namespace pipesim
