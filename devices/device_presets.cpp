@@ -4,6 +4,8 @@
 // (H100, H200; tests/data/measured/README-devices.md) or taken from them by
 // analogy (A100, MI300X). Figures, sources and fit: docs/devices.md.
 #include <map>
+#include <string>
+#include <utility>
 
 #include "devices/device_spec.hpp"
 
@@ -27,20 +29,24 @@ const EfficiencyCurve kH200Fp8{0.693, 2060, 2060, 2060, 2.67};
 const EfficiencyCurve kH200Forward{0.6675, 9.91, 0, 587, 5.12};
 const EfficiencyCurve kH200Backward{0.628, 672, 259, 795, 2.40};
 
-// Host: seconds per kernel of an eager PyTorch 2.11 block (forward issued
-// from Python, backward from the autograd engine), fitted on the host-bound
-// h = 2048, b = 1 blocks (14 forward kernels; 24 + 8 backward).
-constexpr double kH100HostForward = 51.2 * us, kH100HostBackward = 36.4 * us;
-constexpr double kH200HostForward = 40.4 * us, kH200HostBackward = 31.5 * us;
-// Host in a chain (a stage's layers issued one after another, the host
-// running ahead of the GPU): the measured in-sequence dispatch of the
-// 2-block stages (stages.json stages 1 and 2: cpu_dispatch_fwd_ms over their
-// 28 kernels); backward by the isolated backward/forward ratio.
-constexpr double kH100ChainForward = 22.2 * us, kH100ChainBackward = 15.8 * us;
-constexpr double kH200ChainForward = 24.8 * us, kH200ChainBackward = 19.3 * us;
-// A bare GEMM launched alone from Python: the fastest small GEMM of the table
-// (launch-bound: 1024^3 at 20.7 us on the H100, 31.6 us on the H200).
-constexpr double kH100Launch = 20.7 * us, kH200Launch = 31.6 * us;
+// Host seconds per kernel (docs/devices.md, "Host").
+struct HostCosts {
+  double forward, backward;              // eager PyTorch 2.11, one block alone: fitted on the host-bound
+                                         // h = 2048, b = 1 blocks (14 forward kernels; 24 + 8 backward)
+  double launch;                         // a bare GEMM launched alone from Python: the fastest small
+                                         // GEMM of the table (1024^3)
+  double chain_forward, chain_backward;  // in a chain (a stage's layers issued one after another, the
+                                         // host running ahead): the 2-block stages' in-sequence dispatch
+                                         // (stages.json, cpu_dispatch_fwd_ms over 28 kernels); backward
+                                         // by the isolated backward/forward ratio
+};
+constexpr HostCosts kH100Host{51.2 * us, 36.4 * us, 20.7 * us, 22.2 * us, 15.8 * us};
+constexpr HostCosts kH200Host{40.4 * us, 31.5 * us, 31.6 * us, 24.8 * us, 19.3 * us};
+// By analogy, for the devices not measured: the mean of the two.
+constexpr HostCosts kMeanHost{(kH100Host.forward + kH200Host.forward) / 2, (kH100Host.backward + kH200Host.backward) / 2,
+                              (kH100Host.launch + kH200Host.launch) / 2,
+                              (kH100Host.chain_forward + kH200Host.chain_forward) / 2,
+                              (kH100Host.chain_backward + kH200Host.chain_backward) / 2};
 
 // Device-time factors of the layers the block curves do not describe, fitted
 // on the GPU-only times of the isolated embedding and LN + LM head + fp32
@@ -56,117 +62,75 @@ std::map<std::string, double> h200_op_scale() {
           {"head.backward_weight", 1.14}, {"embedding.forward", 1.67}, {"embedding.backward_weight", 6.46}};
 }
 
-DeviceSpec with_h100_curves(DeviceSpec d) {
-  d.gemm = kH100Gemm;
-  d.gemm_fp8 = kH100Fp8;
-  d.forward = kH100Forward;
-  d.backward = kH100Backward;
-  d.op_scale = h100_op_scale();
+// A device as its data sheet gives it: dense peaks (fp16 = bf16), bandwidth, capacity.
+DeviceSpec datasheet(const std::string& name, double fp32, double bf16, double fp8, double bandwidth, double memory,
+                     const std::string& source) {
+  DeviceSpec d;
+  d.name = name;
+  d.peak_fp32 = fp32 * T;
+  d.peak_bf16 = bf16 * T;
+  d.peak_fp16 = bf16 * T;
+  d.peak_fp8 = fp8 * T;
+  d.memory_bandwidth = bandwidth * T;
+  d.memory_bytes = memory * GB;
+  d.source = source;
   return d;
 }
 
+// The fitted part: curves, memory efficiency, host costs, op factors.
+DeviceSpec fitted(DeviceSpec d, const EfficiencyCurve& gemm, const EfficiencyCurve& fp8,
+                  const EfficiencyCurve& forward, const EfficiencyCurve& backward, double memory_efficiency,
+                  const HostCosts& host, std::map<std::string, double> op_scale, bool measured) {
+  d.gemm = gemm;
+  d.gemm_fp8 = fp8;
+  d.forward = forward;
+  d.backward = backward;
+  d.memory_efficiency = memory_efficiency;
+  d.host_overhead = host.forward;
+  d.backward_host_overhead = host.backward;
+  d.launch_overhead = host.launch;
+  d.chain_host_overhead = host.chain_forward;
+  d.chain_backward_host_overhead = host.chain_backward;
+  d.op_scale = std::move(op_scale);
+  d.measured = measured;
+  return d;
+}
+
+// Measured on the H100 (tests/data/measured); the others by analogy with it.
+DeviceSpec h100_fit(DeviceSpec d, bool measured) {
+  return fitted(std::move(d), kH100Gemm, kH100Fp8, kH100Forward, kH100Backward, 0.876,
+                measured ? kH100Host : kMeanHost, h100_op_scale(), measured);
+}
+
 std::map<std::string, DeviceSpec> make_presets() {
+  const char* const analogy = "; curves and host overhead by analogy with the measured H100/H200 (not measured)";
+  const DeviceSpec all[] = {
+      h100_fit(datasheet("h100-sxm", 67, 989, 1979, 3.35, 80,
+                         "NVIDIA H100 Tensor Core GPU datasheet (H100 SXM: FP32 67 TFLOP/s, BF16/FP16 989 TFLOP/s and "
+                         "FP8 1,979 TFLOP/s dense (the sheet's 1,979 / 3,958 are with sparsity), 80 GB HBM3, 3.35 "
+                         "TB/s); curves, memory efficiency and host overhead fitted to measurements on an H100 80GB "
+                         "HBM3 (tests/data/measured)"),
+               true),
+      fitted(datasheet("h200", 67, 989, 1979, 4.8, 141,
+                       "NVIDIA H200 Tensor Core GPU datasheet (H200 SXM: compute as H100 SXM, FP32 67, BF16/FP16 989, "
+                       "FP8 1,979 TFLOP/s dense; 141 GB HBM3e, 4.8 TB/s); curves, memory efficiency and host overhead "
+                       "fitted to measurements on an H200 (tests/data/measured)"),
+             kH200Gemm, kH200Fp8, kH200Forward, kH200Backward, 0.814, kH200Host, h200_op_scale(), true),
+      h100_fit(datasheet("a100-40gb", 19.5, 312, 0, 1.555, 40,
+                         std::string("NVIDIA A100 Tensor Core GPU datasheet (A100 SXM: FP32 19.5 TFLOP/s, BF16/FP16 "
+                                     "312 TFLOP/s dense, no FP8; 40 GB HBM2, 1,555 GB/s)") + analogy),
+               false),
+      h100_fit(datasheet("a100-80gb", 19.5, 312, 0, 2.039, 80,
+                         std::string("NVIDIA A100 Tensor Core GPU datasheet (A100 SXM: FP32 19.5 TFLOP/s, BF16/FP16 "
+                                     "312 TFLOP/s dense, no FP8; 80 GB HBM2e, 2,039 GB/s)") + analogy),
+               false),
+      h100_fit(datasheet("mi300x", 163.4, 1307.4, 2614.9, 5.3, 192,
+                         std::string("AMD Instinct MI300X data sheet (FP32 vector 163.4 TFLOP/s, BF16/FP16 1,307.4 and "
+                                     "FP8 2,614.9 TFLOP/s dense, 192 GB HBM3, 5.3 TB/s)") + analogy),
+               false),
+  };
   std::map<std::string, DeviceSpec> p;
-  {
-    DeviceSpec d;
-    d.name = "h100-sxm";
-    d.peak_fp32 = 67 * T;
-    d.peak_bf16 = 989 * T;
-    d.peak_fp16 = 989 * T;
-    d.peak_fp8 = 1979 * T;
-    d.memory_bandwidth = 3.35 * T;
-    d.memory_bytes = 80 * GB;
-    d = with_h100_curves(d);
-    d.memory_efficiency = 0.876;
-    d.host_overhead = kH100HostForward;
-    d.backward_host_overhead = kH100HostBackward;
-    d.launch_overhead = kH100Launch;
-    d.chain_host_overhead = kH100ChainForward;
-    d.chain_backward_host_overhead = kH100ChainBackward;
-    d.measured = true;
-    d.source =
-        "NVIDIA H100 Tensor Core GPU datasheet (H100 SXM: FP32 67 TFLOP/s, BF16/FP16 989 TFLOP/s and FP8 1,979 "
-        "TFLOP/s dense (the sheet's 1,979 / 3,958 are with sparsity), 80 GB HBM3, 3.35 TB/s); curves, memory "
-        "efficiency and host overhead fitted to measurements on an H100 80GB HBM3 (tests/data/measured)";
-    p[d.name] = d;
-  }
-  {
-    DeviceSpec d;
-    d.name = "h200";
-    d.peak_fp32 = 67 * T;
-    d.peak_bf16 = 989 * T;
-    d.peak_fp16 = 989 * T;
-    d.peak_fp8 = 1979 * T;
-    d.memory_bandwidth = 4.8 * T;
-    d.memory_bytes = 141 * GB;
-    d.gemm = kH200Gemm;
-    d.gemm_fp8 = kH200Fp8;
-    d.forward = kH200Forward;
-    d.backward = kH200Backward;
-    d.memory_efficiency = 0.814;
-    d.host_overhead = kH200HostForward;
-    d.backward_host_overhead = kH200HostBackward;
-    d.launch_overhead = kH200Launch;
-    d.chain_host_overhead = kH200ChainForward;
-    d.chain_backward_host_overhead = kH200ChainBackward;
-    d.op_scale = h200_op_scale();
-    d.measured = true;
-    d.source =
-        "NVIDIA H200 Tensor Core GPU datasheet (H200 SXM: compute as H100 SXM, FP32 67, BF16/FP16 989, FP8 1,979 "
-        "TFLOP/s dense; 141 GB HBM3e, 4.8 TB/s); curves, memory efficiency and host overhead fitted to "
-        "measurements on an H200 (tests/data/measured)";
-    p[d.name] = d;
-  }
-  // By analogy: the H100's curves, the mean of the measured hosts, the
-  // H100's memory efficiency (no measurement of these devices).
-  const double host_forward = (kH100HostForward + kH200HostForward) / 2;
-  const double host_backward = (kH100HostBackward + kH200HostBackward) / 2;
-  const double launch = (kH100Launch + kH200Launch) / 2;
-  const double chain_forward = (kH100ChainForward + kH200ChainForward) / 2;
-  const double chain_backward = (kH100ChainBackward + kH200ChainBackward) / 2;
-  for (const bool big : {false, true}) {
-    DeviceSpec d;
-    d.name = big ? "a100-80gb" : "a100-40gb";
-    d.peak_fp32 = 19.5 * T;
-    d.peak_bf16 = 312 * T;
-    d.peak_fp16 = 312 * T;
-    d.peak_fp8 = 0;
-    d.memory_bandwidth = (big ? 2.039 : 1.555) * T;
-    d.memory_bytes = (big ? 80 : 40) * GB;
-    d = with_h100_curves(d);
-    d.memory_efficiency = 0.876;
-    d.host_overhead = host_forward;
-    d.backward_host_overhead = host_backward;
-    d.launch_overhead = launch;
-    d.chain_host_overhead = chain_forward;
-    d.chain_backward_host_overhead = chain_backward;
-    d.source = std::string("NVIDIA A100 Tensor Core GPU datasheet (A100 SXM: FP32 19.5 TFLOP/s, BF16/FP16 312 "
-                           "TFLOP/s dense, no FP8; ") +
-               (big ? "80 GB HBM2e, 2,039 GB/s" : "40 GB HBM2, 1,555 GB/s") +
-               "); curves and host overhead by analogy with the measured H100/H200 (not measured)";
-    p[d.name] = d;
-  }
-  {
-    DeviceSpec d;
-    d.name = "mi300x";
-    d.peak_fp32 = 163.4 * T;
-    d.peak_bf16 = 1307.4 * T;
-    d.peak_fp16 = 1307.4 * T;
-    d.peak_fp8 = 2614.9 * T;
-    d.memory_bandwidth = 5.3 * T;
-    d.memory_bytes = 192 * GB;
-    d = with_h100_curves(d);
-    d.memory_efficiency = 0.876;
-    d.host_overhead = host_forward;
-    d.backward_host_overhead = host_backward;
-    d.launch_overhead = launch;
-    d.chain_host_overhead = chain_forward;
-    d.chain_backward_host_overhead = chain_backward;
-    d.source =
-        "AMD Instinct MI300X data sheet (FP32 vector 163.4 TFLOP/s, BF16/FP16 1,307.4 and FP8 2,614.9 TFLOP/s dense, "
-        "192 GB HBM3, 5.3 TB/s); curves and host overhead by analogy with the measured H100/H200 (not measured)";
-    p[d.name] = d;
-  }
+  for (const DeviceSpec& d : all) p[d.name] = d;
   return p;
 }
 
