@@ -7,12 +7,17 @@
 
 namespace pipesim {
 
+int fastest_device(const Platform& platform) {
+  int best = -1;
+  for (int d : compute_devices(platform))
+    if (best < 0 || platform.devices[d].speed > platform.devices[best].speed) best = d;
+  return best;
+}
+
 double reference_speed(const Workload& workload, const Platform& platform) {
   if (workload.reference_speed > 0) return workload.reference_speed;
-  double fastest = 0;
-  for (const Device& d : platform.devices)
-    if (!is_host_memory(d)) fastest = std::max(fastest, d.speed);
-  return fastest;
+  const int fastest = fastest_device(platform);
+  return fastest < 0 ? 0 : platform.devices[fastest].speed;
 }
 
 double cost_flops(const Cost& cost, double reference_speed) {

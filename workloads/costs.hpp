@@ -8,6 +8,8 @@
 
 namespace pipesim {
 
+// The fastest compute device (the first of equals), -1 when there is none.
+int fastest_device(const Platform& platform);
 // The flop/s that second-valued costs refer to: workload.reference_speed,
 // or the fastest device's speed when it is 0.
 double reference_speed(const Workload& workload, const Platform& platform);

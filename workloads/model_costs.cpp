@@ -3,20 +3,10 @@
 #include "devices/device_spec.hpp"
 #include "sim/input_error.hpp"
 #include "sim/units.hpp"
+#include "workloads/costs.hpp"
 #include "workloads/yaml_fields.hpp"
 
 namespace pipesim {
-namespace {
-
-int reference_device(const Platform& p) {
-  int best = -1;
-  for (int d : compute_devices(p))
-    if (best < 0 || p.devices[d].speed > p.devices[best].speed) best = d;
-  return best;
-}
-
-}  // namespace
-
 Calibration load_calibration(const std::string& path) {
   const YamlFields reader(path);
   return reader.parse(read_yaml_file(path), [&](const YAML::Node& root) {
@@ -36,7 +26,7 @@ Calibration load_calibration(const std::string& path) {
 
 Workload time_model_layers(const Workload& w, const Platform& p) {
   if (!w.model) return w;
-  const int ref = reference_device(p);
+  const int ref = fastest_device(p);
   if (ref < 0 || p.devices[ref].type.empty()) return w;
   const Device& device = p.devices[ref];
   const DeviceSpec* spec = find_device_preset(device.type);
