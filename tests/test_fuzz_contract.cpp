@@ -469,18 +469,27 @@ class ModelWorkload : public FuzzCase {
 std::string small_model_workload() {
   return "name: small\nmodel:\n  layers: 2\n  hidden: 256\n  heads: 4\n  kv_heads: 2\n  vocab: 1000\n"
          "  seq_length: 128\n  microbatch_size: 2\n  activation: gelu\n  precision: bf16\n  recompute: none\n"
-         "  tp: 1\noptimizer: {name: adam, gradient_bytes: 4, distributed: true, data_parallel: 2}\n"
+         "  tp: 1\n  calibration: calibration.yaml\noptimizer: {name: adam, gradient_bytes: 4, distributed: true, data_parallel: 2}\n"
          "memory: {reserve: 1MB}\nmicrobatches: 4\nschedule: gpipe\n";
 }
+
+// The compute model's measured times by op key (docs/devices.md#calibration-files).
+const std::string kCalibration = "block.forward: 1ms\nblock.backward_input: 1.5ms\nblock.backward_weight: 0.5ms\n"
+                                 "head.forward: 2ms\nembedding.forward: 10us\n";
 
 TEST_P(ModelWorkload, KeepsTheErrorContract) {
   Rng rng(seed_);
   const bool typed = rng.chance(50);
   mutations_.push_back(typed ? "platform h200-1gpu.xml" : "platform complete-4.xml");
   write("config.json", source("tests/data/hf/llama-2-7b.json"));
-  write("workload.yaml", mutated(small_model_workload(), rng, kModelRules));
+  // A quarter of the cases mutate the calibration file instead of the workload.
+  const bool calibration = rng.chance(25);
+  mutations_.push_back(calibration ? "calibration.yaml mutated" : "workload.yaml mutated");
+  write("calibration.yaml", calibration ? mutated(kCalibration, rng, kModelRules) : kCalibration);
+  write("workload.yaml", calibration ? small_model_workload() : mutated(small_model_workload(), rng, kModelRules));
   write("platform.xml", source(typed ? "platforms/h200-1gpu.xml" : "platforms/complete-4.xml"));
-  conclude(run(run_call("platform.xml", "workload.yaml", {}, {"platform.xml", "workload.yaml", "config.json"})));
+  conclude(run(run_call("platform.xml", "workload.yaml", {},
+                        {"platform.xml", "workload.yaml", "config.json", "calibration.yaml"})));
 }
 
 INSTANTIATE_TEST_SUITE_P(Fuzz, ModelWorkload, ::testing::Range(0, kCasesPerFormat));
