@@ -34,6 +34,10 @@ struct Device {
   // Host property "memory_bandwidth" (bytes/s), for memory-bound ops such as
   // the optimizer step; 0: the device type's, if any.
   double memory_bandwidth = 0;
+  // Host property "node": the box (server) the device sits in. Devices of one
+  // node talk over its fast fabric; hierarchical collectives and the rank
+  // order of a parallel layout group by it. "" when not given.
+  std::string node{};
   std::vector<ComputeResource> resources{};  // at least one when read from a file: [0] is the device's own host
 };
 

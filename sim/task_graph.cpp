@@ -126,7 +126,8 @@ std::pair<std::uint32_t, bool> TaskGraph::intern(const TaskShape& shape) {
 std::size_t TaskGraph::hash(const TaskShape& shape) const {
   const Task& t = shape.task;
   std::size_t h = static_cast<std::size_t>(t.kind);
-  for (const int v : {t.device, t.peer, t.stage, t.layer_first, t.layer_last, t.iteration, t.resource, t.lane})
+  for (const int v : {t.device, t.peer, t.stage, t.layer_first, t.layer_last, t.iteration, t.resource, t.lane,
+                       t.collective})
     mix(h, static_cast<std::uint32_t>(v));
   mix(h, bits(t.amount));
   mix(h, bits(t.share));
@@ -142,7 +143,8 @@ bool TaskGraph::same_shape(const TaskShape& a, const TaskShape& b) const {
   const Task &x = a.task, &y = b.task;
   if (x.kind != y.kind || x.device != y.device || x.peer != y.peer || bits(x.amount) != bits(y.amount) ||
       x.stage != y.stage || x.layer_first != y.layer_first || x.layer_last != y.layer_last ||
-      x.iteration != y.iteration || x.resource != y.resource || x.lane != y.lane || bits(x.share) != bits(y.share))
+      x.iteration != y.iteration || x.resource != y.resource || x.lane != y.lane || bits(x.share) != bits(y.share) ||
+      x.collective != y.collective)
     return false;
   const MemoryEffects ea = effects_of(a), eb = effects_of(b);
   if (ea.size() != eb.size()) return false;
@@ -160,6 +162,11 @@ std::vector<TaskMemoryEffect> TaskGraph::memory_effects() const {
   for (TaskId t = 0; t < size(); ++t)
     for (const MemoryEffect& e : memory_effects(t)) all.push_back({e, t});
   return all;
+}
+
+int TaskGraph::add_collective(CollectiveRecord record) {
+  collectives_.push_back(std::move(record));
+  return static_cast<int>(collectives_.size()) - 1;
 }
 
 void TaskGraph::add_static_memory(int device, MemoryCategory category, double bytes) {
@@ -188,6 +195,8 @@ std::string TaskGraph::describe(TaskId id) const {
   if (t.stage >= 0) s += " stage " + std::to_string(t.stage);
   if (t.microbatch >= 0) s += " mb " + std::to_string(t.microbatch);
   if (t.iteration > 0) s += " it " + std::to_string(t.iteration);
+  if (t.collective >= 0 && t.collective < static_cast<int>(collectives_.size()))
+    s += " of " + collectives_[t.collective].operation + " '" + collectives_[t.collective].purpose + "'";
   s += is_transfer(t.kind) ? " (dev " + std::to_string(t.device) + "->" + std::to_string(t.peer) + ")"
                            : " (dev " + std::to_string(t.device) + ")";
   return s;

@@ -86,6 +86,20 @@ struct Task {
   int resource = 0;  // which compute resource of the device: 0 = the device's own host
   int lane = 0;      // e.g. seed 004's forward (0) and backward (1) running side by side
   double share = 1;  // in (0, 1]: the task runs at most at share x the resource's speed
+  // Transfers only: the collective this transfer is a step of (an index
+  // into TaskGraph::collectives()), -1 for a point-to-point transfer. One
+  // record serves every micro-batch: an instance is (collective, micro-batch).
+  int collective = -1;
+};
+
+// A collective operation the graph runs as point-to-point transfers
+// (collectives/): what the reports group the transfers by.
+struct CollectiveRecord {
+  std::string operation;  // "all-reduce", "reduce-scatter", "all-gather", "broadcast"
+  std::string algorithm;  // "ring", "tree", "hierarchical"
+  std::string purpose;    // "tp forward", "dp gradients", ...: what the job uses it for
+  std::vector<int> group; // its devices, in rank order
+  double bytes = 0;       // the buffer it reduces or gathers (per rank: the full tensor)
 };
 
 // What the tasks of one shape share: every field of a Task but its
@@ -194,6 +208,9 @@ class TaskGraph {
   // Every task's memory effects, task by task (a copy: for small graphs and tests).
   std::vector<TaskMemoryEffect> memory_effects() const;
   const std::vector<StaticMemory>& static_memory() const { return static_memory_; }
+  // Collectives whose steps are transfers of this graph (Task::collective).
+  int add_collective(CollectiveRecord record);
+  const std::vector<CollectiveRecord>& collectives() const { return collectives_; }
 
   // A short human name such as "forward stage 1 mb 7 (dev 3)" for messages.
   std::string describe(TaskId id) const;
@@ -222,6 +239,7 @@ class TaskGraph {
   std::vector<TaskId> dep_ids_;
   std::vector<std::vector<TaskId>> device_order_;
   std::vector<StaticMemory> static_memory_;
+  std::vector<CollectiveRecord> collectives_;
   std::vector<bool> beside_;  // per task, sized on first use: runs beside the previous ordered task
 };
 

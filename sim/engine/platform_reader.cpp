@@ -177,6 +177,7 @@ Platform read_platform(const std::vector<std::vector<simgrid::s4u::Host*>>& host
     if (device.memory <= 0)
       throw InputError(file, "host '" + device.name + "' property memory", "expected a positive size like '80GiB'");
     if (const char* type = host->get_property("device")) device.type = type;
+    if (const char* node = host->get_property("node")) device.node = node;
     device.memory_bandwidth = memory_bandwidth(host, file);
     for (auto* r : resources) {
       device.resources.push_back(read_resource(r, device.kind, file));
