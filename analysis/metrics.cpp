@@ -245,6 +245,7 @@ Metrics compute_metrics(const TaskGraph& graph, const Timeline& timeline, const 
   }
 
   m.violations = memory.violations;
+  m.collectives = collective_metrics(graph, timeline);
   m.completed = timeline.completed();
   m.blocked_tasks = timeline.blocked.size();
   m.deadlock = timeline.deadlock;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/collective_metrics.hpp"
 #include "analysis/memory.hpp"
 #include "sim/platform.hpp"
 #include "sim/task_graph.hpp"
@@ -57,6 +58,7 @@ struct Metrics {
   std::vector<DeviceMetrics> devices;  // every platform device, in platform order
   std::vector<LinkMetrics> links;      // every timeline link, in timeline order
   std::vector<MemoryViolation> violations;
+  std::vector<CollectiveMetrics> collectives;  // per purpose; empty without collectives
   bool completed = true;        // no deadlock
   std::size_t blocked_tasks = 0;
   std::string deadlock;         // the engine's explanation when not completed

@@ -7,12 +7,15 @@ namespace pipesim {
 std::optional<TrainingFigures> training_figures(const Workload& w, const Platform& platform, const Metrics& m) {
   if (!w.model || !m.completed || !(m.makespan > 0)) return std::nullopt;
   TrainingFigures t;
+  // Each DP replica trains its own micro-batches; a layer's flops are one
+  // TP rank's share.
+  const double replicas = w.parallel.dp, ranks = static_cast<double>(w.parallel.tp) * w.parallel.dp;
   const double microbatches = static_cast<double>(m.microbatches) * m.iterations;
-  t.tokens_per_second = w.model->tokens_per_microbatch * microbatches / m.makespan;
+  t.tokens_per_second = w.model->tokens_per_microbatch * microbatches * replicas / m.makespan;
   double recompute = 0;
   for (const Layer& layer : w.layers) {
-    t.model_flops_per_iteration += layer.model_flops * m.microbatches;
-    if (layer.ops) recompute += layer.ops->recompute.flops * m.microbatches;
+    t.model_flops_per_iteration += layer.model_flops * m.microbatches * ranks;
+    if (layer.ops) recompute += layer.ops->recompute.flops * m.microbatches * ranks;
   }
   t.hardware_flops_per_iteration = t.model_flops_per_iteration + recompute;
   double peak = 0;

@@ -21,7 +21,7 @@
 #include "reports/orders_csv.hpp"
 #include "reports/pipeline_diagram.hpp"
 #include "reports/summary.hpp"
-#include "schedules/registry.hpp"
+#include "parallelism/job.hpp"
 #include "sim/engine/simgrid_settings.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/input_error.hpp"
@@ -116,7 +116,7 @@ int run_command(const RunOptions& options) {
   Simulation simulation(options.platform, simgrid_config);
   const Platform& platform = simulation.platform();
   workload = time_model_layers(workload, platform);  // a model's passes on the platform's device type
-  const GeneratedSchedule schedule = generate(workload, platform, limits);
+  const GeneratedSchedule schedule = generate_job(workload, platform, limits);
   const TaskGraph& graph = schedule.graph;
   // What the schedule's pattern promises (exact period, analytic memory), beside what was simulated.
   // Summarized before the run: its event graph is gone before the engine's memory is taken.
@@ -126,7 +126,8 @@ int run_command(const RunOptions& options) {
                                 platform.size());
   const EngineRun engine = run_engine(simulation, graph, options.engine);
   const Timeline& timeline = engine.timeline;
-  const Metrics metrics = compute_metrics(graph, timeline, platform, workload.microbatch_size);
+  // Every data-parallel replica trains its own micro-batches.
+  const Metrics metrics = compute_metrics(graph, timeline, platform, workload.microbatch_size * workload.parallel.dp);
   const std::optional<TrainingFigures> training = training_figures(workload, platform, metrics);
   const TrainingFigures* job = training ? &*training : nullptr;
   if (pattern) pattern->simulated_period = simulated_period(*pattern, metrics, graph, timeline);

@@ -3,6 +3,8 @@
 // "Bytes"); memory from layer_memory.cpp.
 #include "models/transformer.hpp"
 
+#include <string>
+
 #include "models/layer_memory.hpp"
 #include "models/transformer_dims.hpp"
 
@@ -117,6 +119,41 @@ ModelLayer head_layer(const TransformerConfig& c, const TransformerDims& d) {
   return l;
 }
 
+// Megatron's collectives per layer (docs/model-to-workload.md, "Tensor
+// parallelism"): a block's attention and MLP each end in g (all-reduce
+// forward) and start with f (all-reduce backward); with sequence
+// parallelism each all-reduce becomes a reduce-scatter where it reduces and
+// an all-gather where the layer's input enters (Korthikanti et al. 2022,
+// section 4.2.2). A full recompute runs the forward's collectives again.
+// The embedding is vocab-parallel (one reduction forward); the LM head is
+// column-parallel (f: one reduction of the input gradient backward).
+TpCollectives tp_collectives(const TransformerConfig& c, const TransformerDims& d, const std::string& layer) {
+  TpCollectives tp;
+  if (d.t <= 1) return tp;
+  tp.bytes = d.elem * d.tokens * d.h;
+  const bool sp = c.sequence_parallel;
+  auto reductions = [sp](int n) {
+    TpPassCollectives p;
+    (sp ? p.reduce_scatter : p.all_reduce) = n;
+    return p;
+  };
+  auto gathers = [sp](TpPassCollectives p, int n) {
+    if (sp) p.all_gather += n;
+    return p;
+  };
+  if (layer == "block") {
+    tp.forward = gathers(reductions(2), 2);
+    tp.backward = gathers(reductions(2), 2);
+    if (c.recompute == Recompute::Full) tp.recompute = tp.forward;
+  } else if (layer == "embedding") {
+    tp.forward = reductions(1);
+  } else if (layer == "head") {
+    tp.forward = gathers(TpPassCollectives{}, 1);
+    tp.backward = reductions(1);
+  }
+  return tp;
+}
+
 }  // namespace
 
 ModelChain transformer_chain(const TransformerConfig& c) {
@@ -128,6 +165,7 @@ ModelChain transformer_chain(const TransformerConfig& c) {
   const ModelLayer block = block_layer(c, d);
   for (int i = 0; i < c.layers; ++i) chain.layers.push_back(block);
   chain.layers.push_back(head_layer(c, d));
+  for (ModelLayer& layer : chain.layers) layer.tp = tp_collectives(c, d, layer.name);
   chain.input_bytes = 8 * d.tokens;
   chain.total_parameters = transformer_parameters(c);
   return chain;

@@ -40,6 +40,20 @@ struct TransformerConfig {
   bool sequence_parallel = false; // Korthikanti's sequence parallelism (with tp > 1)
 };
 
+// The tensor-parallel collectives of one pass of a layer on its TP group
+// (Megatron's f and g operators; Shoeybi et al. 2019, Korthikanti et al.
+// 2022 for sequence parallelism), each over the layer's full b.s.h tensor.
+struct TpPassCollectives {
+  int all_reduce = 0;
+  int all_gather = 0;
+  int reduce_scatter = 0;
+  int count() const { return all_reduce + all_gather + reduce_scatter; }
+};
+struct TpCollectives {
+  TpPassCollectives forward, backward, recompute;  // backward: the input-gradient pass
+  double bytes = 0;  // the tensor each one reduces or gathers: b.s.h elements
+};
+
 // What one layer of the chain costs, per device of its tensor-parallel group.
 struct ModelLayer {
   std::string name;        // "embedding", "block", "head"
@@ -54,6 +68,7 @@ struct ModelLayer {
   double forward_workspace = 0;   // transient bytes while the forward runs, above the stash
   double backward_workspace = 0;  // transient bytes while the backward runs
   bool tied_to_embedding = false; // head whose weights are the embedding's (not held twice on one device)
+  TpCollectives tp{};              // none when tp = 1
 };
 
 struct ModelChain {

@@ -188,6 +188,24 @@ void write_json_report(std::ostream& os, const Metrics& m, const Platform& platf
   }
   w.end_array();
 
+  if (!m.collectives.empty()) {
+    w.key("collectives");
+    w.begin_array();
+    for (const CollectiveMetrics& c : m.collectives) {
+      w.begin_object();
+      w.field("purpose", c.purpose);
+      w.field("operation", c.operation);
+      w.field("algorithm", c.algorithm);
+      w.field("group_size", c.group_size);
+      w.field("calls", c.calls);
+      w.field("bytes", c.bytes);
+      w.field("time", c.time);
+      w.field("exposed_time", c.exposed_time);
+      w.end_object();
+    }
+    w.end_array();
+  }
+
   w.key("violations");
   w.begin_array();
   for (const MemoryViolation& v : m.violations) {

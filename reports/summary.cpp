@@ -214,6 +214,16 @@ void write_summary(std::ostream& os, const Metrics& m, const Platform& platform,
     write_table(os, rows, true);
   }
 
+  if (!m.collectives.empty()) {
+    // Summed over calls; exposed: the part no compute of the group's ranks hid.
+    os << "\ncollectives\n";
+    rows = {{"purpose", "operation", "algorithm", "ranks", "calls", "bytes", "time", "exposed"}};
+    for (const CollectiveMetrics& c : m.collectives)
+      rows.push_back({c.purpose, c.operation, c.algorithm, std::to_string(c.group_size), std::to_string(c.calls),
+                      fmt::bytes(c.bytes), fmt::time(c.time), fmt::time(c.exposed_time)});
+    write_table(os, rows, true);
+  }
+
   rows = {{"name", "bytes", "busy", "utilization"}};
   for (const LinkMetrics& lm : m.links)
     if (lm.bytes > 0)

@@ -92,6 +92,12 @@ struct Task {
   int collective = -1;
 };
 
+// One call of a collective: its tasks are the ids [first, end), added together.
+struct CollectiveInstance {
+  int record = -1;
+  TaskId first = 0, end = 0;
+};
+
 // A collective operation the graph runs as point-to-point transfers
 // (collectives/): what the reports group the transfers by.
 struct CollectiveRecord {
@@ -211,6 +217,11 @@ class TaskGraph {
   // Collectives whose steps are transfers of this graph (Task::collective).
   int add_collective(CollectiveRecord record);
   const std::vector<CollectiveRecord>& collectives() const { return collectives_; }
+  // Each call: the tasks added since `first` (the graph's size before the call).
+  void add_collective_instance(int record, TaskId first) {
+    instances_.push_back({record, first, static_cast<TaskId>(size())});
+  }
+  const std::vector<CollectiveInstance>& collective_instances() const { return instances_; }
 
   // A short human name such as "forward stage 1 mb 7 (dev 3)" for messages.
   std::string describe(TaskId id) const;
@@ -240,6 +251,7 @@ class TaskGraph {
   std::vector<std::vector<TaskId>> device_order_;
   std::vector<StaticMemory> static_memory_;
   std::vector<CollectiveRecord> collectives_;
+  std::vector<CollectiveInstance> instances_;
   std::vector<bool> beside_;  // per task, sized on first use: runs beside the previous ordered task
 };
 

@@ -20,8 +20,9 @@ namespace {
 
 const fs::path kRoot = PIPESIM_SOURCE_DIR;
 // Code of the program itself; tests and benchmarks sit beside it.
-const std::vector<std::string> kCodeTops = {"sim",      "devices",  "models",    "workloads", "patterns",
-                                            "schedules", "analysis", "reports", "studies",   "cli"};
+const std::vector<std::string> kCodeTops = {"sim",       "devices",   "models",      "workloads", "layout",
+                                            "collectives", "patterns", "schedules", "parallelism", "analysis",
+                                            "reports",   "studies",   "cli"};
 
 std::string read(const fs::path& p) {
   std::ifstream in(p);
@@ -76,15 +77,25 @@ TEST(Architecture, FoldersIncludeEachOtherOneWayOnly) {
 // not the engine; only studies and the CLI drive the engine.
 TEST(Architecture, EachLayerSeesOnlyWhatLiesBelow) {
   const std::map<std::string, std::vector<std::string>> forbidden = {
-      {"sim", {"devices", "models", "workloads", "patterns", "schedules", "analysis", "reports", "studies", "cli"}},
+      {"sim", {"devices", "models", "workloads", "layout", "collectives", "patterns", "schedules", "parallelism",
+               "analysis", "reports", "studies", "cli"}},
       {"devices", {"models", "workloads", "patterns", "schedules", "sim/engine", "analysis", "reports", "studies", "cli"}},
       {"models", {"workloads", "patterns", "schedules", "sim/engine", "analysis", "reports", "studies", "cli"}},
-      {"workloads", {"patterns", "schedules", "sim/engine", "analysis", "reports", "studies", "cli"}},
-      {"patterns", {"schedules", "sim/engine", "analysis", "reports", "studies", "cli"}},
-      {"schedules", {"sim/engine", "analysis", "reports", "studies", "cli"}},
-      {"sim/engine", {"devices", "models", "workloads", "patterns", "schedules", "analysis", "reports", "studies", "cli"}},
-      {"analysis", {"schedules", "sim/engine", "reports", "studies", "cli"}},
-      {"reports", {"schedules", "sim/engine", "studies", "cli"}},
+      {"workloads", {"layout", "collectives", "patterns", "schedules", "parallelism", "sim/engine", "analysis", "reports",
+                     "studies", "cli"}},
+      // The layout maps ranks to devices; collectives become transfers of a
+      // task graph: neither knows a schedule, and collectives know no workload.
+      {"layout", {"collectives", "patterns", "schedules", "parallelism", "sim/engine", "analysis", "reports", "studies",
+                  "cli"}},
+      {"collectives", {"devices", "models", "workloads", "layout", "patterns", "schedules", "parallelism", "sim/engine",
+                       "analysis", "reports", "studies", "cli"}},
+      {"patterns", {"parallelism", "sim/engine", "analysis", "reports", "studies", "cli", "schedules"}},
+      {"schedules", {"parallelism", "sim/engine", "analysis", "reports", "studies", "cli"}},
+      {"parallelism", {"sim/engine", "analysis", "reports", "studies", "cli"}},
+      {"sim/engine", {"devices", "models", "workloads", "layout", "collectives", "patterns", "schedules", "parallelism",
+                      "analysis", "reports", "studies", "cli"}},
+      {"analysis", {"schedules", "parallelism", "sim/engine", "reports", "studies", "cli"}},
+      {"reports", {"schedules", "parallelism", "sim/engine", "studies", "cli"}},
       {"studies", {"cli"}},
   };
   for (const auto& [folder, targets] : folder_includes())

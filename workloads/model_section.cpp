@@ -102,6 +102,7 @@ Layer to_layer(const ModelLayer& m, const Optimizer& optimizer) {
   layer.tied_to_first = m.tied_to_embedding;
   layer.model_flops = m.model_flops;
   layer.ops = LayerOps{m.forward, m.backward_input, m.backward_weight, m.recompute};
+  layer.tp = m.tp;
   return layer;
 }
 
@@ -132,6 +133,12 @@ void load_model_section(const YamlFields& r, const YAML::Node& n, Workload& w) {
   for (const auto& [key, entry] : f) {
     const auto it = setters().find(key);
     if (it != setters().end()) it->second(r, entry.value, "model." + key, c);
+  }
+  if (w.parallel.given) {  // parallel.tp is the model's tp; model.tp may repeat it
+    if (auto* e = YamlFields::get(f, "tp"); e && c.tp != w.parallel.tp)
+      r.fail(e->value, "model.tp",
+             "is " + std::to_string(c.tp) + " but parallel.tp is " + std::to_string(w.parallel.tp) + ": give one");
+    c.tp = w.parallel.tp;
   }
   if (auto* e = YamlFields::get(f, "name")) c.name = r.text(e->value, "model.name", "a model name");
   if (c.name.empty()) c.name = w.name;

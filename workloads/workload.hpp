@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "devices/op_work.hpp"
+#include "models/transformer.hpp"
 
 namespace pipesim {
 
@@ -65,6 +66,7 @@ struct Layer {
   // 0: the layer's forward and backward costs when they are flops.
   double model_flops = 0;
   std::optional<LayerOps> ops{};  // present for layers generated from a model
+  TpCollectives tp{};  // its tensor-parallel collectives (from a model with tp > 1)
 };
 
 // PipeDream's activation bytes of a layer (operator_activations, else activation).
@@ -107,6 +109,26 @@ struct Optimizer {
 // and written, the gradient read, the low-precision weights written.
 inline double optimizer_step_bytes(const Optimizer& o) { return 2 * o.state_bytes + o.gradient_bytes + o.weight_bytes; }
 
+// How the job splits over the platform's devices: tensor (tp), pipeline
+// (pp) and data (dp) parallelism, the rank order, the gradient reduction
+// and ZeRO (docs/parallelism.md). Absent: one pipeline, one device per stage.
+struct Parallel {
+  bool given = false;
+  int tp = 1;
+  int pp = 0;  // 0: the devices left, devices / (tp x dp)
+  int dp = 1;
+  // Rank order, innermost first: rank = t + tp.(d + dp.p) for "tp-dp-pp"
+  // (Megatron's default tp-cp-dp-pp, so a TP group shares a box).
+  std::string order = "tp-dp-pp";
+  std::vector<std::string> devices;  // explicit: a host name per rank, in rank order
+  int zero = 0;  // 0: all-reduce (DDP); 1: distributed optimizer; 2: + gradients; 3: + weights (FSDP)
+  double bucket_bytes = 0;     // gradient bucket; 0: Megatron's max(40M, 1M x dp) parameters
+  bool overlap_gradient_reduce = true;  // buckets reduce while the last backward runs
+  bool overlap_tp = false;     // TP collectives overlap the device's next task
+  std::string tp_algorithm = "auto";
+  std::string dp_algorithm = "auto";
+};
+
 // What a workload generated from a model knows of the job (reports: tokens/s, MFU).
 struct ModelJob {
   std::string model;           // preset or config name
@@ -138,6 +160,7 @@ struct Workload {
   // allocator's buffers, a CUDA context (docs/workload-format.md#memory).
   double runtime_reserve = 0;
   std::optional<ModelJob> model;  // present when layers come from a `model:` section
+  Parallel parallel;
 };
 
 // Whether the workload declares memory beyond seed 000's chain (a stash

@@ -8,6 +8,7 @@
 
 #include "sim/units.hpp"
 #include "workloads/model_section.hpp"
+#include "workloads/parallel_section.hpp"
 #include "workloads/yaml_fields.hpp"
 
 namespace pipesim {
@@ -19,7 +20,7 @@ constexpr int kMaxLayers = 1000000;
 const std::vector<std::string> kTopKeys = {"name",     "microbatches", "microbatch_size", "iterations",
                                            "input",    "reference_speed", "layers",        "model",
                                            "schedule", "placement",    "memory_saving",   "optimizer",
-                                           "memory"};
+                                           "memory",   "parallel"};
 const std::vector<std::string> kOptimizerKeys = {"name", "weight_bytes", "gradient_bytes", "state_bytes",
                                                  "distributed", "data_parallel"};
 const std::vector<std::string> kMemoryKeys = {"reserve"};
@@ -70,6 +71,8 @@ class Loader : public YamlFields {
       w.runtime_reserve = kModelRuntimeReserve;
     }
     if (auto* e = get(f, "optimizer")) load_optimizer(e->value, w.optimizer);  // first: it sets the weights' bytes
+    const auto* parallel = get(f, "parallel");
+    if (parallel) load_parallel_section(*this, parallel->value, w);  // before the model: it sets tp
     if (model) {
       if (auto* l = get(f, "layers"))
         fail(l->key, "layers", "a workload gives 'model' or 'layers', not both (the model generates the layers)");
@@ -79,6 +82,9 @@ class Loader : public YamlFields {
       load_model_section(*this, model->value, w);
     } else {
       load_layers(require(f, top, "", "layers", "a non-empty list of layers (or a model)"), w);
+      if (w.parallel.tp > 1)
+        fail(parallel->value, "parallel.tp",
+             "tensor parallelism needs a 'model:' section: a hand-written layer chain does not say how its layers split");
     }
     if (auto* e = get(f, "memory")) {
       if (!e->value.IsMap()) fail(e->value, "memory", "expected a map {reserve: 1GiB}, got " + describe(e->value));

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "bench/bare/graph_dump_format.hpp"
-#include "schedules/registry.hpp"
+#include "parallelism/job.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/platform.hpp"
 #include "sim/task_graph.hpp"
@@ -112,7 +112,7 @@ inline std::size_t dump_workload_graph(const std::string& platform, const std::s
   const std::string tasks = run_forked([&] {
     Simulation simulation(platform);
     const Workload w = time_model_layers(load_workload(workload), simulation.platform());  // as `pipesim run`
-    const GeneratedSchedule schedule = generate(w, simulation.platform());
+    const GeneratedSchedule schedule = generate_job(w, simulation.platform());
     write_graph_dump(schedule.graph, simulation.platform(), dump);
     return std::to_string(schedule.graph.size());
   });

@@ -1,0 +1,88 @@
+// Data parallelism: each pipeline device's gradients reduced over its DP
+// group in buckets, as Megatron's DDP does (docs/parallelism.md,
+// "Gradient reduction"): layers in backward order fill buckets; a bucket's
+// collective starts when the backward of its last layer has finished for
+// the last micro-batch (with overlap), or when the device's whole backward
+// has (without); buckets go one after another on one communication stream.
+// ZeRO 0 all-reduces; ZeRO 1 and 2 reduce-scatter (each rank keeps its
+// shard for the distributed optimizer step, which then all-gathers the
+// updated weights: parallelism/job_builder.cpp).
+#include <algorithm>
+
+#include "parallelism/job_builder.hpp"
+
+namespace pipesim {
+namespace {
+
+// Megatron-LM's default DDP bucket: max(40M, 1M x dp) parameters
+// (megatron/core/distributed/distributed_data_parallel.py).
+double default_bucket_parameters(int dp) { return std::max(40e6, 1e6 * dp); }
+
+}  // namespace
+
+double JobBuilder::layer_gradient_bytes(int l) const {
+  const double parameters = w_.layers[l].parameters ? *w_.layers[l].parameters
+                            : w_.layers[l].weights / (w_.optimizer.weight_bytes > 0 ? w_.optimizer.weight_bytes : 2);
+  return parameters * w_.optimizer.gradient_bytes;
+}
+
+void JobBuilder::reduce_gradients() {
+  if (map_.dp == 1) return;
+  field_ = "parallel.dp_algorithm";
+  const double bucket_bytes = w_.parallel.bucket_bytes > 0
+                                  ? w_.parallel.bucket_bytes
+                                  : default_bucket_parameters(map_.dp) * w_.optimizer.gradient_bytes;
+  const CollectiveOp op = w_.parallel.zero >= 1 ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce;
+  // Per pipeline device, per layer: the last pass that adds to its gradient.
+  const int L = static_cast<int>(w_.layers.size());
+  std::vector<std::vector<TaskId>> last_gradient(map_.pp, std::vector<TaskId>(L, kNone));
+  std::vector<TaskId> last_backward(map_.pp, kNone);
+  for (TaskId x = 0; x < pipe_.size(); ++x) {
+    const Task task = pipe_.task(x);
+    if ((task.kind != TaskKind::Backward && task.kind != TaskKind::BackwardWeight) || task.layer_first < 0 ||
+        task.device < 0 || task.device >= map_.pp)
+      continue;
+    last_backward[task.device] = x;
+    for (int l = task.layer_first; l <= task.layer_last; ++l) last_gradient[task.device][l] = x;
+  }
+  for (int p = 0; p < map_.pp; ++p) {
+    // Buckets in backward order: the last layer's gradient is ready first.
+    struct Bucket {
+      double bytes = 0;
+      TaskId ready = 0;
+      int first = 0, last = 0;
+    };
+    std::vector<Bucket> buckets;
+    for (int l = L - 1; l >= 0; --l) {
+      const TaskId x = last_gradient[p][l];
+      if (x == kNone) continue;
+      weight_bytes_[p] += w_.layers[l].weights;
+      if (layer_gradient_bytes(l) <= 0) continue;
+      if (buckets.empty() || buckets.back().bytes >= bucket_bytes) buckets.push_back({0, 0, l, l});
+      Bucket& b = buckets.back();
+      b.bytes += layer_gradient_bytes(l);
+      b.ready = std::max(b.ready, w_.parallel.overlap_gradient_reduce ? x : last_backward[p]);
+      b.first = l;
+    }
+    for (int t = 0; t < map_.tp; ++t) {
+      std::vector<TaskId> previous(map_.dp, kNone);
+      for (const Bucket& b : buckets) {
+        std::vector<std::vector<TaskId>> ready(map_.dp);
+        for (int d = 0; d < map_.dp; ++d) {
+          ready[d] = {last_[slot(b.ready, d * map_.tp + t)]};
+          if (previous[d] != kNone) ready[d].push_back(previous[d]);
+        }
+        Task tag;
+        tag.stage = pipe_.task(b.ready).stage;
+        tag.layer_first = b.first;
+        tag.layer_last = b.last;
+        tag.iteration = pipe_.task(b.ready).iteration;
+        previous = collective(op, w_.parallel.dp_algorithm, map_.dp_group(t, p), b.bytes, "dp gradients", ready, tag);
+      }
+      for (int d = 0; d < map_.dp; ++d)
+        if (previous[d] != kNone) reduced_[static_cast<std::size_t>(p) * replicas() + d * map_.tp + t] = {previous[d]};
+    }
+  }
+}
+
+}  // namespace pipesim

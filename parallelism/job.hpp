@@ -1,0 +1,14 @@
+// The schedule of a whole job: without a `parallel:` section, the named
+// schedule on the platform (schedules/registry.hpp); with one, that
+// schedule built for one pipeline on the layout's pipeline devices, then
+// copied onto every TP rank and DP replica with its collectives
+// (parallelism/job_graph.hpp). docs/parallelism.md.
+#pragma once
+
+#include "schedules/registry.hpp"
+
+namespace pipesim {
+
+GeneratedSchedule generate_job(const Workload& workload, const Platform& platform, const RunLimits& limits = {});
+
+}  // namespace pipesim

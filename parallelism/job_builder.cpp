@@ -1,0 +1,177 @@
+#include "parallelism/job_builder.hpp"
+
+#include <algorithm>
+
+namespace pipesim {
+namespace {
+
+// The TP collectives that follow one pass of a layer. A model folds its
+// recompute into the input-gradient pass (workloads/model_section.cpp), so
+// that pass also runs the recompute's collectives.
+TpPassCollectives collectives_of(TaskKind kind, const TpCollectives& tp) {
+  switch (kind) {
+    case TaskKind::Forward:
+      return tp.forward;
+    case TaskKind::Recompute:
+      return tp.forward;
+    case TaskKind::Backward:
+    case TaskKind::BackwardInput: {
+      TpPassCollectives p = tp.backward;
+      p.all_reduce += tp.recompute.all_reduce;
+      p.all_gather += tp.recompute.all_gather;
+      p.reduce_scatter += tp.recompute.reduce_scatter;
+      return p;
+    }
+    default:
+      return {};
+  }
+}
+
+std::string pass_name(TaskKind kind) {
+  return kind == TaskKind::Forward || kind == TaskKind::Recompute ? "tp forward" : "tp backward";
+}
+
+}  // namespace
+
+JobBuilder::JobBuilder(const TaskGraph& pipeline, const Workload& w, const Platform& platform, const RankMap& map)
+    : pipe_(pipeline),
+      w_(w),
+      platform_(platform),
+      map_(map),
+      job_(platform.size()),
+      first_(pipeline.size() * static_cast<std::size_t>(map.tp * map.dp), kNone),
+      last_(first_.size(), kNone),
+      order_previous_(pipeline.size(), kNone),
+      deferred_(pipeline.size(), false),
+      reduced_(static_cast<std::size_t>(map.pp) * map.tp * map.dp),
+      weight_bytes_(map.pp, 0) {
+  pipe_.for_each_order_link([&](TaskId previous, TaskId next) {
+    if (previous < next) order_previous_[next] = previous;
+  });
+  // The optimizer step waits for the reduced gradients: it and whatever
+  // depends on it are copied after the reduction.
+  for (TaskId x = 0; x < pipe_.size(); ++x) {
+    deferred_[x] = pipe_.task(x).kind == TaskKind::Update;
+    for (const TaskId* y = pipe_.deps_begin(x); y != pipe_.deps_end(x) && !deferred_[x]; ++y)
+      deferred_[x] = deferred_[*y];
+  }
+}
+
+void JobBuilder::copy_passes() {
+  for (TaskId x = 0; x < pipe_.size(); ++x) {
+    if (deferred_[x]) continue;
+    for (int d = 0; d < map_.dp; ++d) {
+      for (int t = 0; t < map_.tp; ++t) copy_task(x, d * map_.tp + t, {});
+      add_tp_collectives(x, d);
+    }
+  }
+}
+
+void JobBuilder::copy_deferred() {
+  for (TaskId x = 0; x < pipe_.size(); ++x) {
+    if (!deferred_[x]) continue;
+    const Task task = pipe_.task(x);
+    const bool step = task.kind == TaskKind::Update && task.device >= 0 && task.device < map_.pp;
+    for (int d = 0; d < map_.dp; ++d)
+      for (int t = 0; t < map_.tp; ++t) {
+        const int r = d * map_.tp + t;
+        copy_task(x, r, step ? reduced_[static_cast<std::size_t>(task.device) * replicas() + r] : std::vector<TaskId>{});
+      }
+    if (step) gather_weights(x);
+  }
+}
+
+// The distributed optimizer updates each rank's shard: the weights are
+// gathered back over the DP group after the step.
+void JobBuilder::gather_weights(TaskId step) {
+  const int p = pipe_.task(step).device;
+  if (w_.parallel.zero < 1 || map_.dp == 1 || weight_bytes_[p] <= 0) return;
+  field_ = "parallel.dp_algorithm";
+  Task tag = pipe_.task(step);
+  for (int t = 0; t < map_.tp; ++t) {
+    std::vector<std::vector<TaskId>> ready(map_.dp);
+    for (int d = 0; d < map_.dp; ++d) ready[d] = {last_[slot(step, d * map_.tp + t)]};
+    const auto done = collective(CollectiveOp::AllGather, w_.parallel.dp_algorithm, map_.dp_group(t, p),
+                                 weight_bytes_[p], "dp weights", ready, tag);
+    for (int d = 0; d < map_.dp; ++d) last_[slot(step, d * map_.tp + t)] = done[d];
+  }
+}
+
+// The copy of pipeline task x in replica r = d.tp + t.
+void JobBuilder::copy_task(TaskId x, int r, const std::vector<TaskId>& extra_deps) {
+  const int t = r % map_.tp, d = r / map_.tp;
+  Task task = pipe_.task(x);
+  task.device = map_.device(t, d, task.device);
+  if (task.peer >= 0) task.peer = map_.device(t, d, task.peer);
+  std::vector<TaskId> deps = extra_deps;
+  for (const TaskId* y = pipe_.deps_begin(x); y != pipe_.deps_end(x); ++y) deps.push_back(last_[slot(*y, r)]);
+  // Without overlap the device waits for the previous pass's TP collectives.
+  const TaskId previous = order_previous_[x];
+  if (!w_.parallel.overlap_tp && previous != kNone && last_[slot(previous, r)] != first_[slot(previous, r)])
+    deps.push_back(last_[slot(previous, r)]);
+  const TaskId id = job_.add(task, deps);
+  for (const MemoryEffect& e : pipe_.memory_effects(x))
+    job_.add_memory(id, map_.device(t, d, e.device), e.category, e.when, e.bytes);
+  first_[slot(x, r)] = last_[slot(x, r)] = id;
+}
+
+void JobBuilder::add_tp_collectives(TaskId x, int d) {
+  const Task task = pipe_.task(x);
+  if (map_.tp == 1 || is_transfer(task.kind) || task.layer_first < 0) return;
+  const std::vector<int> group = map_.tp_group(d, task.device);
+  field_ = "parallel.tp_algorithm";
+  for (int l = task.layer_first; l <= task.layer_last; ++l) {
+    const Layer& layer = w_.layers[l];
+    const TpPassCollectives pass = collectives_of(task.kind, layer.tp);
+    Task tag = task;
+    tag.layer_first = tag.layer_last = l;
+    for (const auto& [op, count] : {std::pair{CollectiveOp::AllGather, pass.all_gather},
+                                    std::pair{CollectiveOp::AllReduce, pass.all_reduce},
+                                    std::pair{CollectiveOp::ReduceScatter, pass.reduce_scatter}})
+      for (int c = 0; c < count; ++c) {
+        std::vector<std::vector<TaskId>> ready(map_.tp);
+        for (int t = 0; t < map_.tp; ++t) ready[t] = {last_[slot(x, d * map_.tp + t)]};
+        const auto done = collective(op, w_.parallel.tp_algorithm, group, layer.tp.bytes, pass_name(task.kind), ready, tag);
+        for (int t = 0; t < map_.tp; ++t) last_[slot(x, d * map_.tp + t)] = done[t];
+      }
+  }
+}
+
+std::vector<TaskId> JobBuilder::collective(CollectiveOp op, const std::string& algorithm, const std::vector<int>& group,
+                                           double bytes, const std::string& purpose,
+                                           const std::vector<std::vector<TaskId>>& ready, const Task& tag) {
+  CollectiveSpec spec;
+  spec.op = op;
+  spec.algorithm = *parse_collective_algorithm(algorithm);
+  spec.group = group;
+  spec.bytes = bytes;
+  spec.purpose = purpose;
+  const auto key = std::make_tuple(static_cast<int>(op), bytes, purpose, group);
+  const auto found = records_.find(key);
+  const auto first = static_cast<TaskId>(job_.size());
+  const CollectiveTasks tasks =
+      add_collective(job_, spec, platform_, ready, tag, found == records_.end() ? -1 : found->second);
+  records_.emplace(key, tasks.record);
+  job_.add_collective_instance(tasks.record, first);
+  return tasks.done;
+}
+
+TaskGraph JobBuilder::finish() {
+  for (int p = 0; p < pipe_.device_count(); ++p)
+    for (int r = 0; r < replicas(); ++r)
+      for (const TaskId x : pipe_.device_order(p)) {
+        const TaskId id = first_[slot(x, r)];
+        pipe_.beside_previous(x) ? job_.append_beside_previous(id) : job_.append_to_order(id);
+      }
+  const int zero = w_.parallel.zero;
+  for (const StaticMemory& m : pipe_.static_memory()) {
+    double bytes = m.bytes;  // the optimizer's state is already sharded by training_state (optimizer.distributed)
+    if ((m.category == MemoryCategory::Gradients && zero >= 2) || (m.category == MemoryCategory::Weights && zero >= 3))
+      bytes /= map_.dp;
+    for (int d = 0; d < map_.dp; ++d)
+      for (int t = 0; t < map_.tp; ++t) job_.add_static_memory(map_.device(t, d, m.device), m.category, bytes);
+  }
+  return std::move(job_);
+}
+
+}  // namespace pipesim

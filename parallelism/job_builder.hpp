@@ -1,0 +1,56 @@
+// The state of expand_job while it builds: which task of the job finishes
+// each pipeline task in each replica. Three phases: the passes (with their
+// TP collectives), the gradient reduction, then the tasks held back until
+// the gradients are reduced (the optimizer step and what follows it).
+#pragma once
+
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "collectives/collective.hpp"
+#include "layout/rank_map.hpp"
+#include "sim/platform.hpp"
+#include "sim/task_graph.hpp"
+#include "workloads/workload.hpp"
+
+namespace pipesim {
+
+class JobBuilder {
+ public:
+  JobBuilder(const TaskGraph& pipeline, const Workload& w, const Platform& platform, const RankMap& map);
+  void copy_passes();        // every task but those deferred, replica by replica
+  void reduce_gradients();   // parallelism/gradient_reduction.cpp
+  void copy_deferred();      // the optimizer steps, after the reduction
+  TaskGraph finish();        // device orders and static memory
+  const std::string& failing_field() const { return field_; }
+
+ private:
+  static constexpr TaskId kNone = 0xffffffffu;
+  int replicas() const { return map_.tp * map_.dp; }
+  std::size_t slot(TaskId x, int r) const { return static_cast<std::size_t>(x) * replicas() + r; }
+  void copy_task(TaskId x, int r, const std::vector<TaskId>& extra_deps);
+  void add_tp_collectives(TaskId x, int d);
+  // Adds one collective over `group`; ready[i] for rank i; returns the done tasks.
+  std::vector<TaskId> collective(CollectiveOp op, const std::string& algorithm, const std::vector<int>& group,
+                                 double bytes, const std::string& purpose, const std::vector<std::vector<TaskId>>& ready,
+                                 const Task& tag);
+  double layer_gradient_bytes(int layer) const;
+  void gather_weights(TaskId step);
+
+  const TaskGraph& pipe_;
+  const Workload& w_;
+  const Platform& platform_;
+  const RankMap& map_;
+  TaskGraph job_;
+  std::vector<TaskId> first_, last_;  // per (pipeline task, replica): its copy, and what finishes it
+  std::vector<TaskId> order_previous_;  // per pipeline task: the ordered task before it on its device
+  std::vector<bool> deferred_;          // the optimizer steps and their dependants
+  std::vector<std::vector<TaskId>> reduced_;  // per (device p, replica): the gradient reduction's done tasks
+  std::vector<double> weight_bytes_;  // per pipeline device: the weights it holds (per TP rank)
+  std::map<std::tuple<int, double, std::string, std::vector<int>>, int> records_;
+  std::string field_ = "parallel";
+};
+
+}  // namespace pipesim

@@ -1,0 +1,20 @@
+// One pipeline's task graph made into the whole TP x PP x DP job: the
+// pipeline copied onto every (tp rank, dp replica) of the rank map, each
+// compute pass followed by its tensor-parallel collectives, and the
+// gradients reduced over each data-parallel group before the optimizer
+// step (docs/parallelism.md). Knows nothing of SimGrid or of schedules.
+#pragma once
+
+#include "layout/rank_map.hpp"
+#include "sim/platform.hpp"
+#include "sim/task_graph.hpp"
+#include "workloads/workload.hpp"
+
+namespace pipesim {
+
+// `pipeline` runs on devices 0..pp-1 (the pipeline platform of rank map
+// replica 0); the result on `platform`'s devices. Throws InputError on a
+// collective algorithm impossible for its group.
+TaskGraph expand_job(const TaskGraph& pipeline, const Workload& w, const Platform& platform, const RankMap& map);
+
+}  // namespace pipesim
