@@ -117,8 +117,13 @@ void write_chrome_trace(std::ostream& os, const TaskGraph& graph, const Timeline
     const Task& t = graph.task(id);
     const double ts = timeline.start[id] * 1e6;
     auto& w = b.begin();
-    w.field("name", trace_event_name(t));
-    w.field("cat", to_string(t.kind));
+    // A collective's steps say which collective they are (docs/parallelism.md).
+    const CollectiveRecord* collective =
+        t.collective >= 0 && t.collective < static_cast<int>(graph.collectives().size()) ? &graph.collectives()[t.collective]
+                                                                                         : nullptr;
+    w.field("name", collective ? collective->operation + " " + collective->purpose + " " + trace_event_name(t)
+                               : trace_event_name(t));
+    w.field("cat", collective ? std::string_view("collective") : to_string(t.kind));
     w.field("ph", "X");
     w.field("pid", pid);
     w.field("tid", tid);
@@ -134,6 +139,11 @@ void write_chrome_trace(std::ostream& os, const TaskGraph& graph, const Timeline
       w.field("from", t.device);
       w.field("to", t.peer);
       w.field("bytes", t.amount);
+      if (collective) {
+        w.field("collective", collective->operation);
+        w.field("algorithm", collective->algorithm);
+        w.field("purpose", collective->purpose);
+      }
     } else {
       w.field("flops", t.amount);
     }

@@ -74,12 +74,14 @@ HEADER = """<?xml version='1.0'?>
 """
 
 
-def gpu(name, speed="156Tf", memory="80GiB", device="a100-80gb"):
-    """A GPU host; `device` names its type in pipesim's device presets (docs/devices.md), None for none."""
+def gpu(name, speed="156Tf", memory="80GiB", device="a100-80gb", node=None):
+    """A GPU host; `device` names its type in pipesim's device presets (docs/devices.md), None for none;
+    `node` the box it sits in (hierarchical collectives group by it), None for none."""
     kind = f'      <prop id="device" value="{device}"/>\n' if device else ""
+    box = f'      <prop id="node" value="{node}"/>\n' if node else ""
     return (f'    <host id="{name}" speed="{speed}">\n'
             f'      <prop id="memory" value="{memory}"/>\n'
-            + kind + f'    </host>\n')
+            + kind + box + f'    </host>\n')
 
 
 def link(name, bandwidth, latency):
@@ -244,7 +246,7 @@ def cluster(boxes, gpus, preset="A100", fabric="nvswitch", network="fat-tree", n
     def name(b, i):
         return f"box{b}-gpu{i}" if boxes > 1 else f"gpu{i}"
     hosts = [(b, i) for b in range(boxes) for i in range(gpus)]
-    nodes = "".join(gpu(name(b, i), speed, memory, DEVICE_TYPES[preset]) for b, i in hosts)
+    nodes = "".join(gpu(name(b, i), speed, memory, DEVICE_TYPES[preset], f"box{b}") for b, i in hosts)
     links, routes = [], []
     latency = "10us" if network == "ethernet" else "2us"
     # Inside a box.
