@@ -494,6 +494,34 @@ TEST_P(ModelWorkload, KeepsTheErrorContract) {
 
 INSTANTIATE_TEST_SUITE_P(Fuzz, ModelWorkload, ::testing::Range(0, kCasesPerFormat));
 
+// --- A TP x PP x DP layout (parallel:), through a model workload ---------------
+
+const FormatRules kParallelRules = {
+    {std::regex(R"re(\b[a-z_]+: *[^,{}\n#]*)re"), std::regex(R"re(\[[^\]\n]*\])re")},
+    std::regex(R"re(\b(?:tp|pp|dp|zero|order|bucket|tp_algorithm|dp_algorithm|devices|schedule): *([^,{}\n#]+))re"),
+    {"3", "4", "0", "-1", "1000000", "pp-tp-dp", "tp-tp-pp", "tree", "hierarchical", "ring", "[gpu0, gpu0]",
+     "[gpu9]", "1e30TB", "zbv", "interleaved-1f1b", "~", "[]", "{}"},
+    ""};
+
+class ParallelWorkload : public FuzzCase {
+  std::string format() const override { return "parallel"; }
+  std::uint64_t seed_base() const override { return 10000; }
+};
+
+TEST_P(ParallelWorkload, KeepsTheErrorContract) {
+  Rng rng(seed_);
+  const std::string workload =
+      "model: {layers: 4, hidden: 256, heads: 4, vocab: 1000, seq_length: 64}\n"
+      "optimizer: {name: adam}\nmicrobatches: 4\nschedule: 1f1b\n"
+      "parallel: {tp: 2, pp: 1, dp: 2, order: tp-dp-pp, zero: 1, bucket: 8MB, overlap_gradient_reduce: true,\n"
+      "           overlap_tp: false, tp_algorithm: ring, dp_algorithm: auto, devices: [gpu0, gpu1, gpu2, gpu3]}\n";
+  write("workload.yaml", mutated(workload, rng, kParallelRules));
+  write("platform.xml", source("platforms/complete-4.xml"));
+  conclude(run(run_call("platform.xml", "workload.yaml", {}, {"platform.xml", "workload.yaml"})));
+}
+
+INSTANTIATE_TEST_SUITE_P(Fuzz, ParallelWorkload, ::testing::Range(0, kCasesPerFormat));
+
 // --- Hugging Face config.json, through a model workload --------------------
 
 const FormatRules kHfConfigRules = {

@@ -175,7 +175,7 @@ TEST(SweepCli, BadSpecsAreOneLineExitTwoBeforeAnythingRuns) {
        "platform: '" + here + "/nosuch.xml' is not a platform file"},
       {"workload: " + tiny + "\nplatform: " + p4 + "\ngrid: {nosuch: [1]}\n",
        "pipesim: error: " + tiny + ": nosuch: unknown key 'nosuch'; expected one of: name, microbatches, "
-       "microbatch_size, iterations, input, reference_speed, layers, model, schedule, placement, memory_saving, optimizer, memory\n"},
+       "microbatch_size, iterations, input, reference_speed, layers, model, schedule, placement, memory_saving, optimizer, memory, parallel\n"},
       {"workload: " + tiny + "\nplatform: " + p4 + "\nzip: [{microbatches: [1, 2], schedule: [gpipe]}]\n",
        "line 3: zip[0].schedule: expected 2 values like the first list, got 1"},
   };

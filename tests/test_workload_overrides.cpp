@@ -52,7 +52,7 @@ TEST(WorkloadOverrides, ErrorsNameTheFieldWithoutALineOfTheFile) {
             kTiny + ": microbatches: expected an integer >= 1, got 'abc'");
   EXPECT_EQ(load_error({{"nosuch", "1"}}),
             kTiny + ": nosuch: unknown key 'nosuch'; expected one of: name, microbatches, microbatch_size, "
-                    "iterations, input, reference_speed, layers, model, schedule, placement, memory_saving, optimizer, memory");
+                    "iterations, input, reference_speed, layers, model, schedule, placement, memory_saving, optimizer, memory, parallel");
   EXPECT_EQ(load_error({{"placement.stages", "99"}}),
             kTiny + ": placement.stages: expected at most one stage per layer (4 layers), got 99");
   EXPECT_EQ(load_error({{"microbatches.x", "1"}}),
@@ -90,7 +90,7 @@ TEST(WorkloadOverrides, CliErrorsAreOneLineExitTwo) {
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err, "pipesim: error: " + kTiny +
                        ": nosuch: unknown key 'nosuch'; expected one of: name, microbatches, microbatch_size, "
-                       "iterations, input, reference_speed, layers, model, schedule, placement, memory_saving, optimizer, memory\n");
+                       "iterations, input, reference_speed, layers, model, schedule, placement, memory_saving, optimizer, memory, parallel\n");
   EXPECT_FALSE(std::ifstream(json).good());
   r = run_pipesim("run " + platform + " " + kTiny + " --set microbatches");
   EXPECT_EQ(r.exit_code, 2);
