@@ -20,7 +20,7 @@ namespace {
 
 const fs::path kRoot = PIPESIM_SOURCE_DIR;
 // Code of the program itself; tests and benchmarks sit beside it.
-const std::vector<std::string> kCodeTops = {"sim",      "devices",  "models",    "workloads", "patterns",
+const std::vector<std::string> kCodeTops = {"sim",       "devices",  "models",  "workloads", "collectives", "patterns",
                                             "schedules", "analysis", "reports", "studies",   "cli"};
 
 std::string read(const fs::path& p) {
@@ -72,17 +72,25 @@ TEST(Architecture, FoldersIncludeEachOtherOneWayOnly) {
 }
 
 // What each layer may not see: generators know nothing of SimGrid or of what
-// reads timelines; the engine knows no schedule; analysis reads timelines,
-// not the engine; only studies and the CLI drive the engine.
+// reads timelines; collectives know only sim/'s contracts; the engine knows
+// no schedule; analysis reads timelines, not the engine; only studies and
+// the CLI drive the engine.
 TEST(Architecture, EachLayerSeesOnlyWhatLiesBelow) {
   const std::map<std::string, std::vector<std::string>> forbidden = {
-      {"sim", {"devices", "models", "workloads", "patterns", "schedules", "analysis", "reports", "studies", "cli"}},
-      {"devices", {"models", "workloads", "patterns", "schedules", "sim/engine", "analysis", "reports", "studies", "cli"}},
-      {"models", {"workloads", "patterns", "schedules", "sim/engine", "analysis", "reports", "studies", "cli"}},
-      {"workloads", {"patterns", "schedules", "sim/engine", "analysis", "reports", "studies", "cli"}},
+      {"sim", {"devices", "models", "workloads", "collectives", "patterns", "schedules", "analysis", "reports", "studies",
+               "cli"}},
+      {"devices", {"models", "workloads", "collectives", "patterns", "schedules", "sim/engine", "analysis", "reports",
+                   "studies", "cli"}},
+      {"models", {"workloads", "collectives", "patterns", "schedules", "sim/engine", "analysis", "reports", "studies",
+                  "cli"}},
+      {"workloads", {"collectives", "patterns", "schedules", "sim/engine", "analysis", "reports", "studies", "cli"}},
+      // Collectives see only the contracts of sim/: no device, model or workload, no schedule, no SimGrid.
+      {"collectives", {"devices", "models", "workloads", "patterns", "schedules", "sim/engine", "analysis", "reports",
+                       "studies", "cli"}},
       {"patterns", {"schedules", "sim/engine", "analysis", "reports", "studies", "cli"}},
       {"schedules", {"sim/engine", "analysis", "reports", "studies", "cli"}},
-      {"sim/engine", {"devices", "models", "workloads", "patterns", "schedules", "analysis", "reports", "studies", "cli"}},
+      {"sim/engine", {"devices", "models", "workloads", "collectives", "patterns", "schedules", "analysis", "reports",
+                      "studies", "cli"}},
       {"analysis", {"schedules", "sim/engine", "reports", "studies", "cli"}},
       {"reports", {"schedules", "sim/engine", "studies", "cli"}},
       {"studies", {"cli"}},
