@@ -1,7 +1,6 @@
 // Contention-free closed forms of the algorithms (docs/collectives.md): what
 // the engine gives when no two steps share a link.
 #include <algorithm>
-#include <stdexcept>
 
 #include "collectives/schedule.hpp"
 
@@ -14,11 +13,7 @@ double collective_closed_form(const CollectiveSpec& spec, const Platform& platfo
   const double c = spec.chunks, s = spec.bytes;
   // One step of `bytes` from rank a to rank b, alone on its route.
   const auto step = [&](int a, int b, double bytes) {
-    const Path& path = platform.path(spec.group[a], spec.group[b]);
-    if (!path.exists)
-      throw std::invalid_argument("the " + std::string(to_string(spec.op)) + " needs a route from " +
-                                  platform.devices[spec.group[a]].name + " to " +
-                                  platform.devices[spec.group[b]].name + ", and the platform has none");
+    collectives::route(spec, platform, a, b);
     return platform.transfer_time(spec.group[a], spec.group[b], bytes);
   };
   // The slowest step of a ring over `ring` moving pieces of `bytes`.

@@ -53,6 +53,9 @@ int tree_height(const std::vector<int>& parent);
 
 void add_tree_all_reduce(StepList& list, double bytes, int chunks);
 
+// The path between two ranks; throws std::invalid_argument when there is none.
+const Path& route(const CollectiveSpec& spec, const Platform& platform, int from, int to);
+
 // Ranks grouped by Device::node, nodes in order of first appearance, ranks
 // in rank order. Throws std::invalid_argument (hierarchical's refusals).
 std::vector<std::vector<int>> ranks_by_node(const CollectiveSpec& spec, const Platform& platform);
