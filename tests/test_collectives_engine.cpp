@@ -122,6 +122,23 @@ TEST(CollectiveEngine, RingAcrossBoxesRunsAtItsSlowestStep) {
               2 * 7 * (kAlpha + kS / 8 / kB), "ring across boxes");
 }
 
+TEST(CollectiveEngine, OnOneLinkPerGpuTheRingIsContentionFreeAndTheTreesChildrenShareTheirParentsLink) {
+  // platforms/nvswitch-4gpu.xml: each GPU has its own 300 GB/s, 1 us split-duplex NVLink to one switch.
+  Simulation sim(std::string(PIPESIM_SOURCE_DIR) + "/platforms/nvswitch-4gpu.xml");
+  const double s = 3e9, b = 300e9, hop = 2e-6;  // a path: two links
+  // The ring sends one flow up and receives one flow down each GPU's link: its closed form.
+  expect_time(sim, spec(CollectiveOp::AllReduce, CollectiveAlgorithm::Ring, ranks(4), s),
+              6 * (hop + s / 4 / b), "ring");
+  // Tree 0 is 0 - 2 - {1, 3}, tree 1 is 3 - 1 - {2, 0}: 4 steps of S/2, contention-free 4 (2 us + S/(2B)).
+  const auto tree = spec(CollectiveOp::AllReduce, CollectiveAlgorithm::Tree, ranks(4), s);
+  EXPECT_NEAR(collective_closed_form(tree, sim.platform()), 4 * (hop + s / 2 / b), 1e-15);
+  // On the platform, the leaves' first steps (1 and 3 -> 2; 2 and 0 -> 1)
+  // share gpu2's and gpu1's link down, and the last (2 -> 1 and 3; 1 -> 2
+  // and 0) their links up: those two steps run at B/2, S/B each.
+  const double shared = 4 * hop + s / b + s / (2 * b) + s / (2 * b) + s / b;
+  EXPECT_NEAR(simulate(sim, tree), shared, 1e-9 * shared);
+}
+
 // Two boxes of two GPUs, each GPU on its own 100 GB/s link to its box, the
 // boxes joined by one 1 GB/s, 1 ms split-duplex uplink.
 std::string uplink_platform() {
