@@ -73,14 +73,17 @@ TEST(Architecture, FoldersIncludeEachOtherOneWayOnly) {
 }
 
 // What each layer may not see: generators know nothing of SimGrid or of what
-// reads timelines; the engine knows no schedule; analysis reads timelines,
-// not the engine; only studies and the CLI drive the engine.
+// reads timelines; collectives know only sim/'s contracts; the engine knows
+// no schedule; analysis reads timelines, not the engine; only studies and
+// the CLI drive the engine.
 TEST(Architecture, EachLayerSeesOnlyWhatLiesBelow) {
   const std::map<std::string, std::vector<std::string>> forbidden = {
       {"sim", {"devices", "models", "workloads", "layout", "collectives", "patterns", "schedules", "parallelism",
                "analysis", "reports", "studies", "cli"}},
-      {"devices", {"models", "workloads", "patterns", "schedules", "sim/engine", "analysis", "reports", "studies", "cli"}},
-      {"models", {"workloads", "patterns", "schedules", "sim/engine", "analysis", "reports", "studies", "cli"}},
+      {"devices", {"models", "workloads", "layout", "collectives", "patterns", "schedules", "parallelism", "sim/engine",
+                   "analysis", "reports", "studies", "cli"}},
+      {"models", {"workloads", "layout", "collectives", "patterns", "schedules", "parallelism", "sim/engine", "analysis",
+                  "reports", "studies", "cli"}},
       {"workloads", {"layout", "collectives", "patterns", "schedules", "parallelism", "sim/engine", "analysis", "reports",
                      "studies", "cli"}},
       // The layout maps ranks to devices; collectives become transfers of a
