@@ -148,6 +148,19 @@ TEST(ParallelJob, EveryFamilyRunsUnderTpPpDp) {
   }
 }
 
+// With the boxes' nodes known, the DP gradients can reduce inside each box
+// first (two GPUs of each DP group per box under tp-dp-pp).
+TEST(ParallelJob, HierarchicalGradientReductionAcrossBoxes) {
+  const nlohmann::json j = run_json(kRoot + "platforms/two-nvswitch-4gpu-infiniband-100g.xml",
+                                    kSmallModel + "parallel: {tp: 2, pp: 1, dp: 4, dp_algorithm: hierarchical}\n",
+                                    "hierarchical");
+  const nlohmann::json* grads = find_purpose(j, "dp gradients");
+  ASSERT_NE(grads, nullptr);
+  EXPECT_EQ((*grads)["algorithm"], "hierarchical");
+  EXPECT_EQ((*grads)["group_size"], 4);
+  EXPECT_EQ((*find_purpose(j, "tp forward"))["algorithm"], "ring");
+}
+
 struct BadLayout {
   std::string name, text, field, message;
 };
@@ -163,6 +176,8 @@ TEST(ParallelJob, BadLayoutIsOneLineNamingTheField) {
       {"order", kChain + "parallel: {order: tp-pp}\n", "line 7: parallel.order", "each once"},
       {"algorithm", kChain + "parallel: {dp: 2, dp_algorithm: butterfly}\n", "line 7: parallel.dp_algorithm",
        "expected one of auto, ring, tree, hierarchical"},
+      {"hierarchical without nodes", kChain + "parallel: {pp: 2, dp: 2, dp_algorithm: hierarchical}\n",
+       "parallel.dp_algorithm", "needs the node of every device"},
       {"zero 3", kChain + "parallel: {dp: 2, zero: 3}\n", "parallel.zero", "ZeRO-3"},
       {"tp not dividing heads", kSmallModel + "parallel: {tp: 3, pp: 1, dp: 1}\n", "model.tp", "divide"},
   };
