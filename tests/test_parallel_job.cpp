@@ -131,10 +131,11 @@ TEST(ParallelJob, EveryFamilyRunsUnderTpPpDp) {
   const int L = 6, microbatches = 4, dp = 2;
   const long long per_pass = 2 * L + 1;
   for (const std::string schedule : {"gpipe", "1f1b", "interleaved-1f1b", "looped-bfs", "zb-h1", "zb-h2",
-                                     "interleaved-zb", "zbv", "dualpipev", "kfkb", "1f1b-pattern", "pipedream"}) {
+                                     "interleaved-zb", "zbv", "dualpipev", "kfkb", "1f1b-pattern", "pipedream", "ilp",
+                                     "{name: master, scheme: lpp, G: 1, R: 2}"}) {
     const nlohmann::json j = run_json(kRoot + "platforms/nvswitch-8gpu.xml",
                                       kSmallModel + "schedule: " + schedule + "\nparallel: {tp: 2, pp: 2, dp: 2}\n",
-                                      "family-" + schedule);
+                                      "family");
     ASSERT_TRUE(j.contains("devices")) << schedule;
     for (const auto& d : j["devices"]) EXPECT_GT(d["tasks"].get<int>(), 0) << schedule;
     const nlohmann::json* forward = find_purpose(j, "tp forward");
