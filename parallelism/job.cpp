@@ -2,9 +2,39 @@
 
 #include "layout/rank_map.hpp"
 #include "parallelism/job_graph.hpp"
+#include "parallelism/pass_collectives.hpp"
+#include "schedules/memory_estimate.hpp"
 #include "sim/input_error.hpp"
+#include "sim/units.hpp"
 
 namespace pipesim {
+namespace {
+
+// The job's tasks, counted before it is built: every pipeline task once per
+// (tp, dp) copy, and per TP collective at most a ring all-reduce's
+// 2(n-1) steps of n transfers plus n done markers (the gradient buckets are
+// few beside them). Refused like a schedule too large to simulate.
+void check_job_size(const TaskGraph& pipeline, const Workload& w, const RankMap& map, const RunLimits& limits) {
+  const double n = map.tp, per_collective = 2 * (n - 1) * n + n;
+  double tasks = static_cast<double>(pipeline.size()) * map.tp * map.dp;
+  if (map.tp > 1)
+    for (const Task& task : pipeline.tasks()) {
+      if (is_transfer(task.kind) || task.layer_first < 0) continue;
+      for (int l = task.layer_first; l <= task.layer_last; ++l) {
+        tasks += collectives_of(task.kind, w.layers[l].tp).count() * per_collective * map.dp;
+      }
+    }
+  const double need = estimated_memory_bytes({tasks, 0, ""});
+  const double limit = limits.max_memory_bytes > 0 ? limits.max_memory_bytes : default_memory_limit();
+  if (need > limit)
+    throw InputError(w.file, "parallel",
+                     "this job needs about " + format_bytes(need) + " of memory to simulate (about " +
+                         std::to_string(static_cast<long long>(tasks)) +
+                         " tasks: " + std::to_string(map.tp * map.dp) + " copies of the pipeline and their collectives); the limit is " +
+                         format_bytes(limit) + " (raise it with --max-memory)");
+}
+
+}  // namespace
 
 GeneratedSchedule generate_job(const Workload& w, const Platform& platform, const RunLimits& limits) {
   if (!w.parallel.given) return generate(w, platform, limits);
@@ -14,6 +44,7 @@ GeneratedSchedule generate_job(const Workload& w, const Platform& platform, cons
   const RankMap map = make_rank_map(w, platform);
   const Platform view = pipeline_platform(platform, map.pipeline(0, 0));
   GeneratedSchedule pipeline = generate(w, view, limits);
+  check_job_size(pipeline.graph, w, map, limits);
   GeneratedSchedule job(expand_job(pipeline.graph, w, platform, map));
   // The pattern's figures (exact period, analytic memory) describe one
   // pipeline alone, without the collectives: they would not be the run's.
