@@ -26,13 +26,13 @@ double JobBuilder::layer_gradient_bytes(int l) const {
   return parameters * w_.optimizer.gradient_bytes;
 }
 
-void JobBuilder::reduce_gradients() {
-  if (map_.dp == 1) return;
-  field_ = "parallel.dp_algorithm";
+// Buckets per pipeline device, in backward order (the last layer's gradient
+// is ready first), and where the backward that completes a bucket must be
+// cut so the bucket can start before the rest of that backward runs.
+void JobBuilder::plan_buckets() {
   const double bucket_bytes = w_.parallel.bucket_bytes > 0
                                   ? w_.parallel.bucket_bytes
                                   : default_bucket_parameters(map_.dp) * w_.optimizer.gradient_bytes;
-  const CollectiveOp op = w_.parallel.zero >= 1 ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce;
   // Per pipeline device, per layer: the last pass that adds to its gradient.
   const int L = static_cast<int>(w_.layers.size());
   std::vector<std::vector<TaskId>> last_gradient(map_.pp, std::vector<TaskId>(L, kNone));
@@ -45,14 +45,9 @@ void JobBuilder::reduce_gradients() {
     last_backward[task.device] = x;
     for (int l = task.layer_first; l <= task.layer_last; ++l) last_gradient[task.device][l] = x;
   }
+  const bool overlap = w_.parallel.overlap_gradient_reduce;
   for (int p = 0; p < map_.pp; ++p) {
-    // Buckets in backward order: the last layer's gradient is ready first.
-    struct Bucket {
-      double bytes = 0;
-      TaskId ready = 0;
-      int first = 0, last = 0;
-    };
-    std::vector<Bucket> buckets;
+    std::vector<Bucket>& buckets = buckets_[p];
     for (int l = L - 1; l >= 0; --l) {
       const TaskId x = last_gradient[p][l];
       if (x == kNone) continue;
@@ -61,15 +56,28 @@ void JobBuilder::reduce_gradients() {
       if (buckets.empty() || buckets.back().bytes >= bucket_bytes) buckets.push_back({0, 0, l, l});
       Bucket& b = buckets.back();
       b.bytes += layer_gradient_bytes(l);
-      b.ready = std::max(b.ready, w_.parallel.overlap_gradient_reduce ? x : last_backward[p]);
+      b.ready = std::max(b.ready, overlap ? x : last_backward[p]);
       b.first = l;
     }
+    if (map_.dp == 1 || !overlap) continue;
+    for (const Bucket& b : buckets) {  // the backward reaches b.first before it ends: cut it there
+      const Task task = pipe_.task(b.ready);
+      if (task.layer_first < b.first && b.first <= task.layer_last) cuts_[b.ready].push_back(b.first);
+    }
+  }
+}
+
+void JobBuilder::reduce_gradients() {
+  if (map_.dp == 1) return;
+  field_ = "parallel.dp_algorithm";
+  const CollectiveOp op = w_.parallel.zero >= 1 ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce;
+  for (int p = 0; p < map_.pp; ++p)
     for (int t = 0; t < map_.tp; ++t) {
       std::vector<TaskId> previous(map_.dp, kNone);
-      for (const Bucket& b : buckets) {
+      for (const Bucket& b : buckets_[p]) {
         std::vector<std::vector<TaskId>> ready(map_.dp);
         for (int d = 0; d < map_.dp; ++d) {
-          ready[d] = {last_[slot(b.ready, d * map_.tp + t)]};
+          ready[d] = {gradient_ready(b, d * map_.tp + t)};
           if (previous[d] != kNone) ready[d].push_back(previous[d]);
         }
         Task tag;
@@ -82,7 +90,17 @@ void JobBuilder::reduce_gradients() {
       for (int d = 0; d < map_.dp; ++d)
         if (previous[d] != kNone) reduced_[static_cast<std::size_t>(p) * replicas() + d * map_.tp + t] = {previous[d]};
     }
-  }
+}
+
+// The task after which bucket b's gradients are final in replica r: the
+// piece of a cut backward that ends at the bucket's lowest layer, else the
+// backward (and its TP collectives) as a whole.
+TaskId JobBuilder::gradient_ready(const Bucket& b, int r) const {
+  const auto pieces = pieces_.find(slot(b.ready, r));
+  if (pieces != pieces_.end())
+    for (const auto& [lowest, id] : pieces->second)
+      if (lowest == b.first) return id;
+  return last_[slot(b.ready, r)];
 }
 
 }  // namespace pipesim

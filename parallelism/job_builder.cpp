@@ -24,6 +24,7 @@ JobBuilder::JobBuilder(const TaskGraph& pipeline, const Workload& w, const Platf
       order_previous_(pipeline.size(), kNone),
       deferred_(pipeline.size(), false),
       reduced_(static_cast<std::size_t>(map.pp) * map.tp * map.dp),
+      buckets_(map.pp),
       weight_bytes_(map.pp, 0) {
   pipe_.for_each_order_link([&](TaskId previous, TaskId next) {
     if (previous < next) order_previous_[next] = previous;
@@ -35,6 +36,7 @@ JobBuilder::JobBuilder(const TaskGraph& pipeline, const Workload& w, const Platf
     for (const TaskId* y = pipe_.deps_begin(x); y != pipe_.deps_end(x) && !deferred_[x]; ++y)
       deferred_[x] = deferred_[*y];
   }
+  plan_buckets();
 }
 
 void JobBuilder::copy_passes() {
@@ -89,10 +91,55 @@ void JobBuilder::copy_task(TaskId x, int r, const std::vector<TaskId>& extra_dep
   const TaskId previous = order_previous_[x];
   if (!w_.parallel.overlap_tp && previous != kNone && last_[slot(previous, r)] != first_[slot(previous, r)])
     deps.push_back(last_[slot(previous, r)]);
+  if (cuts_.count(x)) {
+    first_[slot(x, r)] = copy_pieces(x, r, task, deps);
+    return;
+  }
   const TaskId id = job_.add(task, deps);
   for (const MemoryEffect& e : pipe_.memory_effects(x))
     job_.add_memory(id, map_.device(t, d, e.device), e.category, e.when, e.bytes);
   first_[slot(x, r)] = last_[slot(x, r)] = id;
+}
+
+// A backward cut where gradient buckets end, so that each bucket reduces
+// while the layers below it still compute: pieces from the top layer down,
+// each its layers' share of the pass's cost, one after another; the memory
+// effects at the start of the first and the finish of the last.
+TaskId JobBuilder::copy_pieces(TaskId x, int r, const Task& task, const std::vector<TaskId>& deps) {
+  const int t = r % map_.tp, d = r / map_.tp;
+  auto cost = [&](int l) {
+    const Layer& layer = w_.layers[l];
+    if (task.kind == TaskKind::BackwardWeight)
+      return layer.split_given ? layer.backward_weight.value : layer.backward.value / 2;
+    return layer.backward.value;
+  };
+  double total = 0;
+  for (int l = task.layer_first; l <= task.layer_last; ++l) total += cost(l);
+  std::vector<int> cuts = cuts_.at(x);  // a piece ends at each cut (its lowest layer)
+  cuts.push_back(task.layer_first);
+  std::sort(cuts.rbegin(), cuts.rend());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  auto& pieces = pieces_[slot(x, r)];
+  TaskId first = kNone, previous = kNone;
+  int top = task.layer_last;
+  for (const int lowest : cuts) {
+    Task piece = task;
+    piece.layer_first = lowest;
+    piece.layer_last = top;
+    double share = 0;
+    for (int l = lowest; l <= top; ++l) share += cost(l);
+    piece.amount = total > 0 ? task.amount * share / total : task.amount / static_cast<double>(cuts.size());
+    const TaskId id = previous == kNone ? job_.add(piece, deps) : job_.add(piece, {previous});
+    if (first == kNone) first = id;
+    pieces.push_back({lowest, id});
+    previous = id;
+    top = lowest - 1;
+  }
+  for (const MemoryEffect& e : pipe_.memory_effects(x))
+    job_.add_memory(e.when == MemoryWhen::AtStart ? first : previous, map_.device(t, d, e.device), e.category, e.when,
+                    e.bytes);
+  last_[slot(x, r)] = previous;
+  return first;
 }
 
 void JobBuilder::add_tp_collectives(TaskId x, int d) {
@@ -142,6 +189,8 @@ TaskGraph JobBuilder::finish() {
       for (const TaskId x : pipe_.device_order(p)) {
         const TaskId id = first_[slot(x, r)];
         pipe_.beside_previous(x) ? job_.append_beside_previous(id) : job_.append_to_order(id);
+        if (const auto pieces = pieces_.find(slot(x, r)); pieces != pieces_.end())  // the rest of a cut backward
+          for (std::size_t i = 1; i < pieces->second.size(); ++i) job_.append_to_order(pieces->second[i].second);
       }
   const int zero = w_.parallel.zero;
   for (const StaticMemory& m : pipe_.static_memory()) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <utility>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -37,6 +38,14 @@ class JobBuilder {
                                  double bytes, const std::string& purpose, const std::vector<std::vector<TaskId>>& ready,
                                  const Task& tag);
   double layer_gradient_bytes(int layer) const;
+  struct Bucket {
+    double bytes = 0;
+    TaskId ready = 0;    // the pipeline task after which its gradients are final
+    int first = 0, last = 0;  // its layers
+  };
+  void plan_buckets();
+  TaskId gradient_ready(const Bucket& b, int r) const;
+  TaskId copy_pieces(TaskId x, int r, const Task& task, const std::vector<TaskId>& deps);
   void gather_weights(TaskId step);
 
   const TaskGraph& pipe_;
@@ -48,6 +57,9 @@ class JobBuilder {
   std::vector<TaskId> order_previous_;  // per pipeline task: the ordered task before it on its device
   std::vector<bool> deferred_;          // the optimizer steps and their dependants
   std::vector<std::vector<TaskId>> reduced_;  // per (device p, replica): the gradient reduction's done tasks
+  std::vector<std::vector<Bucket>> buckets_;  // per pipeline device, in backward order
+  std::map<TaskId, std::vector<int>> cuts_;   // per cut backward: the layers where a bucket ends
+  std::map<std::size_t, std::vector<std::pair<int, TaskId>>> pieces_;  // per (task, replica): (lowest layer, piece)
   std::vector<double> weight_bytes_;  // per pipeline device: the weights it holds (per TP rank)
   std::map<std::tuple<int, double, std::string, std::vector<int>>, int> records_;
   std::string field_ = "parallel";

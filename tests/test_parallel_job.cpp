@@ -61,6 +61,26 @@ TEST(ParallelJob, DataParallelAddsTheRingAllReduceOfTheLastStage) {
   EXPECT_EQ(find_purpose(pp, "dp gradients"), nullptr);
 }
 
+// Megatron's overlap: with a bucket per layer, stage 0's last backward is
+// cut after its top layer, whose bucket then reduces while the layer below
+// computes (2 s against 0.402 s): only the last bucket is exposed. Without
+// overlap both buckets run after the backward, one after the other.
+TEST(ParallelJob, BucketsReduceWhileTheLastBackwardRuns) {
+  const std::string chain =
+      "microbatches: 2\ninput: 1MB\nschedule: gpipe\nlayers:\n"
+      "  - {name: a, forward: 1s, backward: 2s, activation: 100MB, weights: 400MB, repeat: 4}\n";
+  const double ring = 2 * 1e-3 + 400e6 / 1e9;
+  const double pp = run_json(complete_platform(2, "1GBps", "1ms"), chain + "parallel: {pp: 2}\n", "pp4")["makespan"];
+  const double off = run_json(complete_platform(4, "1GBps", "1ms"),
+                              chain + "parallel: {pp: 2, dp: 2, bucket: 400MB, overlap_gradient_reduce: false}\n",
+                              "off")["makespan"];
+  const nlohmann::json on = run_json(complete_platform(4, "1GBps", "1ms"),
+                                     chain + "parallel: {pp: 2, dp: 2, bucket: 400MB}\n", "on");
+  EXPECT_NEAR(off, pp + 2 * ring, 1e-9);
+  EXPECT_NEAR(on["makespan"].get<double>(), pp + ring, 1e-9);
+  EXPECT_EQ((*find_purpose(on, "dp gradients"))["calls"], 4);  // a bucket per layer
+}
+
 // ZeRO-1: the gradients are reduce-scattered, the weights all-gathered after the step.
 TEST(ParallelJob, DistributedOptimizerReduceScattersAndGathers) {
   const nlohmann::json j = run_json(complete_platform(4, "1GBps", "1ms"),
