@@ -303,8 +303,8 @@ def cluster(boxes, gpus, preset="A100", fabric="nvswitch", network="fat-tree", n
 
 
 # What pipesim reads (sim/input_file.hpp kMaxInputFileBytes), and the most
-# GPUs of a torus or dragonfly (about 10 GiB to simulate a 3-D torus of a
-# million: sim/engine/platform_size.hpp).
+# GPUs of a torus or dragonfly (pipesim counts about 15 GiB for a 3-D torus
+# of a million: sim/engine/platform_size.hpp).
 MAX_XML_BYTES = 64 << 20
 MAX_NODES = 1_000_000
 
@@ -529,7 +529,7 @@ def main(argv):
             nodes = math.prod(shape) if args.network == "torus" else math.prod(p[0] for p in shape)
             if nodes > MAX_NODES:
                 c.error(f"--network {args.network}: {count(nodes)} GPUs; at most {count(MAX_NODES)} "
-                        "(a million-node 3-D torus takes about 10 GiB to simulate)")
+                        "(pipesim counts about 15 GiB to simulate a million-node 3-D torus)")
             text = direct_cluster(args.network, shape, args.gpu, args.nic)
         else:
             if args.torus_dims is not None or args.dragonfly is not None:

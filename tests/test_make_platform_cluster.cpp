@@ -146,7 +146,7 @@ TEST(MakePlatformCluster, BadOutputsAndSizesAreOneLineErrorsAndWriteNothing) {
           "319,999,999,600,000,000 routes written out); pipesim reads platforms of at most 64 MiB (fewer GPUs, or "
           "--network torus or dragonfly)");
   refused("cluster --network torus --torus-dims 1000,1000,2 -o " + dir + "/big.xml",
-          "--network torus: 2,000,000 GPUs; at most 1,000,000 (a million-node 3-D torus takes about 10 GiB to simulate)");
+          "--network torus: 2,000,000 GPUs; at most 1,000,000 (pipesim counts about 15 GiB to simulate a million-node 3-D torus)");
   // Nothing was written: no output, no temporary left beside one.
   std::vector<std::string> left;
   for (const auto& entry : fs::recursive_directory_iterator(dir)) left.push_back(entry.path().filename().string());

@@ -104,8 +104,8 @@ TEST(PlatformLimits, APlatformTooLargeForTheMemoryLimitIsRefusedWithTheFigure) {
       "<cluster id=\"t\" topology=\"TORUS\" topo_parameters=\"100,100,100\" prefix=\"gpu\" radical=\"0-999999\" "
       "suffix=\"\" speed=\"1Tf\" bw=\"1GBps\" lat=\"0us\"><prop id=\"memory\" value=\"1GiB\"/></cluster>\n</platform>\n");
   expect_refused(torus,
-                 "platform: this platform needs about 9.83 GiB of memory to simulate (1000000 hosts, 8000001 links); "
-                 "the limit is 1 GiB (raise it with --max-memory)",
+                 "platform: this platform needs about 15.3 GiB of memory to simulate (1000000 hosts, 8000001 links); "
+                 "the limit is 1.00 GiB (raise it with --max-memory)",
                  "--max-memory 1GiB");
   // A Full zone of 5,000 hosts: its routing table (8 bytes per pair) is most of the figure.
   std::string hosts;
@@ -113,8 +113,15 @@ TEST(PlatformLimits, APlatformTooLargeForTheMemoryLimitIsRefusedWithTheFigure) {
   std::string full_xml = platform_with("");
   full_xml.insert(full_xml.find("</zone>"), hosts);
   const std::string full = write_file("wide-full.xml", full_xml);
-  expect_refused(full, "(5001 hosts, 0 links, the routing table of the Full zone 'z' of 5001 nodes); the limit is 128 MiB",
+  expect_refused(full, "(5001 hosts, the routing table of the Full zone 'z' of 5001 nodes); the limit is 128 MiB",
                  "--max-memory 128MiB");
+  // Text alone: its tree is counted before it is built (34 bytes per byte measured, 40 counted).
+  std::string padded = platform_with("");
+  padded.insert(padded.find("<platform"), "<!--" + std::string(8 << 20, ' ') + "-->\n");
+  expect_refused(write_file("padded.xml", padded),
+                 "platform: this platform needs about 384 MiB of memory to simulate (8.00 MiB of XML); the limit is "
+                 "256 MiB",
+                 "--max-memory 256MiB");
   // Under the limit: the shipped platforms load.
   const CliResult ok = run_bounded("run " + kRoot + "platforms/nvswitch-4gpu.xml " + kTiny + " --max-memory 128MiB --quiet");
   EXPECT_EQ(ok.exit_code, 0) << ok.err;

@@ -130,13 +130,9 @@ class Checker {
     line_ = line;
     element_ = kind;
     if (kind == "trace" || kind == "trace_connect") time_varying_ = true;
-    if (kind == "trace" && !optional(node, "file").empty()) profile("file", optional(node, "file"));
     if (const auto attributes = node.get_child_optional("<xmlattr>"))
       for (const auto& [name, value] : *attributes)
-        if (name.size() > 5 && name.compare(name.size() - 5, 5, "_file") == 0) {
-          time_varying_ = true;
-          profile(name, value.data());
-        }
+        if (name.size() > 5 && name.compare(name.size() - 5, 5, "_file") == 0) time_varying_ = true;
     Context inner = context;
     if (kind == "zone" || kind == "AS") {
       const std::string id = required(node, "id");
@@ -194,6 +190,11 @@ class Checker {
       if (optional(node, "id") == "memory" && (context.parent_kind == "host" || context.parent_kind == "cluster"))
         memory(optional(node, "value"), context);
     }
+    // Profiles once the element is named ("host 'gpu0'"), for the message.
+    if (kind == "trace" && !optional(node, "file").empty()) profile("file", optional(node, "file"));
+    if (const auto attributes = node.get_child_optional("<xmlattr>"))
+      for (const auto& [name, value] : *attributes)
+        if (name.size() > 5 && name.compare(name.size() - 5, 5, "_file") == 0) profile(name, value.data());
     walk(node, inner);
   }
 
@@ -363,6 +364,9 @@ class Checker {
 
 bool check_platform_file(const std::string& file, const std::string& text,
                          const std::map<std::string, std::string>& simgrid_config, double memory_limit) {
+  PlatformSize size;
+  size.xml_bytes = static_cast<double>(text.size());
+  check_platform_size(file, size, memory_limit);  // the tree below takes memory too
   pt::ptree tree;
   try {
     std::istringstream xml(text);
@@ -372,7 +376,9 @@ bool check_platform_file(const std::string& file, const std::string& text,
     // before it finds the mistake, a huge cluster included.
     throw InputError(file, "", single_line("invalid platform: line " + std::to_string(e.line()) + ": " + e.message()));
   }
-  check_platform_size(file, tree, memory_limit);
+  size = count_platform(tree);
+  size.xml_bytes = static_cast<double>(text.size());
+  check_platform_size(file, size, memory_limit);
   const std::vector<StartTag> tags = scan_start_tags(text);  // the checker keeps a reference
   Checker checker(file, tags, simgrid_config);
   checker.check(tree);

@@ -146,17 +146,22 @@ PlatformSize count_platform(const pt::ptree& xml) {
 }
 
 double estimated_platform_bytes(const PlatformSize& size) {
-  return kPlatformBaseBytes + kBytesPerHost * size.hosts + kBytesPerLink * size.links +
+  return kPlatformBaseBytes + kBytesPerXmlByte * size.xml_bytes + kBytesPerHost * size.hosts + kBytesPerLink * size.links +
          kBytesPerRoute * size.routes + kBytesPerRouteLink * size.route_links + size.table_bytes;
 }
 
-void check_platform_size(const std::string& file, const pt::ptree& xml, double limit) {
-  const PlatformSize size = count_platform(xml);
+void check_platform_size(const std::string& file, const PlatformSize& size, double limit) {
   const double need = estimated_platform_bytes(size);
   if (need <= limit) return;
-  std::string what = count_text(size.hosts) + " hosts, " + count_text(size.links) + " links";
-  if (size.routes > 0) what += ", " + count_text(size.routes) + " routes";
-  if (size.table_bytes > 0.1 * need) what += ", the routing table of the " + size.largest_zone;
+  // What the figure comes from (the XML's tree: before it is parsed, or for text of many small elements).
+  std::vector<std::string> parts;
+  if (kBytesPerXmlByte * size.xml_bytes > 0.1 * need) parts.push_back(format_bytes(size.xml_bytes) + " of XML");
+  if (size.hosts > 0) parts.push_back(count_text(size.hosts) + " hosts");
+  if (size.links > 0) parts.push_back(count_text(size.links) + " links");
+  if (size.routes > 0) parts.push_back(count_text(size.routes) + " routes");
+  if (size.table_bytes > 0.1 * need) parts.push_back("the routing table of the " + size.largest_zone);
+  std::string what;
+  for (const std::string& part : parts) what += (what.empty() ? "" : ", ") + part;
   throw InputError(file, "platform",
                    "this platform needs about " + format_bytes(need) + " of memory to simulate (" + what +
                        "); the limit is " + format_bytes(limit) + " (raise it with --max-memory)");

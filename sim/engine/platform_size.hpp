@@ -13,6 +13,7 @@ namespace pipesim {
 
 // What SimGrid will build, counted from the XML (clusters expanded).
 struct PlatformSize {
+  double xml_bytes = 0;     // the text, read into a tree by the checks
   double hosts = 0;
   double links = 0;         // a SPLITDUPLEX link counts twice
   double routes = 0;        // a symmetrical route counts twice
@@ -23,20 +24,24 @@ struct PlatformSize {
 
 // Measured with SimGrid 3.32 (VmHWM after load and seal, then pipesim run's
 // maximum resident set on the same platforms): about 1.2 KiB per host and
-// 630 bytes per link in SimGrid, plus pipesim's device and link tables;
-// about 200 bytes per route of 3 to 4 links. Rounded up.
-constexpr double kBytesPerHost = 2048;
-constexpr double kBytesPerLink = 1024;
+// 630 bytes per link in SimGrid alone, 13 KiB per host of a 3-D torus (8
+// links each) in a whole run of 10,000 or 100,000 hosts; about 200 bytes per
+// route of 3 to 4 links; 34 bytes per byte of XML while the checks hold its
+// tree (1.0 GB for make_platform.py's 8 x 64 GPUs, 29.6 MB). Rounded up.
+constexpr double kBytesPerHost = 4096;
+constexpr double kBytesPerLink = 1536;
 constexpr double kBytesPerRoute = 96;
 constexpr double kBytesPerRouteLink = 48;
-constexpr double kPlatformBaseBytes = 64.0 * (1 << 20);  // SimGrid, the XML's tree and the rest
+constexpr double kBytesPerXmlByte = 40;
+constexpr double kPlatformBaseBytes = 64.0 * (1 << 20);  // SimGrid and the rest
 
 PlatformSize count_platform(const boost::property_tree::ptree& xml);
 double estimated_platform_bytes(const PlatformSize& size);
 
 // Throws InputError "FILE: platform: this platform needs about X of memory
 // to simulate (...); the limit is Y (raise it with --max-memory)" when the
-// estimate exceeds LIMIT (bytes).
-void check_platform_size(const std::string& file, const boost::property_tree::ptree& xml, double limit);
+// estimate exceeds LIMIT (bytes). Called on the text's size alone before
+// it is parsed, then on the full count.
+void check_platform_size(const std::string& file, const PlatformSize& size, double limit);
 
 }  // namespace pipesim
