@@ -424,17 +424,18 @@ SHIPPED = {
 }
 
 
-def fail(message):
+def fail(message, prog="make_platform.py"):
     """Pipesim's error contract: one line on stderr, exit status 2 (and nothing written)."""
-    sys.stderr.write(f"make_platform.py: error: {message}\n")
+    sys.stderr.write(f"{prog}: error: {message}\n")
     sys.exit(2)
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse's errors as one line (no usage before it), as pipesim's."""
+    """argparse's errors as one line (no usage before it), as pipesim's; a command's name its own
+    ("make_platform.py cluster: error: ...", as argparse has it)."""
 
     def error(self, message):
-        fail(message)
+        fail(message, self.prog)
 
 
 def write_output(path, text, option="--output"):

@@ -91,7 +91,7 @@ TEST(PlatformLimits, SizeIsCountedFromTheXml) {
       "radical=\"0-499999,500000-999999\" speed=\"1Gf\" bw=\"1GBps\" lat=\"0us\"/></platform>");
   EXPECT_EQ(torus.hosts, 1e6);
   EXPECT_EQ(torus.links, 8e6 + 1);
-  EXPECT_EQ(estimated_platform_bytes(torus), kPlatformBaseBytes + 1e6 * kBytesPerHost + (8e6 + 1) * kBytesPerLink);
+  EXPECT_EQ(estimated_platform_bytes(torus), 1e6 * kBytesPerHost + (8e6 + 1) * kBytesPerLink);
   // A plain cluster: a private link each way, loopback and limiter per host, one backbone.
   EXPECT_EQ(count("<platform><cluster id=\"c\" radical=\"1-8,10\"/></platform>").links, 4 * 9 + 1);
 }
@@ -119,7 +119,7 @@ TEST(PlatformLimits, APlatformTooLargeForTheMemoryLimitIsRefusedWithTheFigure) {
   std::string padded = platform_with("");
   padded.insert(padded.find("<platform"), "<!--" + std::string(8 << 20, ' ') + "-->\n");
   expect_refused(write_file("padded.xml", padded),
-                 "platform: this platform needs about 384 MiB of memory to simulate (8.00 MiB of XML); the limit is "
+                 "platform: this platform needs about 320 MiB of memory to simulate (8.00 MiB of XML); the limit is "
                  "256 MiB",
                  "--max-memory 256MiB");
   // Under the limit: the shipped platforms load.

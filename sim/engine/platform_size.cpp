@@ -146,7 +146,7 @@ PlatformSize count_platform(const pt::ptree& xml) {
 }
 
 double estimated_platform_bytes(const PlatformSize& size) {
-  return kPlatformBaseBytes + kBytesPerXmlByte * size.xml_bytes + kBytesPerHost * size.hosts + kBytesPerLink * size.links +
+  return kBytesPerXmlByte * size.xml_bytes + kBytesPerHost * size.hosts + kBytesPerLink * size.links +
          kBytesPerRoute * size.routes + kBytesPerRouteLink * size.route_links + size.table_bytes;
 }
 

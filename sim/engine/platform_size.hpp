@@ -33,7 +33,7 @@ constexpr double kBytesPerLink = 1536;
 constexpr double kBytesPerRoute = 96;
 constexpr double kBytesPerRouteLink = 48;
 constexpr double kBytesPerXmlByte = 40;
-constexpr double kPlatformBaseBytes = 64.0 * (1 << 20);  // SimGrid and the rest
+// SimGrid's own fixed cost is in the task graph's estimate (schedules/memory_estimate.hpp).
 
 PlatformSize count_platform(const boost::property_tree::ptree& xml);
 double estimated_platform_bytes(const PlatformSize& size);
