@@ -3,6 +3,7 @@
 #include <iostream>
 #include <optional>
 #include <sstream>
+#include <stdexcept>
 
 #include "analysis/training_figures.hpp"
 #include "analysis/memory.hpp"
@@ -113,7 +114,7 @@ int run_command(const RunOptions& options) {
   std::vector<std::string> simgrid_config;
   if (schedule_shares_resources(workload.schedule)) simgrid_config = shared_resource_simgrid_config();
   simgrid_config.insert(simgrid_config.end(), options.simgrid_config.begin(), options.simgrid_config.end());
-  Simulation simulation(options.platform, simgrid_config);
+  Simulation simulation(options.platform, simgrid_config, limits.max_memory_bytes);
   const Platform& platform = simulation.platform();
   workload = time_model_layers(workload, platform);  // a model's passes on the platform's device type
   const GeneratedSchedule schedule = generate_job(workload, platform, limits);
@@ -172,8 +173,12 @@ int run_command(const RunOptions& options) {
     diagram.title = workload.name;
     const bool svg = options.diagram.size() >= 4 && options.diagram.compare(options.diagram.size() - 4, 4, ".svg") == 0;
     diagram.batch_ids = !svg;  // text has no colours: cells say "f2b5"
-    outputs.set(options.diagram, svg ? pipeline_diagram_svg(graph, timeline, platform, diagram)
-                                     : pipeline_diagram_text(graph, timeline, platform, diagram));
+    try {
+      outputs.set(options.diagram, svg ? pipeline_diagram_svg(graph, timeline, platform, diagram)
+                                       : pipeline_diagram_text(graph, timeline, platform, diagram));
+    } catch (const std::length_error& e) {
+      throw InputError(options.diagram, "--diagram", e.what());
+    }
   }
   if (!options.workers.empty()) {
     std::ostringstream text;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <stdexcept>
 
 #include "sim/format.hpp"
 
@@ -136,8 +137,17 @@ PipelineDiagram pipeline_diagram(const TaskGraph& graph, const Timeline& timelin
                               (d.lane_count > 1 ? " lane " + std::to_string(lane) : ""));
       }
   d.column_seconds = options.column_seconds > 0 ? options.column_seconds : (std::isfinite(shortest) ? shortest : 1);
-  auto column = [&](double time) { return static_cast<int>(std::llround(time / d.column_seconds)); };
-  d.columns = std::max(options.min_columns, column(end));
+  // At most kMaxDiagramCells cells: a column far shorter than the run (one
+  // tiny task) is widened, and the tasks it then holds together overlap.
+  const double max_columns = std::max(1.0, std::floor(kMaxDiagramCells / std::max<double>(1, d.devices.size())));
+  if (end / d.column_seconds > max_columns) {
+    d.column_seconds = end / max_columns;
+    d.widened = true;
+  }
+  auto column = [&](double time) {
+    return static_cast<int>(std::llround(std::min(time / d.column_seconds, max_columns)));
+  };
+  d.columns = std::max(std::min(options.min_columns, static_cast<int>(max_columns)), column(end));
   d.cells.assign(d.devices.size(), std::vector<std::string>(d.columns));
   d.batches.assign(d.devices.size(), std::vector<int>(d.columns, -1));
   for (TaskId t = 0; t < graph.size(); ++t) {
@@ -200,6 +210,12 @@ std::string pipeline_diagram_text(const TaskGraph& graph, const Timeline& timeli
 
 std::string pipeline_diagram_svg(const TaskGraph& graph, const Timeline& timeline, const Platform& platform,
                                  const DiagramOptions& options) {
+  std::size_t drawn = 0;
+  for (TaskId t = 0; t < graph.size(); ++t) drawn += !is_transfer(graph.task(t).kind) && ran(timeline, t);
+  if (drawn > kMaxSvgTasks)
+    throw std::length_error("an SVG of " + std::to_string(drawn) + " tasks (about " + std::to_string(drawn * 300 >> 20) +
+                            " MiB); SVG diagrams draw at most " + std::to_string(kMaxSvgTasks) +
+                            " (a FILE not ending in .svg gives a text diagram)");
   const PipelineDiagram d = pipeline_diagram(graph, timeline, options, &platform);
   constexpr double kCell = 28, kRow = 22, kGap = 2, kChar = 7;  // kChar: a monospace 11 px glyph, rounded up
   std::size_t longest = 0;

@@ -6,6 +6,7 @@
 // forwards "f", backwards "v", columns numbered from 1.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -15,9 +16,17 @@
 
 namespace pipesim {
 
+// The most cells a grid holds (rows x columns): about 40 MB of grid and
+// 10 MB of text, far more than anyone reads.
+constexpr double kMaxDiagramCells = 1 << 20;
+// The most compute tasks an SVG draws (each is about 300 bytes of SVG);
+// pipeline_diagram_svg throws std::length_error above it.
+constexpr std::size_t kMaxSvgTasks = 1'000'000;
+
 struct DiagramOptions {
   std::string title;          // a title line (text) or heading (SVG); none if empty
-  double column_seconds = 0;  // the duration of one column; 0 = the shortest compute task
+  double column_seconds = 0;  // the duration of one column; 0 = the shortest compute task (both widened
+                              // if the grid would have more than kMaxDiagramCells cells)
   int min_columns = 0;        // pad the grid with empty columns up to this many
   bool batch_ids = false;     // text cells carry the micro-batch too: "F0b3"
   bool seed_notation = false; // rows w<index>, f/v cells, numbered columns (seed 003's text)
@@ -34,6 +43,7 @@ struct DiagramOptions {
 // several resources of a lane run together and share that row.
 struct PipelineDiagram {
   double column_seconds = 0;
+  bool widened = false;  // column_seconds was widened to keep to kMaxDiagramCells
   int columns = 0;
   std::vector<int> devices;  // per row
   std::vector<int> lanes;    // per row
@@ -83,7 +93,8 @@ std::string pipeline_diagram_text(const TaskGraph& graph, const Timeline& timeli
 // batch from the golden-ratio sequence, so no two nearby batches look alike
 // and colours do not cycle), labelled like the text; a time axis under the
 // grid with ticks at a round step ("0 ms", "50 ms", ...); a legend of batch
-// colours; a tooltip per cell. Deterministic.
+// colours; a tooltip per cell. Deterministic. Throws std::length_error,
+// before drawing, for more than kMaxSvgTasks compute tasks that ran.
 std::string pipeline_diagram_svg(const TaskGraph& graph, const Timeline& timeline, const Platform& platform,
                                  const DiagramOptions& options);
 

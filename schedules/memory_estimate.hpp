@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "sim/memory_limit.hpp"
+
 namespace pipesim {
 
 // What a schedule will build, counted by its family (registry.hpp).
@@ -27,9 +29,5 @@ constexpr double kBytesPerPatternItem = 480;
 constexpr double kBaseBytes = 64.0 * (1 << 20);
 
 double estimated_memory_bytes(const ScheduleSize& size);
-
-// The limit when none is given: 3/4 of the physical memory, at most 16 GiB
-// (a simulation should leave the machine usable, and CI runners have ~16 GiB).
-double default_memory_limit();
 
 }  // namespace pipesim

@@ -101,7 +101,7 @@ ScheduleSize per_layer_size(const Workload& w) {
 
 void check_memory(const Workload& w, const ScheduleSize& size, const RunLimits& limits) {
   const double need = estimated_memory_bytes(size);
-  const double limit = limits.max_memory_bytes > 0 ? limits.max_memory_bytes : default_memory_limit();
+  const double limit = memory_limit_or_default(limits.max_memory_bytes);
   if (need <= limit) return;
   const std::string iterations = w.iterations > 1 ? " x " + std::to_string(w.iterations) + " iterations" : "";
   throw InputError(w.file, "microbatches",

@@ -64,8 +64,12 @@ needs at least as many routers per chassis as groups; the generator refuses
 other shapes, which crash SimGrid.
 """
 import argparse
+import math
+import os
 import pathlib
+import stat
 import sys
+import tempfile
 
 HEADER = """<?xml version='1.0'?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
@@ -223,7 +227,7 @@ DIRECT_NETWORKS = ("torus", "dragonfly")  # SimGrid's <cluster topology=...>, on
 
 
 def rate(text):
-    """'100Gbps' (bits) or '12.5GBps' (bytes) -> bytes per second."""
+    """'100Gbps' (bits) or '12.5GBps' (bytes) -> bytes per second, positive and finite."""
     units = {"k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
     for suffix, factor in (("bps", 1 / 8), ("Bps", 1)):
         if text.endswith(suffix):
@@ -231,8 +235,14 @@ def rate(text):
             scale = units.get(number[-1:], None)
             if scale:
                 number = number[:-1]
-            return float(number) * (scale or 1) * factor
-    raise ValueError(f"expected a rate like 100Gbps or 12.5GBps, got '{text}'")
+            try:
+                value = float(number) * (scale or 1) * factor
+            except ValueError:
+                break
+            if math.isfinite(value) and value > 0:
+                return value
+            break
+    raise argparse.ArgumentTypeError(f"expected a positive finite rate like 100Gbps or 12.5GBps, got '{text}'")
 
 
 def gbps(value):
@@ -292,6 +302,60 @@ def cluster(boxes, gpus, preset="A100", fabric="nvswitch", network="fat-tree", n
         what += f", {network} between boxes ({gbps(nic)} NICs, latency {latency}"
         what += f", oversubscription {oversubscription:g})" if network != "rail" else ")"
     return zone("cluster", "Full", nodes, "".join(links), "".join(routes), what=what + ".")
+
+
+# What pipesim reads (sim/input_file.hpp kMaxInputFileBytes), and the most
+# GPUs of a torus or dragonfly (pipesim counts about 15 GiB for a 3-D torus
+# of a million: sim/engine/platform_size.hpp).
+MAX_XML_BYTES = 64 << 20
+MAX_NODES = 1_000_000
+
+
+def count(n):
+    return f"{n:,}"
+
+
+def cluster_xml_bytes(boxes, gpus, fabric, network):
+    """About how many bytes cluster() writes, without writing them: the lines of a sample of at most
+    2 x 2 GPUs, by kind, times the counts of the full cluster, each GPU name longer by the extra digits."""
+    sample_boxes, sample_gpus = min(boxes, 2), min(gpus, 2)
+    sample = cluster(sample_boxes, sample_gpus, "A100", fabric, network)
+    n, pairs = boxes * gpus, boxes * (boxes - 1) // 2
+
+    def kind(line):  # routes by what they cross: one box, one rail between boxes, or both
+        words = line.split('"')
+        if not line.lstrip().startswith("<route"):
+            return line.lstrip().split(" ")[0]
+        (a, i), (b, j) = [(w.split("-")[0] if w.startswith("box") else "", w.split("gpu")[-1])
+                          for w in (words[1], words[3])]
+        return "inside" if a == b else "rail" if i == j else "across"
+    counts = {"<host": n, "inside": boxes * gpus * (gpus - 1) // 2, "rail": pairs * gpus,
+              "across": pairs * gpus * (gpus - 1),
+              "<link": (boxes * gpus * (gpus - 1) // 2 if fabric == "nvlink-mesh" else n)
+              + (0 if boxes == 1 else boxes + 1 if network == "ethernet"
+                 else n + (boxes if network == "fat-tree" else 0))}
+    extra = (len(str(boxes - 1)) - len(str(sample_boxes - 1))) + (len(str(gpus - 1)) - len(str(sample_gpus - 1)))
+    lines = {}
+    for line in sample.splitlines(True):
+        lines.setdefault(kind(line), []).append(line)
+    total = len(sample)
+    for name, number in counts.items():
+        items = lines.get(name, [])
+        if items:
+            per_item = (sum(map(len, items)) + extra * sum(i.count("gpu") for i in items)) / len(items)
+            total += (number - len(items)) * per_item
+    return int(total)
+
+
+def finite(text):
+    """A finite number (argparse's float takes nan and inf)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got '{text}'")
+    return value
 
 
 def torus_dims(text):
@@ -362,8 +426,67 @@ SHIPPED = {
 }
 
 
+def fail(message, prog="make_platform.py"):
+    """Pipesim's error contract: one line on stderr, exit status 2 (and nothing written)."""
+    sys.stderr.write(f"{prog}: error: {message}\n")
+    sys.exit(2)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's errors as one line (no usage before it), as pipesim's; a command's name its own
+    ("make_platform.py cluster: error: ...", as argparse has it)."""
+
+    def error(self, message):
+        fail(message, self.prog)
+
+
+def write_output(path, text, option="--output"):
+    """TEXT to PATH as pipesim writes its outputs (cli/output_files.cpp): a regular or new file through a
+    temporary beside it renamed over it, a device or FIFO in place; on failure one error line and
+    nothing written."""
+    if path is None:
+        sys.stdout.write(text)
+        return
+    try:
+        target = os.stat(path)  # follows symbolic links
+    except FileNotFoundError:
+        target = None
+    except OSError as e:
+        fail(f"{path}: {option}: cannot open: {e.strerror}")
+    if target and stat.S_ISDIR(target.st_mode):
+        fail(f"{path}: {option}: is a directory")
+    if target and not os.access(path, os.W_OK):
+        fail(f"{path}: {option}: cannot write it (Permission denied)")
+    try:
+        if target and not stat.S_ISREG(target.st_mode):
+            with open(path, "w") as out:
+                out.write(text)
+            return
+    except OSError as e:
+        fail(f"{path}: {option}: write error: {e.strerror}")
+    real = os.path.realpath(path)  # through a symbolic link: replace the file it names
+    directory = os.path.dirname(real)
+    try:
+        fd, temporary = tempfile.mkstemp(prefix="." + os.path.basename(real) + ".", dir=directory)
+    except OSError as e:
+        fail(f"{path}: {option}: cannot create a temporary file in '{directory}': {e.strerror}")
+    try:
+        with os.fdopen(fd, "w") as out:
+            out.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, stat.S_IMODE(target.st_mode) if target else 0o666 & ~umask)
+        os.replace(temporary, real)
+    except OSError as e:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        fail(f"{path}: {option}: write error: {e.strerror}")
+
+
 def main(argv):
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="make_platform.py",
         description="Writes pipesim's shipped SimGrid platforms (docs/platform-format.md).")
     parser.add_argument("--write-shipped", metavar="DIR",
@@ -384,7 +507,7 @@ def main(argv):
     c.add_argument("--network", choices=BOX_NETWORKS + DIRECT_NETWORKS, default="fat-tree",
                    help="between boxes (default fat-tree), or SimGrid's torus or dragonfly of one-GPU nodes")
     c.add_argument("--nic", type=rate, default=rate("100Gbps"), help="NIC rate, e.g. 100Gbps or 12.5GBps")
-    c.add_argument("--oversubscription", type=float,
+    c.add_argument("--oversubscription", type=finite,
                    help="fat-tree and ethernet: downlink/uplink ratio (default 1)")
     c.add_argument("--torus-dims", type=torus_dims, metavar="X,Y,...",
                    help="with --network torus: the nodes along each dimension, e.g. 2,2,2 (8 GPUs)")
@@ -406,6 +529,10 @@ def main(argv):
                         "--boxes, --gpus other than 1, --fabric and --oversubscription do not apply")
             if (args.torus_dims if args.network == "dragonfly" else args.dragonfly) is not None:
                 c.error(f"--torus-dims goes with --network torus, --dragonfly with --network dragonfly")
+            nodes = math.prod(shape) if args.network == "torus" else math.prod(p[0] for p in shape)
+            if nodes > MAX_NODES:
+                c.error(f"--network {args.network}: {count(nodes)} GPUs; at most {count(MAX_NODES)} "
+                        "(pipesim counts about 15 GiB to simulate a million-node 3-D torus)")
             text = direct_cluster(args.network, shape, args.gpu, args.nic)
         else:
             if args.torus_dims is not None or args.dragonfly is not None:
@@ -416,23 +543,22 @@ def main(argv):
             oversubscription = 1.0 if args.oversubscription is None else args.oversubscription
             if boxes < 1 or args.gpus < 1 or oversubscription < 1:
                 c.error("--boxes and --gpus must be >= 1, --oversubscription >= 1, --nic > 0")
-            text = cluster(boxes, args.gpus, args.gpu, args.fabric or "nvswitch", args.network, args.nic,
-                           oversubscription)
-        if args.output:
-            pathlib.Path(args.output).write_text(text)
-        else:
-            sys.stdout.write(text)
+            fabric = args.fabric or "nvswitch"
+            size = cluster_xml_bytes(boxes, args.gpus, fabric, args.network)
+            if size > MAX_XML_BYTES:
+                n = boxes * args.gpus
+                c.error(f"--boxes {boxes} --gpus {args.gpus}: about {size / 2**20:,.0f} MiB of XML ({count(n)} GPUs, "
+                        f"{count(n * (n - 1) // 2)} routes written out); pipesim reads platforms of at most "
+                        f"{MAX_XML_BYTES >> 20} MiB (fewer GPUs, or --network torus or dragonfly)")
+            text = cluster(boxes, args.gpus, args.gpu, fabric, args.network, args.nic, oversubscription)
+        write_output(args.output, text)
         return 0
     if args.mobile is not None:
         models = args.mobile.split(",")
         unknown = [m for m in models if m not in MOBILE]
         if unknown:
             parser.error(f"--mobile: unknown model {unknown[0]!r} (expected {', '.join(MOBILE)})")
-        text = mobile(models, args.network)
-        if args.output is None:
-            sys.stdout.write(text)
-        else:
-            pathlib.Path(args.output).write_text(text)
+        write_output(args.output, mobile(models, args.network))
         return 0
     if args.write_shipped is None:
         parser.error("nothing to do: give --write-shipped DIR (e.g. --write-shipped platforms), --mobile MODELS or cluster ...")
@@ -440,7 +566,7 @@ def main(argv):
     if not out.is_dir():
         parser.error(f"--write-shipped: no such directory: {out}")
     for name, text in SHIPPED.items():
-        (out / name).write_text(text())
+        write_output(str(out / name), text(), "--write-shipped")
     return 0
 
 

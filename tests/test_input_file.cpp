@@ -1,6 +1,6 @@
 // read_input_file: every input is a regular file of at most 64 MiB, or one
 // error line; the workload, pattern, CSV and graph.txt readers all use it.
-#include "workloads/input_file.hpp"
+#include "sim/input_file.hpp"
 
 #include <sys/stat.h>
 

@@ -4,7 +4,10 @@
 
 #include <boost/property_tree/json_parser.hpp>
 #include <boost/property_tree/ptree.hpp>
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "tests/cli_runner.hpp"
 
@@ -106,6 +109,54 @@ TEST(MakePlatformCluster, TorusAndDragonflyAreSimGridClustersOfOneGpuNodes) {
   EXPECT_EQ(generate("--network torus --torus-dims 2,2 --gpus 8", "bad.xml"), "");
   EXPECT_EQ(generate("--network dragonfly --dragonfly '2,1;2'", "bad.xml"), "");
   EXPECT_EQ(generate("--gpus 4 --torus-dims 2,2", "bad.xml"), "");
+}
+
+// Pipesim's error contract (issue 22, item 15): one line, exit 2, nothing written; sizes
+// refused with the figure before anything is built.
+TEST(MakePlatformCluster, BadOutputsAndSizesAreOneLineErrorsAndWriteNothing) {
+  if (std::system("python3 --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
+  namespace fs = std::filesystem;
+  const std::string dir = temp_path("make-platform-errors");
+  fs::remove_all(dir);
+  fs::create_directories(dir + "/sub");
+  fs::create_symlink("loop-b", dir + "/loop-a");
+  fs::create_symlink("loop-a", dir + "/loop-b");
+  const std::string err = temp_path("make-platform.err");
+  auto refused = [&](const std::string& args, const std::string& message) {
+    const int status = std::system(("python3 " + kRoot + "scripts/make_platform.py " + args + " >/dev/null 2>" + err).c_str());
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2) << args;
+    EXPECT_EQ(read_text(err), "make_platform.py" + message + "\n") << args;
+  };
+  refused("cluster --gpus 2 -o " + dir + "/sub", ": error: " + dir + "/sub: --output: is a directory");
+  refused("cluster --gpus 2 -o " + dir + "/loop-a", ": error: " + dir + "/loop-a: --output: cannot open: Too many levels of symbolic links");
+  refused("cluster --gpus 2 -o " + dir + "/no/such/dir.xml",
+          ": error: " + dir + "/no/such/dir.xml: --output: cannot create a temporary file in '" + dir +
+              "/no/such': No such file or directory");
+  refused("--mobile pi -o /dev/full", ": error: /dev/full: --output: write error: No space left on device");
+  refused("cluster --gpus 2 --nic nanGbps -o " + dir + "/nan.xml",
+          " cluster: error: argument --nic: expected a positive finite rate like 100Gbps or 12.5GBps, got 'nanGbps'");
+  refused("cluster --gpus 2 --oversubscription inf -o " + dir + "/inf.xml",
+          " cluster: error: argument --oversubscription: expected a finite number, got 'inf'");
+  // The issue's 332 MB platform, and boxes enough to run out of memory building it.
+  refused("cluster --network ethernet --boxes 2 --gpus 1000 -o " + dir + "/big.xml",
+          " cluster: error: --boxes 2 --gpus 1000: about 317 MiB of XML (2,000 GPUs, 1,999,000 routes written out); pipesim reads "
+          "platforms of at most 64 MiB (fewer GPUs, or --network torus or dragonfly)");
+  refused("cluster --boxes 100000000 --gpus 8 -o " + dir + "/big.xml",
+          " cluster: error: --boxes 100000000 --gpus 8: about 79,345,703,005,810 MiB of XML (800,000,000 GPUs, "
+          "319,999,999,600,000,000 routes written out); pipesim reads platforms of at most 64 MiB (fewer GPUs, or "
+          "--network torus or dragonfly)");
+  refused("cluster --network torus --torus-dims 1000,1000,2 -o " + dir + "/big.xml",
+          " cluster: error: --network torus: 2,000,000 GPUs; at most 1,000,000 (pipesim counts about 15 GiB to simulate a million-node 3-D torus)");
+  // Nothing was written: no output, no temporary left beside one.
+  std::vector<std::string> left;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) left.push_back(entry.path().filename().string());
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, (std::vector<std::string>{"loop-a", "loop-b", "sub"}));
+  // Through a symbolic link: the file it names is replaced, the link kept.
+  fs::create_symlink("target.xml", dir + "/link.xml");
+  ASSERT_EQ(std::system(("python3 " + kRoot + "scripts/make_platform.py cluster --gpus 2 -o " + dir + "/link.xml").c_str()), 0);
+  EXPECT_TRUE(fs::is_symlink(dir + "/link.xml"));
+  EXPECT_TRUE(has(read_text(dir + "/target.xml"), "<host id=\"gpu1\""));
 }
 
 }  // namespace

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "sim/input_error.hpp"
-#include "workloads/input_file.hpp"
+#include "sim/input_file.hpp"
 
 namespace pipesim {
 namespace {

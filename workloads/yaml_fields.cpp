@@ -5,7 +5,7 @@
 #include <charconv>
 
 #include "sim/input_error.hpp"
-#include "workloads/input_file.hpp"
+#include "sim/input_file.hpp"
 
 namespace pipesim {
 namespace {

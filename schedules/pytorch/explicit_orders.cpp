@@ -10,7 +10,7 @@
 
 #include "schedules/stages/stage_plan.hpp"
 #include "sim/input_error.hpp"
-#include "workloads/input_file.hpp"
+#include "sim/input_file.hpp"
 
 namespace pipesim {
 namespace {

@@ -5,7 +5,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
+#include <filesystem>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -15,7 +15,9 @@
 #include <boost/property_tree/xml_parser.hpp>
 #include <xbt/parse_units.hpp>
 
+#include "sim/engine/platform_size.hpp"
 #include "sim/input_error.hpp"
+#include "sim/input_file.hpp"
 #include "sim/units.hpp"
 
 namespace pipesim {
@@ -188,6 +190,11 @@ class Checker {
       if (optional(node, "id") == "memory" && (context.parent_kind == "host" || context.parent_kind == "cluster"))
         memory(optional(node, "value"), context);
     }
+    // Profiles once the element is named ("host 'gpu0'"), for the message.
+    if (kind == "trace" && !optional(node, "file").empty()) profile("file", optional(node, "file"));
+    if (const auto attributes = node.get_child_optional("<xmlattr>"))
+      for (const auto& [name, value] : *attributes)
+        if (name.size() > 5 && name.compare(name.size() - 5, 5, "_file") == 0) profile(name, value.data());
     walk(node, inner);
   }
 
@@ -219,6 +226,27 @@ class Checker {
                               " (routes are symmetrical unless symmetrical=\"NO\")");
     routes_.emplace(key + src + '\n' + dst, line_);
     if (both_ways) routes_.emplace(key + dst + '\n' + src, line_);
+  }
+
+  // SimGrid reads a profile from the working directory or beside the
+  // platform: whichever exist must pass the checks of any input (no FIFO,
+  // no /dev/zero), and one must exist (a missing one aborts SimGrid).
+  void profile(const std::string& attribute, const std::string& path) {
+    namespace fs = std::filesystem;
+    std::vector<fs::path> candidates = {path};
+    if (fs::path(path).is_relative()) candidates.push_back(fs::path(file_).parent_path() / path);
+    bool found = false;
+    for (const fs::path& candidate : candidates) {
+      std::error_code ec;
+      if (fs::status(candidate, ec).type() == fs::file_type::not_found) continue;
+      found = true;
+      try {
+        read_input_file(candidate.string(), "a profile file");
+      } catch (const InputError& e) {
+        fail(attribute, e.what());
+      }
+    }
+    if (!found) fail(attribute, "'" + path + "': no such file (looked in the working directory and beside the platform)");
   }
 
   void speeds(const pt::ptree& node, const char* attribute) {
@@ -334,18 +362,23 @@ class Checker {
 
 }  // namespace
 
-bool check_platform_file(const std::string& file, const std::map<std::string, std::string>& simgrid_config) {
-  std::ifstream in(file, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+bool check_platform_file(const std::string& file, const std::string& text,
+                         const std::map<std::string, std::string>& simgrid_config, double memory_limit) {
+  PlatformSize size;
+  size.xml_bytes = static_cast<double>(text.size());
+  check_platform_size(file, size, memory_limit);  // the tree below takes memory too
   pt::ptree tree;
   try {
     std::istringstream xml(text);
     pt::read_xml(xml, tree);
-  } catch (const pt::xml_parser_error&) {
-    return false;  // not well-formed: SimGrid's parser reports it with its line
+  } catch (const pt::xml_parser_error& e) {
+    // Reported here, not by SimGrid: its parser builds what it has read
+    // before it finds the mistake, a huge cluster included.
+    throw InputError(file, "", single_line("invalid platform: line " + std::to_string(e.line()) + ": " + e.message()));
   }
+  size = count_platform(tree);
+  size.xml_bytes = static_cast<double>(text.size());
+  check_platform_size(file, size, memory_limit);
   const std::vector<StartTag> tags = scan_start_tags(text);  // the checker keeps a reference
   Checker checker(file, tags, simgrid_config);
   checker.check(tree);

@@ -16,9 +16,13 @@ namespace pipesim {
 // network/model:Constant, multi-core hosts under cpu/optim:TI; those name
 // --cfg). Returns whether a host or link follows a profile (an *_file
 // attribute, or a <trace>): its speed, bandwidth or state then changes over
-// time (Platform::time_varying). Text that is not well-formed XML is left to SimGrid's parser, whose
-// message says where. Call it with SimGrid's log threshold set (an Engine
-// exists): it uses SimGrid's own unit parsers, which warn on unit-less values.
-bool check_platform_file(const std::string& file, const std::map<std::string, std::string>& simgrid_config);
+// time (Platform::time_varying). TEXT is FILE's content (read_input_file);
+// text that is not well-formed XML, a profile file that is missing or not a
+// regular file of at most 64 MiB, and a platform whose estimated memory
+// (platform_size.hpp) exceeds MEMORY_LIMIT bytes are refused too. Call it
+// with SimGrid's log threshold set (an Engine exists): it uses SimGrid's own
+// unit parsers, which warn on unit-less values.
+bool check_platform_file(const std::string& file, const std::string& text,
+                         const std::map<std::string, std::string>& simgrid_config, double memory_limit);
 
 }  // namespace pipesim

@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <map>
 
 #include <simgrid/Exception.hpp>
@@ -15,6 +14,8 @@
 #include "sim/engine/simgrid_settings.hpp"
 #include "sim/engine/task_checks.hpp"
 #include "sim/input_error.hpp"
+#include "sim/input_file.hpp"
+#include "sim/memory_limit.hpp"
 
 namespace pipesim {
 
@@ -29,9 +30,11 @@ struct Simulation::SimGridState {
   std::map<std::string, std::string> config;  // the effective SimGrid settings
 };
 
-Simulation::Simulation(const std::string& platform_file, const std::vector<std::string>& extra_config)
+Simulation::Simulation(const std::string& platform_file, const std::vector<std::string>& extra_config,
+                       double max_memory_bytes)
     : simgrid_(std::make_unique<SimGridState>()) {
-  if (!std::ifstream(platform_file)) throw InputError(platform_file, "", "cannot open the platform file");
+  // Checked like every input before SimGrid opens it (a FIFO would block it, /dev/zero fill memory).
+  const std::string text = read_input_file(platform_file, "a platform file");
   for (const auto& c : extra_config) check_simgrid_setting(c);
   auto& s = *simgrid_;
   s.argv_storage = {"pipesim", "--log=root.thresh:critical", "--log=xbt_cfg.thresh:critical"};
@@ -48,7 +51,7 @@ Simulation::Simulation(const std::string& platform_file, const std::vector<std::
     s.engine = std::make_unique<simgrid::s4u::Engine>(&s.argc, s.argv.data());
     guard.rearm();  // the engine installed its own SIGSEGV handler
     // After the engine: its log threshold silences the unit parsers' warnings.
-    time_varying = check_platform_file(platform_file, effective_simgrid_config(extra_config));
+    time_varying = check_platform_file(platform_file, text, s.config, memory_limit_or_default(max_memory_bytes));
     s.engine->load_platform(platform_file);
     s.engine->seal_platform();  // routes exist only once sealed
   } catch (const InputError&) {

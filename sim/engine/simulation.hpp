@@ -24,9 +24,11 @@ class Simulation {
   // InputError on a bad platform or setting; a SimGrid abort or crash while
   // loading or running ends the process with one error line and exit code 2
   // (SimGridGuard). Paths are found when first asked for, and only while
-  // this Simulation lives.
+  // this Simulation lives. A platform estimated to need more than
+  // MAX_MEMORY_BYTES (0: default_memory_limit()) is refused before SimGrid
+  // builds it (platform_size.hpp).
   explicit Simulation(const std::string& platform_file,
-                      const std::vector<std::string>& extra_config = {});
+                      const std::vector<std::string>& extra_config = {}, double max_memory_bytes = 0);
   ~Simulation();
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;

@@ -1,4 +1,4 @@
-#include "workloads/input_file.hpp"
+#include "sim/input_file.hpp"
 
 #include <filesystem>
 #include <fstream>
