@@ -39,9 +39,9 @@ inline bool word_char(char c) {
 // An error message of bounded length however large the input it quotes (a
 // 4 MB cell, a repeated key): every quoted value ('...', opened after a
 // non-letter, closed before one, so "the workload's" is no quote) keeps at
-// most 80 characters, and the whole at most 2000, each cut ending "...".
+// most 160 characters, and the whole at most 2000, each cut ending "...".
 inline std::string bounded_message(const std::string& text) {
-  constexpr std::size_t kQuote = 80, kWhole = 2000;
+  constexpr std::size_t kQuote = 160, kWhole = 2000;  // 160: a long path or a quoted line format stays whole
   std::string out;
   bool closes_left = true;  // once a quote finds no close, no later one will: the scan stays linear
   for (std::size_t i = 0; i < text.size();) {

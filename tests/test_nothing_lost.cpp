@@ -143,7 +143,7 @@ TEST(SweepLock, TwoSweepsAtOnceLoseNoRow) {
          for (std::string l; std::getline(in, l);) rows.push_back(l);
          return rows;
        }())
-    if (row.find(",valid,") != std::string::npos) EXPECT_NE(row.find(",1f1b,true,"), std::string::npos) << row;
+    if (row.rfind("id,", 0) != 0 && row.find(",valid,") != std::string::npos) EXPECT_NE(row.find(",1f1b,true,"), std::string::npos) << row;
   // Run again: every row was done, none lost.
   const CliResult again = run_pipesim("sweep " + spec + " -o " + dir + "/out");
   ASSERT_EQ(again.exit_code, 0) << again.err;
@@ -243,7 +243,7 @@ TEST(ErrorLines, MoreCsvRowsThanDevicesNamesTheRow) {
         "microbatches: 1\nlayers:\n  - {forward: 1ms, backward: 2ms, activation: 1MiB, repeat: 5}\n"
         "schedule: {name: csv, file: o.csv}\n");
   expect_error(run_pipesim("run " + kPlatform + " w.yaml", "", dir),
-               "pipesim: error: " + dir + "/o.csv: line 5 (rank 4): 5 rows (ranks), but the platform has 4 devices");
+               "pipesim: error: o.csv: line 5 (rank 4): 5 rows (ranks), but the platform has 4 devices");
 }
 
 // Item 12: refusals deep in a schedule or the engine name the workload and its field.
@@ -273,7 +273,7 @@ TEST(ErrorLines, ScheduleRefusalsNameTheWorkloadAndField) {
 TEST(ErrorLines, QuotedValuesAreCut) {
   const std::string cell(4 << 20, 'x');
   const std::string what = InputError("o.csv", "line 1 (rank 0), column 1", "expected an op, got '" + cell + "'").what();
-  EXPECT_EQ(what, "o.csv: line 1 (rank 0), column 1: expected an op, got '" + std::string(77, 'x') + "...'");
+  EXPECT_EQ(what, "o.csv: line 1 (rank 0), column 1: expected an op, got '" + std::string(157, 'x') + "...'");
   // An apostrophe is no quote, and short quotes stay whole.
   EXPECT_EQ(std::string(InputError("w.yaml", "placement", "the workload's 'gpu0' is 'fine'").what()),
             "w.yaml: placement: the workload's 'gpu0' is 'fine'");
@@ -289,7 +289,7 @@ TEST(ErrorLines, QuotedValuesAreCut) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_LT(r.err.size(), 600u) << r.err.substr(0, 600);
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1);
-  EXPECT_EQ(r.err.rfind("pipesim: error: " + dir + "/o.csv: line 1 (rank 0), column 2: ", 0), 0u) << r.err.substr(0, 300);
+  EXPECT_EQ(r.err.rfind("pipesim: error: o.csv: line 1 (rank 0), column 2: ", 0), 0u) << r.err.substr(0, 300);
   // A million valid cells, one op repeated: a message listing every place, cut.
   std::string repeated = "0F0";
   for (int i = 1; i < 1000000; ++i) repeated += ",0F0";
@@ -298,7 +298,7 @@ TEST(ErrorLines, QuotedValuesAreCut) {
   EXPECT_EQ(many.exit_code, 2);
   EXPECT_LT(many.err.size(), 2100u);
   EXPECT_EQ(std::count(many.err.begin(), many.err.end(), '\n'), 1);
-  EXPECT_EQ(many.err.rfind("pipesim: error: " + dir + "/o.csv: 0F0 appears 1000000 times", 0), 0u) << many.err.substr(0, 300);
+  EXPECT_EQ(many.err.rfind("pipesim: error: o.csv: 0F0 appears 1000000 times", 0), 0u) << many.err.substr(0, 300);
 }
 
 }  // namespace

@@ -63,8 +63,8 @@ TEST(SweepCli, OneRowPerRunInGridOrderWithFailedRunsKept) {
   EXPECT_EQ(rows[0] + "\n", kHeader);
   const std::string platform0 = kRoot + "platforms/complete-4.xml", tiny = kRoot + "workloads/examples/tiny.yaml";
   EXPECT_EQ(rows[1].rfind("0000," + platform0 + "," + tiny + ",2,1f1b,,valid,0,,1f1b,true,true,0,,", 0), 0u) << rows[1];
-  EXPECT_EQ(rows[2], "0001," + platform0 + "," + tiny + ",2,kfkb,0,error,2,pipesim: error: " + tiny +
-                         ": schedule.k: expected a positive integer, got '0'" + std::string(21, ','));
+  EXPECT_EQ(rows[2], "0001," + platform0 + "," + tiny + ",2,kfkb,0,error,2,\"pipesim: error: " + tiny +
+                         ": schedule.k: expected a positive integer, got '0'\"" + std::string(21, ','));
   EXPECT_EQ(rows[12].rfind("0011," + kRoot + "platforms/nvswitch-4gpu.xml," + tiny + ",8,kfkb,0,error,2,", 0), 0u);
   EXPECT_TRUE(fs::exists(out + "/runs/0011.json"));
   EXPECT_FALSE(fs::exists(out + "/runs/0011.err"));  // scratch files are removed
