@@ -16,6 +16,7 @@
 #include "cli/study_command.hpp"
 #include "cli/sweep_command.hpp"
 #include "cli/validate_command.hpp"
+#include "sim/input_error.hpp"
 #include "sim/memory_saving_summary.hpp"
 
 namespace {
@@ -32,7 +33,12 @@ class CapturedStdout {
   // Writes what was captured and closes standard output; returns STATUS, or
   // 2 after reporting a write error.
   int finish(int status) {
+    const bool whole = std::cout.good();  // out of memory fails std::cout silently: a truncated text is not printed
     std::cout.rdbuf(original_);
+    if (!whole) {
+      std::cerr << "pipesim: error: <stdout>: out of memory while building it\n";
+      return 2;
+    }
     const std::string text = text_.str();
     int error = std::fflush(stdout) != 0 ? errno : 0;
     for (std::size_t done = 0; error == 0 && done < text.size();) {
@@ -120,7 +126,7 @@ int main(int argc, char** argv) {
     std::cerr << "pipesim: infeasible: " << one_line(e.what()) << "\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "pipesim: error: " << one_line(e.what()) << "\n";
+    std::cerr << "pipesim: error: " << one_line(bounded_message(e.what())) << "\n";  // any length quoted, bounded
   }
   return 2;
 }

@@ -7,6 +7,8 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <iostream>
+#include <new>
+#include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -40,7 +42,9 @@ bool writable_directory(const std::string& dir) { return ::access(dir.c_str(), W
 // created in its nearest existing ancestor. Returns what is wrong, or "".
 std::string directory_problem(const std::string& dir, bool create) {
   std::error_code ec;
-  if (fs::exists(dir, ec)) {
+  const bool exists = fs::exists(dir, ec);
+  if (ec) return "cannot use '" + dir + "': " + ec.message();  // a loop of symbolic links, a permission
+  if (exists) {
     if (!fs::is_directory(dir, ec)) return "'" + dir + "' is not a directory";
     return writable_directory(dir) ? "" : "cannot write in directory '" + dir + "'";
   }
@@ -155,8 +159,9 @@ void OutputFiles::declare_input(const std::string& what, const std::string& path
 
 void OutputFiles::declare(const std::string& option, const std::string& path, Parent parent) {
   auto fail = [&](const std::string& what) { throw InputError(path, option, what); };
-  std::error_code ec;
-  const fs::file_status target = fs::status(path, ec), node = fs::symlink_status(path, ec);
+  std::error_code ec, node_ec;
+  const fs::file_status target = fs::status(path, ec), node = fs::symlink_status(path, node_ec);
+  if (ec && fs::exists(node)) fail("cannot use it: " + ec.message());  // a loop of symbolic links
   if (fs::is_directory(target)) fail("is a directory");
   if (fs::exists(target) && ::access(path.c_str(), W_OK) != 0) fail("cannot write it (" + error_text(errno) + ")");
   struct stat file, out;
@@ -176,14 +181,30 @@ void OutputFiles::declare(const std::string& option, const std::string& path, Pa
   outputs_.push_back({option, path, parent, write, false, {}});
 }
 
-void OutputFiles::set(const std::string& path, std::string text) {
+OutputFiles::Output& OutputFiles::declared(const std::string& path) {
   for (Output& o : outputs_)
-    if (o.path == path) {
-      o.text = std::move(text);
-      o.has_text = true;
-      return;
-    }
+    if (o.path == path) return o;
   throw std::logic_error("output " + path + " was not declared");
+}
+
+void OutputFiles::set(const std::string& path, std::string text) {
+  Output& o = declared(path);
+  o.text = std::move(text);
+  o.has_text = true;
+}
+
+void OutputFiles::set(const std::string& path, const std::function<void(std::ostream&)>& write) {
+  Output& o = declared(path);
+  try {
+    std::ostringstream text;
+    text.exceptions(std::ios::badbit);  // the writer's std::bad_alloc, rethrown
+    write(text);
+    o.text = text.str();
+  } catch (const std::bad_alloc&) {
+    o.text = std::string();
+    throw InputError(o.path, o.option, "out of memory while building it");
+  }
+  o.has_text = true;
 }
 
 void OutputFiles::commit() {
@@ -216,6 +237,7 @@ void OutputFiles::commit() {
 void check_output_directory(const std::string& option, const std::string& dir) {
   std::error_code ec;
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) throw InputError(dir, option, "exists and is not a directory");
+  if (ec) throw InputError(dir, option, "cannot use it: " + ec.message());
   const std::string problem = directory_problem(dir, true);
   if (!problem.empty()) throw InputError(dir, option, problem);
 }

@@ -8,6 +8,8 @@
 // it would replace the node.
 #pragma once
 
+#include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,11 @@ class OutputFiles {
 
   // The text of a declared output (an output never given a text is not written).
   void set(const std::string& path, std::string text);
+  // The same, written by WRITE into a stream in memory. A stream in memory
+  // that cannot grow fails silently, keeping what it held, so its state is
+  // checked: running out of memory is an error naming the path and the
+  // option, never a truncated file.
+  void set(const std::string& path, const std::function<void(std::ostream&)>& write);
 
   // Writes every output that has a text, or none: a write error (a full
   // disk, EIO, /dev/full) or a failed rename leaves no temporary, no
@@ -50,6 +57,7 @@ class OutputFiles {
   struct Input {
     std::string what, path;
   };
+  Output& declared(const std::string& path);
   std::vector<Input> inputs_;
   std::vector<Output> outputs_;
 };

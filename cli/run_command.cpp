@@ -135,38 +135,31 @@ int run_command(const RunOptions& options) {
   const PatternSummary* promised = pattern ? &*pattern : nullptr;
   const std::string schedule_name = canonical_schedule_name(workload.schedule);  // an alias reports its schedule
 
-  if (!options.json.empty()) {
-    std::ostringstream text;
-    write_json_report(text, metrics, platform, schedule_name, promised, schedule.split ? &*schedule.split : nullptr,
-                      &schedule.memory_saving, &engine.engine, job);
-    outputs.set(options.json, text.str());
-  }
-  if (!options.trace.empty()) {
-    std::ostringstream text;
-    write_chrome_trace(text, graph, timeline, platform);
-    outputs.set(options.trace, text.str());
-  }
-  if (!options.memory_trace.empty()) {
-    std::ostringstream text;
-    write_memory_csv(text, memory_trace(graph, timeline), platform);
-    outputs.set(options.memory_trace, text.str());
-  }
-  if (!options.export_orders.empty()) {
-    std::ostringstream text;
-    try {
-      write_orders_csv(text, graph, timeline);
-    } catch (const std::invalid_argument& e) {
-      throw InputError(options.workload, "schedule",
-                       "schedule '" + workload.schedule + "' cannot be exported as PyTorch orders: " + e.what());
-    }
-    outputs.set(options.export_orders, text.str());
-  }
+  if (!options.json.empty())
+    outputs.set(options.json, [&](std::ostream& text) {
+      write_json_report(text, metrics, platform, schedule_name, promised, schedule.split ? &*schedule.split : nullptr,
+                        &schedule.memory_saving, &engine.engine, job);
+    });
+  if (!options.trace.empty())
+    outputs.set(options.trace, [&](std::ostream& text) { write_chrome_trace(text, graph, timeline, platform); });
+  if (!options.memory_trace.empty())
+    outputs.set(options.memory_trace,
+                [&](std::ostream& text) { write_memory_csv(text, memory_trace(graph, timeline), platform); });
+  if (!options.export_orders.empty())
+    outputs.set(options.export_orders, [&](std::ostream& text) {
+      try {
+        write_orders_csv(text, graph, timeline);
+      } catch (const std::invalid_argument& e) {
+        throw InputError(options.workload, "schedule",
+                         "schedule '" + workload.schedule + "' cannot be exported as PyTorch orders: " + e.what());
+      }
+    });
   if (!options.export_pattern.empty()) {
     if (!schedule.pattern && !schedule.iteration_pattern)
       throw InputError(options.workload, "schedule", "schedule '" + workload.schedule + "' has no periodic pattern to export");
-    std::ostringstream text;
-    write_pattern_yaml(text, schedule.pattern ? *schedule.pattern : schedule.iteration_pattern(), platform);
-    outputs.set(options.export_pattern, text.str());
+    outputs.set(options.export_pattern, [&](std::ostream& text) {
+      write_pattern_yaml(text, schedule.pattern ? *schedule.pattern : schedule.iteration_pattern(), platform);
+    });
   }
   if (!options.diagram.empty()) {
     DiagramOptions diagram;
@@ -174,17 +167,18 @@ int run_command(const RunOptions& options) {
     const bool svg = options.diagram.size() >= 4 && options.diagram.compare(options.diagram.size() - 4, 4, ".svg") == 0;
     diagram.batch_ids = !svg;  // text has no colours: cells say "f2b5"
     try {
-      outputs.set(options.diagram, svg ? pipeline_diagram_svg(graph, timeline, platform, diagram)
-                                       : pipeline_diagram_text(graph, timeline, platform, diagram));
+      outputs.set(options.diagram, [&](std::ostream& text) {
+        text << (svg ? pipeline_diagram_svg(graph, timeline, platform, diagram)
+                     : pipeline_diagram_text(graph, timeline, platform, diagram));
+      });
     } catch (const std::length_error& e) {
       throw InputError(options.diagram, "--diagram", e.what());
     }
   }
-  if (!options.workers.empty()) {
-    std::ostringstream text;
-    write_worker_report(text, compute_worker_metrics(graph, timeline, platform));
-    outputs.set(options.workers, text.str());
-  }
+  if (!options.workers.empty())
+    outputs.set(options.workers, [&](std::ostream& text) {
+      write_worker_report(text, compute_worker_metrics(graph, timeline, platform));
+    });
   outputs.commit();
   if (!options.quiet)
     write_summary(std::cout, metrics, platform, schedule_name, promised, schedule.split ? &*schedule.split : nullptr,

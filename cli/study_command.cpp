@@ -178,21 +178,19 @@ int study_command(const StudyCommandOptions& options) {
     points.insert(points.end(), ilp.begin(), ilp.end());
   }
 
-  std::ostringstream csv, table;
-  write_study_csv(csv, points);
+  std::ostringstream table;  // also printed
+  table.exceptions(std::ios::badbit);
   write_study_table(table, points, o.limits);
-  files.set(points_csv, csv.str());
+  files.set(points_csv, [&](std::ostream& text) { write_study_csv(text, points); });
   files.set(table_md, table.str());
-  files.set(plot_svg, study_svg(points, {o.title, o.limits}));
+  files.set(plot_svg, [&](std::ostream& text) { text << study_svg(points, {o.title, o.limits}); });
   for (std::size_t i = 0; i < points.size(); ++i) {
     if (!points[i].pattern) continue;
     char name[32];
     std::snprintf(name, sizeof(name), "%03zu-", i);
     const std::string path = (std::filesystem::path(options.export_patterns) / (name + points[i].source + ".yaml")).string();
     files.declare("--export-patterns", path, OutputFiles::Parent::Create);
-    std::ostringstream text;
-    write_pattern_yaml(text, *points[i].pattern, platform);
-    files.set(path, text.str());
+    files.set(path, [&](std::ostream& text) { write_pattern_yaml(text, *points[i].pattern, platform); });
   }
   if (imported) files.set(workload_yaml, imported_workload_yaml(*imported));
   files.commit();

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "cli/command_line.hpp"
+#include "cli/sweep_folder.hpp"
 #include "sim/input_error.hpp"
 #include "studies/sweep_plan.hpp"
 #include "studies/sweep_platforms.hpp"
@@ -51,12 +52,6 @@ std::vector<RunRecord> collect(const SweepPlan& plan, const std::vector<std::str
   return records;
 }
 
-void prepare_folder(const std::string& dir) {
-  std::error_code ec;
-  fs::create_directories(fs::path(dir) / "runs", ec);
-  if (ec) throw InputError(dir, "", "cannot create the output folder: " + ec.message());
-}
-
 int merge_command(const SweepCommandOptions& o) {
   std::vector<SweepPlan> plans;
   for (const std::string& dir : o.merge_inputs) plans.push_back(read_plan(dir));
@@ -65,8 +60,11 @@ int merge_command(const SweepCommandOptions& o) {
         plan_json(plans[i]) != plan_json(plans[0]))
       throw InputError(o.merge_inputs[i], "plan.json", "a different sweep than " + o.merge_inputs[0] + "'s");
   const SweepPlan& plan = plans[0];
+  std::vector<std::pair<std::string, std::string>> inputs;
+  for (const std::string& dir : o.merge_inputs) inputs.emplace_back("the plan of '" + dir + "'", dir + "/plan.json");
+  check_sweep_folder("-o", o.merge_output, inputs);
   const std::vector<RunRecord> records = collect(plan, o.merge_inputs, true);
-  prepare_folder(o.merge_output);
+  const SweepFolderLock lock("-o", o.merge_output);
   for (const RunRecord& r : records)
     write_file_atomically(o.merge_output + "/runs/" + r.id + ".json", record_json(r));
   write_file_atomically(o.merge_output + "/plan.json", plan_json(plan));
@@ -112,23 +110,31 @@ int sweep_command(const SweepCommandOptions& o) {
     }
   }
   SweepPlan plan = load_sweep_plan(o.spec);  // every input checked before anything runs
+  check_sweep_folder("-o", o.output, plan.inputs);
   const std::string clusters = generate_clusters(plan, o.spec);  // "cluster ARGS" platforms, in a temporary folder
   SweepRunOptions run;
   run.binary = this_binary();
   run.dir = o.output;
   run.jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   run.simgrid_config = o.simgrid_config;
-  prepare_folder(o.output);
+  std::optional<SweepFolderLock> lock;  // held until the sweep ends
+  try {
+    lock.emplace("-o", o.output);
+  } catch (const InputError&) {
+    if (!clusters.empty()) fs::remove_all(clusters);
+    throw;
+  }
   install_clusters(plan, clusters, o.output);
   write_file_atomically(o.output + "/plan.json", plan_json(plan));
   const std::vector<SweepRun> mine = shard_runs(plan, shard.first, shard.second);
 
   // Resuming: what has no record yet, or was killed by a signal (most likely
-  // from outside: Ctrl-C, a time limit, the OOM killer), is run (again).
+  // from outside: Ctrl-C, a time limit, the OOM killer), or lost its metrics
+  // (a record of an older version), is run (again).
   std::vector<SweepRun> todo;
   for (const SweepRun& r : mine) {
     const std::optional<RunRecord> record = find_record(o.output, r);
-    if (!record || record->status.rfind("killed by signal", 0) == 0) todo.push_back(r);
+    if (!record || !record_complete(*record)) todo.push_back(r);
   }
   const bool tty = ::isatty(STDERR_FILENO) == 1;
   const auto started = std::chrono::steady_clock::now();

@@ -150,11 +150,9 @@ int validate_command(const ValidateOptions& options) {
   std::optional<SimulatedRun> run;
   const std::vector<Violation> violations = csv ? check_orders_file(schedule, workload, simulation, run)
                                                 : check_pattern_file(schedule, workload, simulation.platform(), policy);
-  if (!options.json.empty()) {
-    std::ostringstream text;
-    write_violations_json(text, violations, simulation.platform(), run);
-    outputs.set(options.json, text.str());
-  }
+  if (!options.json.empty())
+    outputs.set(options.json,
+                [&](std::ostream& text) { write_violations_json(text, violations, simulation.platform(), run); });
   outputs.commit();
   write_violations(std::cout, violations, run);
   return violations.empty() ? 0 : 1;

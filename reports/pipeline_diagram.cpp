@@ -240,6 +240,7 @@ std::string pipeline_diagram_svg(const TaskGraph& graph, const Timeline& timelin
   auto x_of = [&](double seconds) { return left + seconds / d.column_seconds * kCell; };
 
   std::ostringstream s;
+  s.exceptions(std::ios::badbit);  // out of memory throws, never a silently truncated diagram
   s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(width) << "\" height=\"" << num(height)
     << "\" font-family=\"monospace\" font-size=\"11\">\n";
   s << "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n";

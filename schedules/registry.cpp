@@ -1,7 +1,10 @@
 #include "schedules/registry.hpp"
 
 #include <algorithm>
+#include <map>
+#include <stdexcept>
 
+#include "schedules/schedule_params.hpp"
 #include "schedules/training_state.hpp"
 #include "sim/input_error.hpp"
 #include "sim/units.hpp"
@@ -20,6 +23,12 @@ struct Entry {
 std::vector<Entry>& entries() {
   static std::vector<Entry> table;
   return table;
+}
+
+// The parameters each schedule takes, by canonical name (register_schedule_params).
+std::map<std::string, std::set<std::string>>& declared_params() {
+  static std::map<std::string, std::set<std::string>> params;
+  return params;
 }
 
 // Canonical names of the schedules that run the workload's memory_saving option.
@@ -112,11 +121,23 @@ void check_memory(const Workload& w, const ScheduleSize& size, const RunLimits& 
 
 }  // namespace
 
-GeneratedSchedule generate(const Workload& workload, const Platform& platform, const RunLimits& limits) {
+bool register_schedule_params(const std::string& canonical_name, std::set<std::string> params) {
+  declared_params()[canonical_name] = std::move(params);
+  return true;
+}
+
+void check_schedule(const Workload& workload) {
   const Entry* entry = find(workload.schedule);
   if (!entry)
     throw InputError(workload.file, "schedule",
                      "unknown schedule '" + workload.schedule + "' (expected one of: " + schedule_names_text() + ")");
+  const auto& declared = declared_params();
+  if (const auto it = declared.find(entry->names.front()); it != declared.end()) check_params(workload, it->second);
+}
+
+GeneratedSchedule generate(const Workload& workload, const Platform& platform, const RunLimits& limits) {
+  check_schedule(workload);
+  const Entry* entry = find(workload.schedule);
   // 0: left out of a workload whose schedule reads it from a file (csv).
   if (workload.microbatches < 1 && !(workload.microbatches == 0 && workload.schedule_params.count("file")))
     throw InputError(workload.file, "microbatches", "must be at least 1");
@@ -131,7 +152,12 @@ GeneratedSchedule generate(const Workload& workload, const Platform& platform, c
   }
   check_cost_times(workload, platform);
   check_memory(workload, entry->size ? entry->size(workload, platform) : per_layer_size(workload), limits);
-  GeneratedSchedule schedule = entry->build(workload, platform);
+  GeneratedSchedule schedule;
+  try {
+    schedule = entry->build(workload, platform);
+  } catch (const std::invalid_argument& e) {  // a refusal the family did not place: still the workload's, never fileless
+    throw InputError(workload.file, "schedule", e.what());
+  }
   add_training_state(schedule.graph, workload, platform);
   // Host memory stores offloaded bytes and computes nothing, whatever placement the schedule chose.
   for (const Task& task : schedule.graph.tasks())

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -81,6 +82,16 @@ inline TaskGraph generate_schedule(const Workload& workload, const Platform& pla
 // workload's memory_saving option; generate() refuses the option for the
 // others (InputError naming memory_saving). Returns true.
 bool register_memory_saving(const std::string& canonical_name);
+
+// Declares the parameters the schedule (canonical name) takes, so that
+// check_schedule refuses another without a platform or a build (a sweep
+// checks every run before any runs). Returns true.
+bool register_schedule_params(const std::string& canonical_name, std::set<std::string> params);
+
+// What can be checked of the workload's schedule before a platform is
+// loaded: its name, and its parameters where the family declared them.
+// Throws InputError naming the workload's schedule field.
+void check_schedule(const Workload& workload);
 
 // Canonical names, sorted ("1f1b", "gpipe"); aliases are not listed.
 std::vector<std::string> schedule_names();

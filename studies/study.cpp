@@ -146,6 +146,7 @@ std::string study_svg(const std::vector<StudyPoint>& points, const StudyPlot& pl
   auto n = [](double v) { return fmt::fixed(v, 1); };
 
   std::ostringstream s;
+  s.exceptions(std::ios::badbit);  // out of memory throws, never a silently truncated plot
   s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H << "\" viewBox=\"0 0 " << W
     << ' ' << H << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
     << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";

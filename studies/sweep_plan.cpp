@@ -1,9 +1,11 @@
 #include "studies/sweep_plan.hpp"
 
 #include <climits>
+#include <set>
 #include <filesystem>
 #include <stdexcept>
 
+#include "schedules/registry.hpp"
 #include "sim/input_error.hpp"
 #include "workloads/yaml_fields.hpp"
 
@@ -173,6 +175,12 @@ SweepPlan load_sweep_plan(const std::string& spec) {
     run.workload = resolve(folder, run.workload);
   }
   // Everything a run reads is checked before any runs: a bad input is one error, not a column of failures.
+  std::set<std::string> seen;
+  auto input = [&](const std::string& what, const std::string& path) {
+    if (!path.empty() && seen.insert(path).second) plan.inputs.emplace_back(what, path);
+  };
+  input("the sweep spec", spec);
+  input("the platform generator", plan.generator);
   for (const SweepRun& run : plan.runs) {
     std::error_code ec;
     if (!run.cluster.empty()) {
@@ -183,7 +191,15 @@ SweepPlan load_sweep_plan(const std::string& spec) {
     } else if (!fs::is_regular_file(run.platform, ec)) {
       throw InputError(spec, "platform", "'" + run.platform + "' is not a platform file");
     }
-    load_workload(run.workload, run.overrides);
+    if (run.cluster.empty()) input("a platform of the sweep", run.platform);
+    input("a workload of the sweep", run.workload);
+    const Workload workload = load_workload(run.workload, run.overrides);
+    check_schedule(workload);
+    input("a schedule file of the sweep", schedule_file_path(workload));
+    if (workload.model) {
+      input("a model config of the sweep", workload.model->config);
+      input("a calibration file of the sweep", workload.model->calibration);
+    }
   }
   return plan;
 }

@@ -23,12 +23,16 @@ struct SweepPlan {
   std::string generator;  // make_platform.py, resolved; needed by "cluster ARGS" platforms
   std::vector<std::string> columns;  // "platform", "workload", then the swept override keys
   std::vector<SweepRun> runs;        // grid order: the first dimension varies slowest
+  // Every file the sweep reads, once each, as {what, path}: the spec, the
+  // generator, the platforms, the workloads and the files they name (a
+  // schedule file, a model's config and calibration). No output may be one.
+  std::vector<std::pair<std::string, std::string>> inputs;
 };
 
 // Reads SPEC; throws InputError "SPEC: [line N: ]FIELD: WHAT" for an unknown
 // key, an empty grid or list, zipped lists of different lengths, a platform
 // that is not a file (or "cluster ARGS" without a `generator`), and (by loading every run's workload with its
-// overrides) an override of an unknown field or a bad value.
+// overrides) an override of an unknown field or a bad value, an unknown schedule or schedule parameter.
 SweepPlan load_sweep_plan(const std::string& spec);
 
 // The runs of shard I of N (1 <= I <= N): every N-th run from the I-th.

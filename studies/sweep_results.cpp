@@ -131,7 +131,21 @@ RunRecord make_record(const SweepRun& run, int wait_status, const std::string& s
   r.error = line;
   r.metrics = report_json.empty() ? std::vector<std::string>(sweep_metric_columns().size())
                                   : report_metrics(report_json);
+  if (!record_complete(r)) {
+    if (r.status.rfind("killed by signal", 0) == 0) return r;
+    r.status = "error";
+    r.error = "pipesim: error: " + run.id + ".report.json: --json: the run exited " + r.exit_code +
+              " but its report is missing or unreadable";
+  }
   return r;
+}
+
+bool record_complete(const RunRecord& r) {
+  if (r.status.rfind("killed by signal", 0) == 0) return false;
+  const auto& columns = sweep_metric_columns();
+  const std::size_t valid = static_cast<std::size_t>(std::find(columns.begin(), columns.end(), "valid") - columns.begin());
+  const bool has_metrics = valid < r.metrics.size() && !r.metrics[valid].empty();  // every report has "valid"
+  return has_metrics || (r.status != "valid" && r.status != "invalid");
 }
 
 std::string record_json(const RunRecord& r) {
@@ -229,7 +243,7 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
     out << text;
-    out.flush();
+    out.close();  // a write error (a full disk) may show only when the file is closed
     if (!out) {
       std::remove(temporary.c_str());
       throw std::runtime_error(path + ": cannot write: " + std::strerror(errno));

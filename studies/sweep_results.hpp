@@ -25,9 +25,17 @@ struct RunRecord {
 const std::vector<std::string>& sweep_metric_columns();
 
 // The record of RUN, from how its process ended (a waitpid status), its
-// stderr and its --json report (empty when it wrote none).
+// stderr and its --json report (empty when it wrote none). A run that
+// exited 0 or 1 without a readable report is an error, never a valid or
+// invalid row without metrics.
 RunRecord make_record(const SweepRun& run, int wait_status, const std::string& stderr_text,
                       const std::string& report_json);
+
+// Whether RECORD is final: false when its run was killed by a signal (most
+// likely from outside: Ctrl-C, a time limit, the OOM killer), or it says
+// valid or invalid without the report's metrics (written before this check
+// existed): either is run again on resume.
+bool record_complete(const RunRecord& record);
 
 // runs/ID.json text, and back (nullopt when missing, unreadable or not a record).
 std::string record_json(const RunRecord& record);

@@ -43,7 +43,7 @@ TEST(SlurmSweep, JobArrayShardsMergedEqualTheSingleRun) {
   std::ofstream(spec) << "workload: " << kRoot << "workloads/examples/tiny.yaml\n"
                       << "grid:\n  platform: [" << kRoot << "platforms/complete-4.xml, " << kRoot
                       << "platforms/nvswitch-4gpu.xml]\n  microbatches: [2, 4, 8]\n"
-                      << "zip:\n  - {schedule: [1f1b, gpipe], schedule.k: ['', 2]}\n";
+                      << "zip:\n  - {schedule: [1f1b, kfkb], schedule.k: ['', 0]}\n";
   const std::string single = dir + "/single";
   ASSERT_EQ(run_pipesim("sweep " + spec + " -o " + single + " -j 2").exit_code, 0);
 

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <thread>
@@ -25,7 +26,8 @@ const std::string kHeader =
     "throughput,microbatches,iterations,devices,devices_used,worst_bubble_fraction,max_peak_memory,memory_capacity,"
     "pattern.period,pattern.exact_period,pattern.exact_time_per_microbatch,pattern.simulated_period\n";
 
-// A spec of 2 x 3 x 2 = 12 runs in a fresh folder; the gpipe runs with k fail when they run.
+// A spec of 2 x 3 x 2 = 12 runs in a fresh folder; the kfkb runs with k 0 fail when they run (a
+// parameter's value, which only the schedule's builder checks).
 std::string write_spec(const std::string& name, const std::string& extra = "") {
   const std::string dir = temp_path(name);
   fs::remove_all(dir);
@@ -37,7 +39,7 @@ std::string write_spec(const std::string& name, const std::string& extra = "") {
                       << "platforms/nvswitch-4gpu.xml]\n"
                       << "  microbatches: [2, 4, 8]\n"
                       << "zip:\n"
-                      << "  - {schedule: [1f1b, gpipe], schedule.k: ['', 2]}\n"
+                      << "  - {schedule: [1f1b, kfkb], schedule.k: ['', 0]}\n"
                       << extra;
   return spec;
 }
@@ -61,10 +63,9 @@ TEST(SweepCli, OneRowPerRunInGridOrderWithFailedRunsKept) {
   EXPECT_EQ(rows[0] + "\n", kHeader);
   const std::string platform0 = kRoot + "platforms/complete-4.xml", tiny = kRoot + "workloads/examples/tiny.yaml";
   EXPECT_EQ(rows[1].rfind("0000," + platform0 + "," + tiny + ",2,1f1b,,valid,0,,1f1b,true,true,0,,", 0), 0u) << rows[1];
-  EXPECT_EQ(rows[2], "0001," + platform0 + "," + tiny + ",2,gpipe,2,error,2,pipesim: error: " + tiny +
-                         ": schedule.k: unknown parameter 'k' for schedule 'gpipe' (it takes none)" +
-                         std::string(21, ','));
-  EXPECT_EQ(rows[12].rfind("0011," + kRoot + "platforms/nvswitch-4gpu.xml," + tiny + ",8,gpipe,2,error,2,", 0), 0u);
+  EXPECT_EQ(rows[2], "0001," + platform0 + "," + tiny + ",2,kfkb,0,error,2,\"pipesim: error: " + tiny +
+                         ": schedule.k: expected a positive integer, got '0'\"" + std::string(21, ','));
+  EXPECT_EQ(rows[12].rfind("0011," + kRoot + "platforms/nvswitch-4gpu.xml," + tiny + ",8,kfkb,0,error,2,", 0), 0u);
   EXPECT_TRUE(fs::exists(out + "/runs/0011.json"));
   EXPECT_FALSE(fs::exists(out + "/runs/0011.err"));  // scratch files are removed
   // -j 1 gives the same bytes.
@@ -178,6 +179,14 @@ TEST(SweepCli, BadSpecsAreOneLineExitTwoBeforeAnythingRuns) {
        "microbatch_size, iterations, input, reference_speed, layers, model, schedule, placement, memory_saving, optimizer, memory, parallel\n"},
       {"workload: " + tiny + "\nplatform: " + p4 + "\nzip: [{microbatches: [1, 2], schedule: [gpipe]}]\n",
        "line 3: zip[0].schedule: expected 2 values like the first list, got 1"},
+      // A schedule or a parameter no run could have: found before anything runs, not as a column of errors.
+      {"workload: " + tiny + "\nplatform: " + p4 + "\ngrid: {schedule: [1f1b, zigzag]}\n",
+       "pipesim: error: " + tiny + ": schedule: unknown schedule 'zigzag' (expected one of: "},
+      {"workload: " + tiny + "\nplatform: " + p4 + "\nzip: [{schedule: [1f1b, gpipe], schedule.k: ['', 2]}]\n",
+       "pipesim: error: " + tiny + ": schedule.k: unknown parameter 'k' for schedule 'gpipe' (it takes none)\n"},
+      {"workload: " + tiny + "\nplatform: " + p4 + "\ngrid: {schedule: [kfkb], schedule.chunks: [2]}\n",
+       "pipesim: error: " + tiny + ": schedule.chunks: unknown parameter 'chunks' for schedule 'kfkb' (expected: "
+       "allocation, k, links, memory_policy, weights)\n"},
   };
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const std::string spec = write_file("bad" + std::to_string(i) + ".yaml", cases[i].text);
@@ -187,7 +196,11 @@ TEST(SweepCli, BadSpecsAreOneLineExitTwoBeforeAnythingRuns) {
     EXPECT_EQ(r.exit_code, 2) << cases[i].text;
     EXPECT_EQ(r.out, "");
     const bool whole = cases[i].error.rfind("pipesim: ", 0) == 0;
-    EXPECT_EQ(r.err, whole ? cases[i].error : "pipesim: error: " + spec + ": " + cases[i].error + "\n");
+    if (whole && cases[i].error.back() != '\n')  // the start of a line too long to repeat
+      EXPECT_EQ(r.err.rfind(cases[i].error, 0), 0u) << r.err;
+    else
+      EXPECT_EQ(r.err, whole ? cases[i].error : "pipesim: error: " + spec + ": " + cases[i].error + "\n");
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_FALSE(fs::exists(out)) << "nothing is written for a bad spec";
   }
   const std::string spec = write_spec("badshard");

@@ -32,6 +32,7 @@ const std::vector<std::string> kStageKeys = {"layers", "host"};
 const std::vector<std::string> kAutoPlacementKeys = {"stages"};
 
 const char* const kCostExpected = "a duration like '3ms' or a flop count like '2Tf'";
+constexpr double kMaxLayerBytes = 9.2e18;  // just below 2^63, as the engine checks
 const char* const kBytesExpected = "a byte size like '16MiB' or '1.5GB'";
 
 // "layer 3" or "layers 3-5".
@@ -59,7 +60,7 @@ class Loader : public YamlFields {
     if (auto* e = get(f, "microbatches")) w.microbatches = integer(e->value, "microbatches", 1);
     if (auto* e = get(f, "microbatch_size")) w.microbatch_size = integer(e->value, "microbatch_size", 1);
     if (auto* e = get(f, "iterations")) w.iterations = integer(e->value, "iterations", 1);
-    if (auto* e = get(f, "input")) w.input = bytes(e->value, "input");
+    if (auto* e = get(f, "input")) w.input = layer_bytes(e->value, "input");  // the first stage's input, also a transfer
     if (auto* e = get(f, "reference_speed")) {
       w.reference_speed = quantity(e->value, "reference_speed", "a speed like '150Tf'", parse_flops);
       if (w.reference_speed <= 0)
@@ -120,6 +121,16 @@ class Loader : public YamlFields {
     return quantity(n, path, kBytesExpected, parse_bytes);
   }
 
+  // A layer's bytes travel as transfers (activations, gradients, weights),
+  // which the engine counts in a signed 64-bit integer: bounded here, where
+  // the file and the field are known.
+  double layer_bytes(const YAML::Node& n, const std::string& path) const {
+    const double value = bytes(n, path);
+    if (value >= kMaxLayerBytes)
+      fail(n, path, "expected at most 8 EiB (a transfer's byte count must fit 63 bits), got '" + n.Scalar() + "'");
+    return value;
+  }
+
   Cost cost(const YAML::Node& n, const std::string& path) const {
     ParsedCost c = quantity(n, path, kCostExpected, parse_cost);
     if (c.value > kMaxCost)
@@ -141,14 +152,14 @@ class Loader : public YamlFields {
       Layer layer;
       layer.forward = cost(require(f, n, path, "forward", kCostExpected), sub(path, "forward"));
       layer.backward = cost(require(f, n, path, "backward", kCostExpected), sub(path, "backward"));
-      layer.activation = bytes(require(f, n, path, "activation", kBytesExpected), sub(path, "activation"));
-      if (auto* e = get(f, "weights")) layer.weights = bytes(e->value, sub(path, "weights"));
+      layer.activation = layer_bytes(require(f, n, path, "activation", kBytesExpected), sub(path, "activation"));
+      if (auto* e = get(f, "weights")) layer.weights = layer_bytes(e->value, sub(path, "weights"));
       if (auto* e = get(f, "operator_activations"))
-        layer.operator_activations = bytes(e->value, sub(path, "operator_activations"));
-      if (auto* e = get(f, "stash")) layer.stash = bytes(e->value, sub(path, "stash"));
-      if (auto* e = get(f, "forward_workspace")) layer.forward_workspace = bytes(e->value, sub(path, "forward_workspace"));
+        layer.operator_activations = layer_bytes(e->value, sub(path, "operator_activations"));
+      if (auto* e = get(f, "stash")) layer.stash = layer_bytes(e->value, sub(path, "stash"));
+      if (auto* e = get(f, "forward_workspace")) layer.forward_workspace = layer_bytes(e->value, sub(path, "forward_workspace"));
       if (auto* e = get(f, "backward_workspace"))
-        layer.backward_workspace = bytes(e->value, sub(path, "backward_workspace"));
+        layer.backward_workspace = layer_bytes(e->value, sub(path, "backward_workspace"));
       if (auto* e = get(f, "parameters"))
         layer.parameters = quantity(e->value, sub(path, "parameters"), "a parameter count like '1.5e9'", parse_flops);
       load_split(f, n, path, layer);

@@ -32,8 +32,10 @@ double unit_param(const Workload& w, const std::string& name, double fallback, P
   return value;
 }
 
+const std::set<std::string> kParams = {"memory", "k", "time_limit", "weights", "allocation"};
+
 GeneratedSchedule ilp_schedule(const Workload& w, const Platform& platform) {
-  check_params(w, {"memory", "k", "time_limit", "weights", "allocation"});
+  check_params(w, kParams);
   IlpOptions options;
   options.copies = positive_param(w, "k", 1);
   options.weights = weights_param(w);
@@ -59,7 +61,7 @@ GeneratedSchedule ilp_schedule(const Workload& w, const Platform& platform) {
   return {std::move(g), std::move(p)};
 }
 
-const bool registered = register_schedule({"ilp"}, ilp_schedule);
+const bool registered = register_schedule({"ilp"}, ilp_schedule) && register_schedule_params("ilp", kParams);
 
 }  // namespace
 }  // namespace pipesim

@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "schedules/schedule_params.hpp"
 #include "schedules/stages/partition.hpp"
 #include "schedules/stages/stage_plan.hpp"
 #include "sim/input_error.hpp"
@@ -289,16 +290,7 @@ TaskGraph build_master_graph(const MasterSpec& spec, const std::vector<MasterSta
 
 namespace {
 
-void check_params(const Workload& w) {
-  static const std::set<std::string> known = {"G", "R", "prefetch", "priority", "refetch", "scheme", "workers"};
-  for (const auto& [param, value] : w.schedule_params)
-    if (!known.count(param)) {
-      std::string expected;
-      for (const std::string& k : known) expected += (expected.empty() ? "" : ", ") + k;
-      throw InputError(w.file, "schedule." + param,
-                       "unknown parameter '" + param + "' for schedule 'master' (expected: " + expected + ")");
-    }
-}
+const std::set<std::string> kParams = {"G", "R", "prefetch", "priority", "refetch", "scheme", "workers"};
 
 // 0 when absent.
 int int_param(const Workload& w, const std::string& name, int min) {
@@ -312,7 +304,7 @@ int int_param(const Workload& w, const std::string& name, int min) {
 }
 
 MasterSpec workload_spec(const Workload& w) {
-  check_params(w);
+  check_params(w, kParams);
   MasterSpec spec;
   const auto scheme = w.schedule_params.find("scheme");
   if (scheme == w.schedule_params.end())
@@ -439,7 +431,7 @@ GeneratedSchedule master_schedule(const Workload& w, const Platform& platform) {
 }
 
 namespace {
-const bool registered = register_schedule({"master"}, master_schedule);
+const bool registered = register_schedule({"master"}, master_schedule) && register_schedule_params("master", kParams);
 }  // namespace
 
 }  // namespace pipesim

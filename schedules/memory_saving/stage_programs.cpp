@@ -107,114 +107,121 @@ std::vector<StageProgram> plan_stage_programs(const Workload& workload, const Pl
   for (std::size_t s = 0; s < plan.stages.size(); ++s) {
     const MemorySaving& option = per_stage ? workload.memory_saving_stages[s] : workload.memory_saving;
     const std::string field = per_stage ? "memory_saving[" + std::to_string(s) + "]" : "memory_saving";
-    const Stage& stage = plan.stages[s];
-    const Device& device = platform.devices[stage.device];
-    StageProgram p;
-    p.active = option.policy != "none";
-    if (!p.active) {
-      programs.push_back(std::move(p));
-      continue;
-    }
-    p.chain = stage_chain(workload, platform, stage);
-    double bandwidth = 0;
-    if (uses_host_memory(option.policy)) {
-      p.host_memory = host_memory_of(platform, stage.device);
-      if (p.host_memory < 0)
-        throw InputError(workload.file, field + ".policy",
-                         std::string(option.policy == "both" ? "both offloads" : "offload moves activations") + " to host memory, but platform " + platform.file +
-                             " routes no host of kind host to " + device.name);
-      bandwidth = std::min(platform.path(stage.device, p.host_memory).bandwidth,
-                           platform.path(p.host_memory, stage.device).bandwidth);
-    }
-    const int flight = std::max(1, in_flight(sequences[s]));
-    // Outside the budget: weights, the gradient buffer, and where tensors cross to a
-    // neighbour one buffer each way (the first stage receives no input, the last sends no output).
-    const bool first = s == 0, last = s + 1 == plan.stages.size();
-    const double reserved =
-        2 * stage.weight_bytes + (first ? 0 : 2 * stage.input_bytes) + (last ? 0 : 2 * stage.output_bytes);
-    const double free = device.memory - reserved;
-    double limit = option.limit > 0 ? option.limit : free / flight;
-    const std::string where = "stage " + std::to_string(s) + " (" + device.name + ")";
-    // fit: one micro-batch at its peak beside flight - 1 waiting between their phases.
-    const auto fit_need = [&](const Solution& sol) {
-      return sol.peak_memory + (flight - 1) * held_between_phases(sol, p.chain.length());
-    };
-    if (option.fit) {
-      double low = smallest_working_limit(p.chain, option.policy, option.slots, bandwidth);
-      const Solution least = solve(p.chain, option.policy, low, option.slots, bandwidth);
-      if (!least.feasible || fit_need(least) > free)
-        throw InfeasibleRun(workload.file + ": " + field + ".limit: " + where + " needs at least " +
-                            bytes_text(least.feasible ? fit_need(least) : low * flight) + " for " +
-                            std::to_string(flight) + (flight == 1 ? " micro-batch" : " micro-batches") +
-                            " in flight (policy " + option.policy + ", " + std::to_string(option.slots) +
-                            " slots), the device has " + bytes_text(free) + " after static memory and buffers (fit)");
-      double high = free;
-      for (int step = 0; step < 40 && high - low > 1e-6 * high; ++step) {
-        const double middle = (low + high) / 2;
-        const Solution sol = solve(p.chain, option.policy, middle, option.slots, bandwidth);
-        (sol.feasible && fit_need(sol) <= free ? low : high) = middle;
+    // The programs' tables refuse a grid too large ("slots: ... table cells"): the workload's field.
+    try {
+      const Stage& stage = plan.stages[s];
+      const Device& device = platform.devices[stage.device];
+      StageProgram p;
+      p.active = option.policy != "none";
+      if (!p.active) {
+        programs.push_back(std::move(p));
+        continue;
       }
-      limit = low;
-    }
-    const auto infeasible = [&](double given) {
-      // The smallest limit that works: this stage's under auto (its budget is its own), the
-      // largest over the stages under an explicit limit (one limit for all).
-      double least = smallest_working_limit(p.chain, option.policy, option.slots, bandwidth);
-      std::string who = where;
-      for (std::size_t o = s + 1; !per_stage && option.limit > 0 && o < plan.stages.size(); ++o) {
-        const Stage& other = plan.stages[o];
-        const double bw = uses_host_memory(option.policy) ? [&] {
-          const int h = host_memory_of(platform, other.device);
-          return h < 0 ? 0.0 : std::min(platform.path(other.device, h).bandwidth, platform.path(h, other.device).bandwidth);
-        }() : 0.0;
-        const double need = smallest_working_limit(stage_chain(workload, platform, other), option.policy, option.slots, bw);
-        if (need > least)
-          least = need, who = "stage " + std::to_string(o) + " (" + platform.devices[other.device].name + ")";
+      p.chain = stage_chain(workload, platform, stage);
+      double bandwidth = 0;
+      if (uses_host_memory(option.policy)) {
+        p.host_memory = host_memory_of(platform, stage.device);
+        if (p.host_memory < 0)
+          throw InputError(workload.file, field + ".policy",
+                           std::string(option.policy == "both" ? "both offloads" : "offload moves activations") + " to host memory, but platform " + platform.file +
+                               " routes no host of kind host to " + device.name);
+        bandwidth = std::min(platform.path(stage.device, p.host_memory).bandwidth,
+                             platform.path(p.host_memory, stage.device).bandwidth);
       }
-      std::string what = workload.file + ": " + field + ".limit: " + who + " needs at least " + bytes_text(least) +
-                         " per micro-batch (policy " + option.policy + ", " + std::to_string(option.slots) +
-                         " slots), the limit is " + bytes_text(given);
-      if (option.limit <= 0)
-        what += " (auto: " + fmt::bytes(device.memory) + " minus " + fmt::bytes(reserved) + " static and buffers, over " +
-                std::to_string(flight) + (flight == 1 ? " micro-batch" : " micro-batches") + " in flight)";
-      throw InfeasibleRun(what);
-    };
-    if (!(limit > 0)) infeasible(std::max(limit, 0.0));
-    p.solution = solve(p.chain, option.policy, limit, option.slots, bandwidth);
-    if (!p.solution.feasible) infeasible(limit);
-    // Split after the first forward of the last layer: it produces the stage's output.
-    const int L = p.chain.length();
-    const std::vector<Step> steps = steps_of(p.solution.ops);
-    std::size_t cut = 0;
-    while (cut < steps.size() && !(steps[cut].second == L && steps[cut].first != OpKind::Backward &&
-                                   steps[cut].first != OpKind::Offload && steps[cut].first != OpKind::Prefetch &&
-                                   steps[cut].first != OpKind::Free))
-      ++cut;
-    p.forward_steps.assign(steps.begin(), steps.begin() + static_cast<long>(cut) + 1);
-    p.backward_steps.assign(steps.begin() + static_cast<long>(cut) + 1, steps.end());
+      const int flight = std::max(1, in_flight(sequences[s]));
+      // Outside the budget: weights, the gradient buffer, and where tensors cross to a
+      // neighbour one buffer each way (the first stage receives no input, the last sends no output).
+      const bool first = s == 0, last = s + 1 == plan.stages.size();
+      const double reserved =
+          2 * stage.weight_bytes + (first ? 0 : 2 * stage.input_bytes) + (last ? 0 : 2 * stage.output_bytes);
+      const double free = device.memory - reserved;
+      double limit = option.limit > 0 ? option.limit : free / flight;
+      const std::string where = "stage " + std::to_string(s) + " (" + device.name + ")";
+      // fit: one micro-batch at its peak beside flight - 1 waiting between their phases.
+      const auto fit_need = [&](const Solution& sol) {
+        return sol.peak_memory + (flight - 1) * held_between_phases(sol, p.chain.length());
+      };
+      if (option.fit) {
+        double low = smallest_working_limit(p.chain, option.policy, option.slots, bandwidth);
+        const Solution least = solve(p.chain, option.policy, low, option.slots, bandwidth);
+        if (!least.feasible || fit_need(least) > free)
+          throw InfeasibleRun(workload.file + ": " + field + ".limit: " + where + " needs at least " +
+                              bytes_text(least.feasible ? fit_need(least) : low * flight) + " for " +
+                              std::to_string(flight) + (flight == 1 ? " micro-batch" : " micro-batches") +
+                              " in flight (policy " + option.policy + ", " + std::to_string(option.slots) +
+                              " slots), the device has " + bytes_text(free) + " after static memory and buffers (fit)");
+        double high = free;
+        for (int step = 0; step < 40 && high - low > 1e-6 * high; ++step) {
+          const double middle = (low + high) / 2;
+          const Solution sol = solve(p.chain, option.policy, middle, option.slots, bandwidth);
+          (sol.feasible && fit_need(sol) <= free ? low : high) = middle;
+        }
+        limit = low;
+      }
+      const auto infeasible = [&](double given) {
+        // The smallest limit that works: this stage's under auto (its budget is its own), the
+        // largest over the stages under an explicit limit (one limit for all).
+        double least = smallest_working_limit(p.chain, option.policy, option.slots, bandwidth);
+        std::string who = where;
+        for (std::size_t o = s + 1; !per_stage && option.limit > 0 && o < plan.stages.size(); ++o) {
+          const Stage& other = plan.stages[o];
+          const double bw = uses_host_memory(option.policy) ? [&] {
+            const int h = host_memory_of(platform, other.device);
+            return h < 0 ? 0.0 : std::min(platform.path(other.device, h).bandwidth, platform.path(h, other.device).bandwidth);
+          }() : 0.0;
+          const double need = smallest_working_limit(stage_chain(workload, platform, other), option.policy, option.slots, bw);
+          if (need > least)
+            least = need, who = "stage " + std::to_string(o) + " (" + platform.devices[other.device].name + ")";
+        }
+        std::string what = workload.file + ": " + field + ".limit: " + who + " needs at least " + bytes_text(least) +
+                           " per micro-batch (policy " + option.policy + ", " + std::to_string(option.slots) +
+                           " slots), the limit is " + bytes_text(given);
+        if (option.limit <= 0)
+          what += " (auto: " + fmt::bytes(device.memory) + " minus " + fmt::bytes(reserved) + " static and buffers, over " +
+                  std::to_string(flight) + (flight == 1 ? " micro-batch" : " micro-batches") + " in flight)";
+        throw InfeasibleRun(what);
+      };
+      if (!(limit > 0)) infeasible(std::max(limit, 0.0));
+      p.solution = solve(p.chain, option.policy, limit, option.slots, bandwidth);
+      if (!p.solution.feasible) infeasible(limit);
+      // Split after the first forward of the last layer: it produces the stage's output.
+      const int L = p.chain.length();
+      const std::vector<Step> steps = steps_of(p.solution.ops);
+      std::size_t cut = 0;
+      while (cut < steps.size() && !(steps[cut].second == L && steps[cut].first != OpKind::Backward &&
+                                     steps[cut].first != OpKind::Offload && steps[cut].first != OpKind::Prefetch &&
+                                     steps[cut].first != OpKind::Free))
+        ++cut;
+      p.forward_steps.assign(steps.begin(), steps.begin() + static_cast<long>(cut) + 1);
+      p.backward_steps.assign(steps.begin() + static_cast<long>(cut) + 1, steps.end());
 
-    StageMemorySaving& m = p.summary;
-    m.stage = static_cast<int>(s);
-    m.device = stage.device;
-    m.policy = option.policy;
-    m.limit = limit;
-    m.in_flight = flight;
-    std::vector<Step> keep_all;
-    for (int i = 1; i <= L; ++i) keep_all.push_back({OpKind::ForwardAll, i});
-    for (int i = L; i >= 1; --i) keep_all.push_back({OpKind::Backward, i});
-    const std::vector<Operation> baseline = replay_sequence(p.chain, keep_all);
-    m.baseline_seconds = end_time(baseline);
-    m.baseline_bytes = peak_memory(baseline);
-    m.seconds = p.solution.makespan;
-    m.bytes = p.solution.peak_memory;
-    std::vector<bool> seen(L + 1, false);
-    for (const Step& step : steps) {
-      const bool forward = step.first == OpKind::ForwardAll || step.first == OpKind::ForwardCheckpoint ||
-                           step.first == OpKind::ForwardNone;
-      if (forward) m.recomputed += seen[step.second] ? 1 : 0, seen[step.second] = true;
-      m.offloaded += step.first == OpKind::Offload;
+      StageMemorySaving& m = p.summary;
+      m.stage = static_cast<int>(s);
+      m.device = stage.device;
+      m.policy = option.policy;
+      m.limit = limit;
+      m.in_flight = flight;
+      std::vector<Step> keep_all;
+      for (int i = 1; i <= L; ++i) keep_all.push_back({OpKind::ForwardAll, i});
+      for (int i = L; i >= 1; --i) keep_all.push_back({OpKind::Backward, i});
+      const std::vector<Operation> baseline = replay_sequence(p.chain, keep_all);
+      m.baseline_seconds = end_time(baseline);
+      m.baseline_bytes = peak_memory(baseline);
+      m.seconds = p.solution.makespan;
+      m.bytes = p.solution.peak_memory;
+      std::vector<bool> seen(L + 1, false);
+      for (const Step& step : steps) {
+        const bool forward = step.first == OpKind::ForwardAll || step.first == OpKind::ForwardCheckpoint ||
+                             step.first == OpKind::ForwardNone;
+        if (forward) m.recomputed += seen[step.second] ? 1 : 0, seen[step.second] = true;
+        m.offloaded += step.first == OpKind::Offload;
+      }
+      programs.push_back(std::move(p));
+    } catch (const std::invalid_argument& e) {
+      const std::string what = e.what(), prefix = "slots: ";
+      if (what.rfind(prefix, 0) == 0) throw InputError(workload.file, field + ".slots", what.substr(prefix.size()));
+      throw InputError(workload.file, field, what);
     }
-    programs.push_back(std::move(p));
   }
   return programs;
 }

@@ -15,9 +15,12 @@
 namespace pipesim {
 namespace {
 
+const std::set<std::string> kKfkbParams = {"allocation", "k", "weights", "links", "memory_policy"},
+                             kOneCopyParams = {"allocation", "weights", "links", "memory_policy"},
+                             kPatternFileParams = {"file", "memory_policy"};  // checked by load_workload_pattern
+
 GeneratedSchedule unrolled(const Workload& w, const Platform& platform, bool kfkb) {
-  check_params(w, kfkb ? std::set<std::string>{"allocation", "k", "weights", "links", "memory_policy"}
-                       : std::set<std::string>{"allocation", "weights", "links", "memory_policy"});
+  check_params(w, kfkb ? kKfkbParams : kOneCopyParams);
   const Allocation a = workload_allocation(w, platform);
   const int copies = kfkb ? positive_param(w, "k", 2) : 1;
   const BufferPolicy buffers = memory_policy_param(w);
@@ -70,7 +73,10 @@ ScheduleSize kfkb_size(const Workload& w, const Platform& platform) {
 
 const bool registered = register_schedule({"1f1b-pattern"}, one_f_one_b_pattern_schedule, one_copy_size) &&
                         register_schedule({"kfkb"}, kfkb_schedule, kfkb_size) &&
-                        register_schedule({"pattern"}, pattern_file_schedule, one_copy_size);
+                        register_schedule({"pattern"}, pattern_file_schedule, one_copy_size) &&
+                        register_schedule_params("1f1b-pattern", kOneCopyParams) &&
+                        register_schedule_params("kfkb", kKfkbParams) &&
+                        register_schedule_params("pattern", kPatternFileParams);
 
 }  // namespace
 

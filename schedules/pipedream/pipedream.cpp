@@ -253,8 +253,10 @@ namespace {
 // included: instances of micro-batches below 0 do not exist), so that its
 // memory is the pattern's per layer under either buffer policy; otherwise
 // the stage pipeline (lifetime buffers per stage).
+const std::set<std::string> kParams = {"allocation", "noam", "memory_policy"};
+
 GeneratedSchedule pipedream_workload_schedule(const Workload& w, const Platform& platform) {
-  check_params(w, {"allocation", "noam", "memory_policy"});
+  check_params(w, kParams);
   const BufferPolicy buffers = memory_policy_param(w);
   const Allocation a = workload_allocation(w, platform);
   if (!is_contiguous(a))
@@ -275,7 +277,8 @@ ScheduleSize pipedream_size(const Workload& w, const Platform& platform) {
           std::to_string(S) + " stages"};
 }
 
-const bool registered = register_schedule({"pipedream"}, pipedream_workload_schedule, pipedream_size);
+const bool registered = register_schedule({"pipedream"}, pipedream_workload_schedule, pipedream_size) &&
+                        register_schedule_params("pipedream", kParams);
 
 }  // namespace
 }  // namespace pipesim

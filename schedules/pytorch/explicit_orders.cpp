@@ -170,12 +170,23 @@ ExplicitOrders read_orders_csv(const std::string& path) {
   return parse_orders_csv(read_input_file(path, "a CSV file"), path);
 }
 
+namespace {
+
+// Rank r is device r: the first row beyond the devices is at fault.
+void check_rank_count(const ExplicitOrders& orders, const Platform& platform) {
+  const std::size_t devices = static_cast<std::size_t>(platform.size());
+  if (orders.ranks.size() > devices)
+    throw InputError(orders.file, "line " + std::to_string(devices + 1) + " (rank " + std::to_string(devices) + ")",
+                     std::to_string(orders.ranks.size()) + " rows (ranks), but the platform has " +
+                         std::to_string(devices) + " devices");
+}
+
+}  // namespace
+
 std::vector<std::pair<int, int>> orders_stage_layers(const ExplicitOrders& orders, const Workload& w,
                                                      const Platform& platform) {
   const int S = orders.stages, L = static_cast<int>(w.layers.size());
-  if (orders.ranks.size() > static_cast<std::size_t>(platform.size()))
-    throw InputError(orders.file, "", std::to_string(orders.ranks.size()) + " rows (ranks), but the platform has " +
-                                          std::to_string(platform.size()) + " devices");
+  check_rank_count(orders, platform);
   const std::vector<int> rank = orders.stage_ranks();
   const Placement& pl = w.placement;
   std::vector<std::pair<int, int>> layers;
@@ -215,7 +226,8 @@ std::vector<std::pair<int, int>> orders_stage_layers(const ExplicitOrders& order
 }
 
 void check_ranks_compute(const ExplicitOrders& orders, const Platform& platform) {
-  for (std::size_t r = 0; r < orders.ranks.size() && r < static_cast<std::size_t>(platform.size()); ++r)
+  check_rank_count(orders, platform);
+  for (std::size_t r = 0; r < orders.ranks.size(); ++r)
     if (!orders.ranks[r].empty() && is_host_memory(platform.devices[r]))
       throw InputError(orders.file, "line " + std::to_string(r + 1) + " (rank " + std::to_string(r) + ")",
                        "rank " + std::to_string(r) + " is '" + platform.devices[r].name +

@@ -93,9 +93,10 @@ ExplicitOrders read_orders_csv(const std::string& path);
 std::vector<std::pair<int, int>> orders_stage_layers(const ExplicitOrders& orders, const Workload& workload,
                                                      const Platform& platform);
 
-// A CSV's rows are ranks, and rank r is device r: a row with ops on host
-// memory (kind host) is an InputError "FILE: line N (rank r): ..." (what
-// generate() refuses for every schedule, found before validate runs too).
+// A CSV's rows are ranks, and rank r is device r: more rows than devices,
+// or a row with ops on host memory (kind host), is an InputError "FILE:
+// line N (rank r): ..." (what generate() refuses for every schedule, found
+// before the orders are validated, which names ranks by their devices).
 void check_ranks_compute(const ExplicitOrders& orders, const Platform& platform);
 
 struct OrdersGraph {

@@ -43,53 +43,59 @@ GeneratedSchedule build(const Workload& w, const Platform& platform, ExplicitOrd
   return {build_orders_graph(orders, layers, w, platform, w.microbatches, w.iterations).graph, std::nullopt};
 }
 
+const std::set<std::string> kVirtualStagesParams = {"virtual_stages"}, kCsvParams = {"file", "comm_step"};
+
+// The generators refuse what PyTorch refuses (std::invalid_argument: a
+// micro-batch count that is not a multiple of its rounds, fewer micro-batches
+// than stages): an error of the workload's micro-batches.
+template <class Generate>
+ExplicitOrders generated(const Workload& w, Generate generate) {
+  try {
+    return generate();
+  } catch (const std::invalid_argument& e) {
+    throw InputError(w.file, "microbatches", e.what());
+  }
+}
+
 // A generator of orders for (ranks, stages per rank, micro-batches).
 template <ExplicitOrders (*orders)(int, int, int), int default_v>
 GeneratedSchedule with_virtual_stages(const Workload& w, const Platform& platform) {
-  check_params(w, {"virtual_stages"});
+  check_params(w, kVirtualStagesParams);
   const int v = positive_param(w, "virtual_stages", default_v);
   const int p = rank_count(w, platform, v);
-  ExplicitOrders generated;
-  try {
-    generated = orders(p, v, w.microbatches);
-  } catch (const std::invalid_argument& e) {  // a micro-batch count PyTorch refuses
-    throw InputError(w.file, "microbatches", e.what());
-  }
-  return build(w, platform, std::move(generated));
+  return build(w, platform, generated(w, [&] { return orders(p, v, w.microbatches); }));
 }
 
 GeneratedSchedule zb_h1(const Workload& w, const Platform& platform) {
   check_params(w, {});
-  return build(w, platform, interleaved_zero_bubble_orders(rank_count(w, platform, 1), 1, w.microbatches));
+  const int p = rank_count(w, platform, 1);
+  return build(w, platform, generated(w, [&] { return interleaved_zero_bubble_orders(p, 1, w.microbatches); }));
 }
 
 GeneratedSchedule zb_h2(const Workload& w, const Platform& platform) {
   check_params(w, {});
-  return build(w, platform, zb_h2_orders(rank_count(w, platform, 1), w.microbatches));
+  const int p = rank_count(w, platform, 1);
+  return build(w, platform, generated(w, [&] { return zb_h2_orders(p, w.microbatches); }));
 }
 
 GeneratedSchedule zbv(const Workload& w, const Platform& platform) {
   check_params(w, {});
-  return build(w, platform, zbv_orders(rank_count(w, platform, 2), w.microbatches));
+  const int p = rank_count(w, platform, 2);
+  return build(w, platform, generated(w, [&] { return zbv_orders(p, w.microbatches); }));
 }
 
 // DualPipeV: its overlapped pairs run side by side on two lanes of the device
 // (build_orders_graph), sharing its speed.
 GeneratedSchedule dualpipev(const Workload& w, const Platform& platform) {
   check_params(w, {});
-  ExplicitOrders generated;
-  try {
-    generated = dualpipev_orders(rank_count(w, platform, 2), w.microbatches);
-  } catch (const std::invalid_argument& e) {  // fewer micro-batches than stages, which PyTorch refuses
-    throw InputError(w.file, "microbatches", e.what());
-  }
-  return build(w, platform, std::move(generated));
+  const int p = rank_count(w, platform, 2);
+  return build(w, platform, generated(w, [&] { return dualpipev_orders(p, w.microbatches); }));
 }
 
 // schedule: {name: csv, file: orders.csv}: the file's path is relative to
 // the workload's folder; micro-batches from the workload, else from the file.
 GeneratedSchedule csv(const Workload& w, const Platform& platform) {
-  check_params(w, {"file", "comm_step"});
+  check_params(w, kCsvParams);
   double comm_seconds = -1;  // SEND and RECV cells checked, not simulated
   if (const auto step = w.schedule_params.find("comm_step"); step != w.schedule_params.end()) {
     ParsedCost c;
@@ -139,7 +145,12 @@ const bool registered =
     register_schedule({"zb-h1"}, zb_h1, orders_size) && register_schedule({"zb-h2"}, zb_h2, orders_size) &&
     register_schedule({"zbv", "schedulezbvzerobubble", "zbvzerobubble", "zb-v"}, zbv, orders_size) &&
     register_schedule({"dualpipev", "scheduledualpipev"}, dualpipev, orders_size) &&
-    register_schedule({"csv"}, csv, orders_size);
+    register_schedule({"csv"}, csv, orders_size) &&
+    register_schedule_params("interleaved-1f1b", kVirtualStagesParams) &&
+    register_schedule_params("interleaved-zb", kVirtualStagesParams) &&
+    register_schedule_params("looped-bfs", kVirtualStagesParams) && register_schedule_params("zb-h1", {}) &&
+    register_schedule_params("zb-h2", {}) && register_schedule_params("zbv", {}) &&
+    register_schedule_params("dualpipev", {}) && register_schedule_params("csv", kCsvParams);
 
 }  // namespace
 }  // namespace pipesim

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "schedules/registry.hpp"
 #include "schedules/schedule_params.hpp"
 #include "schedules/split/split_allocation.hpp"
 #include "schedules/split/split_grouping.hpp"
@@ -152,8 +153,14 @@ std::vector<ComputeResource> device_resources(const Device& device) {
   return {{device.kind.empty() ? "gpu" : device.kind, device.name, device.speed, device.speed, device.speed}};
 }
 
+namespace {
+const std::set<std::string> kParams = {"workers", "grouping", "partition", "epsilon", "allocation", "beta", "in_flight"};
+// Declared here, beside the check, so that a sweep finds an unknown one before running.
+const bool params_registered = register_schedule_params("split", kParams);
+}  // namespace
+
 SplitPlan plan_split(const Workload& w, const Platform& platform) {
-  check_params(w, {"workers", "grouping", "partition", "epsilon", "allocation", "beta", "in_flight"});
+  check_params(w, kParams);
   if (!w.placement.automatic)
     throw InputError(w.file, "placement",
                      "schedule 'split' cuts the chain itself (eq. 1); give placement: auto or {stages: N} "
