@@ -59,6 +59,18 @@ TEST(ParallelJob, DataParallelAddsTheRingAllReduceOfTheLastStage) {
   EXPECT_NEAR((*grads)["exposed_time"].get<double>(), 2 * ring, 1e-9);
   EXPECT_NEAR(dp["throughput"].get<double>(), 2 * 2 / dp["makespan"].get<double>(), 1e-12);  // two replicas
   EXPECT_EQ(find_purpose(pp, "dp gradients"), nullptr);
+  // A link per pair: no two transfers share one, so the analytic engine is exact and runs.
+  EXPECT_EQ(dp["engine"], "analytic");
+}
+
+// One link per GPU to a switch: the pipeline's transfer and the gradient
+// all-reduce leave gpu2 on one link at once, which only SimGrid shares.
+TEST(ParallelJob, CollectivesSharingALinkFallBackToSimGrid) {
+  const nlohmann::json j = run_json(kRoot + "platforms/nvswitch-4gpu.xml",
+                                    kChain + "parallel: {pp: 2, dp: 2, overlap_gradient_reduce: false, bucket: 1GB}\n",
+                                    "shared");
+  EXPECT_EQ(j["engine"], "simgrid");
+  EXPECT_TRUE(j["valid"].get<bool>());
 }
 
 // Megatron's overlap: with a bucket per layer, stage 0's last backward is
