@@ -239,6 +239,22 @@ TEST(MemorySavingPipeline, InfeasibleLimitIsOneLineAndExitOne) {
                        "256.00 MiB minus 160.00 MiB static and buffers, over 4 micro-batches in flight)\n");
 }
 
+// A grid of a few slots fails at every limit (its cells grow with the
+// limit): the line says so and names slots, not a limit that fails too.
+TEST(MemorySavingPipeline, TooFewSlotsNameNoLimit) {
+  using pipesim::testing::run_pipesim;
+  const std::string workload = kRoot + "workloads/examples/gpt2-xl-layers.yaml";
+  for (const int slots : {1, 2, 3}) {
+    const auto r = run_pipesim("run " + kRoot + "platforms/nvswitch-8gpu.xml " + workload +
+                               " --set memory_saving.policy=remat --set memory_saving.slots=" + std::to_string(slots));
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.err, "pipesim: infeasible: " + workload + ": memory_saving.slots: no limit works for stage 0 (gpu0) with " +
+                         std::to_string(slots) +
+                         " slots (policy remat): the memory grid is too coarse for its layers; raise slots (default 500)\n");
+    EXPECT_EQ(r.out, "");
+  }
+}
+
 // The A100 box with 150 MiB GPUs, 64 layers of 4 MiB activations, 1F1B with
 // 4 micro-batches: keeping everything runs out of memory; remat with limit
 // auto fits, 4 stages at +25 % per micro-batch; offloading alone fits with

@@ -49,7 +49,16 @@ double smallest_working_limit(const Chain& chain, const std::string& policy, int
                                        : min_feasible_limit(chain);
   for (int step = 0; step < 2000; ++step, limit *= 1.01)
     if (solve(chain, policy, limit, slots, bandwidth).feasible) return limit;
-  return limit;
+  // The grid's cells scale with the limit, so a grid too coarse for the
+  // chain fails at every limit: say so rather than name one that fails too.
+  return INFINITY;
+}
+
+// The line for a grid too coarse for any limit.
+std::string no_limit_works(const std::string& file, const std::string& field, const std::string& where,
+                           const std::string& policy, int slots) {
+  return file + ": " + field + ".slots: no limit works for " + where + " with " + std::to_string(slots) +
+         " slots (policy " + policy + "): the memory grid is too coarse for its layers; raise slots (default 500)";
 }
 
 // What a micro-batch holds while it waits between its phases: the memory in
@@ -143,6 +152,7 @@ std::vector<StageProgram> plan_stage_programs(const Workload& workload, const Pl
       };
       if (option.fit) {
         double low = smallest_working_limit(p.chain, option.policy, option.slots, bandwidth);
+        if (!std::isfinite(low)) throw InfeasibleRun(no_limit_works(workload.file, field, where, option.policy, option.slots));
         const Solution least = solve(p.chain, option.policy, low, option.slots, bandwidth);
         if (!least.feasible || fit_need(least) > free)
           throw InfeasibleRun(workload.file + ": " + field + ".limit: " + where + " needs at least " +
@@ -173,6 +183,7 @@ std::vector<StageProgram> plan_stage_programs(const Workload& workload, const Pl
           if (need > least)
             least = need, who = "stage " + std::to_string(o) + " (" + platform.devices[other.device].name + ")";
         }
+        if (!std::isfinite(least)) throw InfeasibleRun(no_limit_works(workload.file, field, who, option.policy, option.slots));
         std::string what = workload.file + ": " + field + ".limit: " + who + " needs at least " + bytes_text(least) +
                            " per micro-batch (policy " + option.policy + ", " + std::to_string(option.slots) +
                            " slots), the limit is " + bytes_text(given);
