@@ -20,12 +20,6 @@ double default_bucket_parameters(int dp) { return std::max(40e6, 1e6 * dp); }
 
 }  // namespace
 
-double JobBuilder::layer_gradient_bytes(int l) const {
-  const double parameters = w_.layers[l].parameters ? *w_.layers[l].parameters
-                            : w_.layers[l].weights / (w_.optimizer.weight_bytes > 0 ? w_.optimizer.weight_bytes : 2);
-  return parameters * w_.optimizer.gradient_bytes;
-}
-
 // Buckets per pipeline device, in backward order (the last layer's gradient
 // is ready first), and where the backward that completes a bucket must be
 // cut so the bucket can start before the rest of that backward runs.
@@ -52,10 +46,12 @@ void JobBuilder::plan_buckets() {
       const TaskId x = last_gradient[p][l];
       if (x == kNone) continue;
       weight_bytes_[p] += w_.layers[l].weights;
-      if (layer_gradient_bytes(l) <= 0) continue;
+      // The gradient buffer training_state holds: parameters x gradient bytes.
+      const double gradient = layer_parameters(w_, l) * w_.optimizer.gradient_bytes;
+      if (gradient <= 0) continue;
       if (buckets.empty() || buckets.back().bytes >= bucket_bytes) buckets.push_back({0, 0, l, l});
       Bucket& b = buckets.back();
-      b.bytes += layer_gradient_bytes(l);
+      b.bytes += gradient;
       b.ready = std::max(b.ready, overlap ? x : last_backward[p]);
       b.first = l;
     }

@@ -37,7 +37,6 @@ class JobBuilder {
   std::vector<TaskId> collective(CollectiveOp op, const std::string& algorithm, const std::vector<int>& group,
                                  double bytes, const std::string& purpose, const std::vector<std::vector<TaskId>>& ready,
                                  const Task& tag);
-  double layer_gradient_bytes(int layer) const;
   struct Bucket {
     double bytes = 0;
     TaskId ready = 0;    // the pipeline task after which its gradients are final

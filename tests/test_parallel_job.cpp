@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "models/transformer.hpp"
@@ -106,13 +107,24 @@ TEST(ParallelJob, DistributedOptimizerReduceScattersAndGathers) {
   EXPECT_EQ(weights, nullptr);
 }
 
-// Rank order: with tp-dp-pp, a DP group is two neighbours; with pp-dp-tp, the pipeline is.
+// Rank order: with tp-dp-pp a DP group is two neighbours (gpu0, gpu1) and
+// the pipeline gpu0 -> gpu2; with pp-dp-tp the reverse. Link gpu0-gpu2
+// carries the pipeline's 2 x 100 MB each way, or the 2-rank ring's
+// 2 x 200 MB of gradients each way.
 TEST(ParallelJob, RankOrderPlacesTheGroups) {
   const std::string platform = complete_platform(4, "1GBps", "1ms");
-  for (const std::string order : {"tp-dp-pp", "pp-dp-tp", "dp-pp-tp"}) {
-    const nlohmann::json j = run_json(platform, kChain + "parallel: {pp: 2, dp: 2, order: " + order + "}\n", order);
-    ASSERT_TRUE(j.contains("devices")) << order;
-    for (const auto& d : j["devices"]) EXPECT_GT(d["tasks"].get<int>(), 0) << order;
+  const std::map<std::string, double> link_0_2 = {{"tp-dp-pp", 200e6}, {"pp-dp-tp", 400e6}};
+  for (const auto& [order, bytes] : link_0_2) {
+    const nlohmann::json j =
+        run_json(platform, kChain + "parallel: {pp: 2, dp: 2, bucket: 1GB, order: " + order + "}\n", order);
+    ASSERT_TRUE(j.contains("links")) << order;
+    bool found = false;
+    for (const auto& link : j["links"])
+      if (link["name"] == "l0-2_UP") {
+        found = true;
+        EXPECT_DOUBLE_EQ(link["bytes"].get<double>(), bytes) << order;
+      }
+    EXPECT_TRUE(found) << order;
   }
 }
 
