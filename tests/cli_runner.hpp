@@ -1,6 +1,7 @@
 // Runs the pipesim binary as a user would and captures what it prints.
 #pragma once
 
+#include "tests/build_paths.hpp"
 #include <cstdio>
 #include <fstream>
 #include <sstream>

@@ -4,6 +4,7 @@
 // bias, GELU, learned positions, flash attention, no dropout, tp = 1).
 #pragma once
 
+#include "tests/build_paths.hpp"
 #include <fstream>
 #include <string>
 

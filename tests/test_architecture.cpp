@@ -1,6 +1,7 @@
 // The house shows the flow (docs/architecture.md): folders include one
 // another one way only, each layer only what lies below it, and the
 // architecture document names exactly the folders that hold code.
+#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
 
 #include <boost/graph/adjacency_list.hpp>

@@ -1,6 +1,7 @@
 // The bare SimGrid program for any task graph (bench/bare/bare_graph.cpp)
 // must simulate exactly what `pipesim run` does on the graph pipesim's own
 // generator builds, or bench_bare_graph.cpp's comparison means nothing.
+#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
 
 #include <cstdlib>

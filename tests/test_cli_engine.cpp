@@ -1,6 +1,7 @@
 // pipesim run --engine simgrid|analytic|auto: the same JSON from both engines
 // on the shipped examples (times within 1e-9, everything else equal, only
 // "engine" differs), the analytic engine's refusal, auto's fallback.
+#include "tests/build_paths.hpp"
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>

@@ -2,6 +2,7 @@
 // --opt=value, usage mistakes as one stderr line (exit 2), and the output
 // contract: all outputs or none, never over an input, devices written in
 // place, write errors reported. Also make_platform.py's own command line.
+#include "tests/build_paths.hpp"
 #include <algorithm>
 #include <filesystem>
 

@@ -1,4 +1,5 @@
 // Good runs through the command line: the shipped example, outputs, determinism.
+#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
 
 #include "tests/cli_runner.hpp"

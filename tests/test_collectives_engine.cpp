@@ -2,6 +2,7 @@
 // on platforms where no two steps share a link the makespan is the closed
 // form of docs/collectives.md to 1e-9; where groups share an uplink, it is
 // what SimGrid's sharing gives, computed by hand.
+#include "tests/build_paths.hpp"
 #include <algorithm>
 #include <cmath>
 

@@ -1,6 +1,7 @@
 // --diagram is bounded before it is built (issue 22, item 9): a task far
 // shorter than the run widens the columns instead of asking for billions of
 // cells, and an SVG of more tasks than kMaxSvgTasks is refused.
+#include "tests/build_paths.hpp"
 #include <filesystem>
 #include <stdexcept>
 

@@ -1,5 +1,6 @@
 // The SimGrid engine on hand-made task graphs. Each test runs in its own
 // process (gtest_discover_tests), as SimGrid allows one engine per process.
+#include "tests/build_paths.hpp"
 #include <cmath>
 #include <limits>
 

@@ -10,6 +10,7 @@
 //   build/pipesim_tests --gtest_filter=Fuzz/PlatformXml.KeepsTheErrorContract/17
 // A failure prints the mutations, the command and its stderr, and keeps the
 // case's directory.
+#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -2,6 +2,7 @@
 // multiplied by a power of two that brings their largest coefficient into
 // [1, 2), so memory rows in bytes and time rows in seconds are both of
 // order 1; the solutions, in the model's own units, are unchanged.
+#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
 
 #include <CoinPackedMatrix.hpp>

@@ -1,5 +1,6 @@
 // schedule: {name: ilp, ...}: the solver's pattern, run. What the run prints
 // beside the simulation (exact period, analytic peak) is what it simulated.
+#include "tests/build_paths.hpp"
 #include <regex>
 
 #include <gtest/gtest.h>

@@ -1,5 +1,6 @@
 // scripts/make_platform.py cluster: the generated topologies, as SimGrid
 // XML that pipesim runs.
+#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
 
 #include <boost/property_tree/json_parser.hpp>

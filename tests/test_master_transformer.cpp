@@ -2,6 +2,7 @@
 // (workloads/examples/transformer-8.yaml) on platforms/nvswitch-8gpu.xml
 // under every scheme. The numbers are docs/master-scheduler.md's comparison
 // table (scripts/master_compare.py prints it); one scheme per process.
+#include "tests/build_paths.hpp"
 #include <algorithm>
 #include <cmath>
 #include <string>

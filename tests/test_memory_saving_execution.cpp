@@ -2,6 +2,7 @@
 // sequence_graph): simulated times and GPU memory equal what the programs
 // predict, offloads and prefetches are real transfers to host memory, and
 // Lemma 1's idle time is what a simulation of a linear transfer finds.
+#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
 
 #include <algorithm>

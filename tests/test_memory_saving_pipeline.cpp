@@ -3,6 +3,7 @@
 // program in place of its forward and backward, in the time and memory the
 // program predicts; budgets come from the in-flight micro-batches; an
 // infeasible limit is one line and exit code 1.
+#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -2,6 +2,7 @@
 // writes a platform pipesim runs (byte for byte the shipped one for the
 // same devices), and mobile_figures.py's workload pieces (profile to flops,
 // merged layers, Theorem 1's beta). The figures themselves are not run here.
+#include "tests/build_paths.hpp"
 #include <cstdlib>
 #include <filesystem>
 #include <string>

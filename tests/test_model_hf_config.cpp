@@ -1,4 +1,5 @@
 // models/: Hugging Face config.json import and its one-line errors.
+#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
 
 #include "models/hf_config.hpp"

@@ -1,5 +1,6 @@
 // models/ against the blocks, embedding, head and stages measured on one
 // H200 and one H100 (tests/data/measured/README.md).
+#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,6 +1,7 @@
 // Model workloads through `pipesim run`: the `model:` section's errors keep
 // the one-line contract, and a run reports the job in tokens/s and MFU
 // (docs/workload-format.md#model, workloads/model_section.cpp).
+#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
 
 #include <algorithm>

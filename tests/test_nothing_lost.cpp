@@ -2,6 +2,7 @@
 // inputs, two sweeps never share a folder, a failed write (out of memory
 // included) leaves nothing and exit 2, outputs are checked before any work,
 // and every error line names its file and field and stays short.
+#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
 
 #include <fcntl.h>

@@ -1,5 +1,6 @@
 // The whole job: TP x PP x DP layouts, their collectives on the network and
 // their closed forms (parallelism/, layout/, docs/parallelism.md).
+#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -4,6 +4,7 @@
 // resource per device pair stays as LinkModel::Pair. Each SimGrid case
 // checks that the pattern's exact period (event graph) is the simulated one.
 // One process per case (one SimGrid engine per process).
+#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -5,6 +5,7 @@
 // take 80 ms per direction on complete-4's 12.5 GB/s links against 150 ms
 // of work per device (one layer each): seed 000's pair (160 ms both ways)
 // would be the bottleneck there, the platform's directions are not.
+#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
 
 #include <cctype>

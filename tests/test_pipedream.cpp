@@ -1,5 +1,6 @@
 // PipeDream's eager 1F1B with NOAM (seed 000 §4.1, §7): its stage orders,
 // its steady state as a pattern, the registry entry, and SimGrid runs.
+#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
 
 #include "sim/exact_period.hpp"

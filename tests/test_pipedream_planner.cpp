@@ -3,6 +3,7 @@
 // to the bit, for ResNet-18/50/101 on 4 and 8 machines, without a memory
 // constraint and for 13 memory sizes, with and without the communication
 // term, with and without --use_fewer_machines.
+#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
 
 #include <algorithm>

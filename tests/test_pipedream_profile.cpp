@@ -1,6 +1,7 @@
 // PipeDream graph.txt import: parsing, seed 000 §7's linearization on
 // hand-made DAGs, conservation of compute and parameters, the shipped
 // ResNets, the YAML written, and malformed profiles.
+#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
 
 #include <numeric>

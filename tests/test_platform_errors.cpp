@@ -1,6 +1,7 @@
 // Platforms and --cfg values that SimGrid 3.32 aborts or segfaults on: each
 // must end with exit code 2 and exactly one error line naming the file at
 // fault (the platform, or --cfg), never a signal; valid ones keep running.
+#include "tests/build_paths.hpp"
 #include <chrono>
 #include <csignal>
 #include <cstdio>

@@ -1,5 +1,6 @@
 // PyTorch schedules through the command line: running a compute CSV
 // (schedule csv), --export-orders and its round trip, and bad input.
+#include "tests/build_paths.hpp"
 #include <filesystem>
 #include <regex>
 

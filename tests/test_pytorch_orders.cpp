@@ -5,6 +5,7 @@
 // of backward op ids for the delayed weight ops), then drop the idle steps;
 // the generators compute the same orders in closed form. Plus PyTorch's own
 // artifact, the zb1p compute CSV, and literal orders derived by hand.
+#include "tests/build_paths.hpp"
 #include <algorithm>
 #include <map>
 #include <optional>

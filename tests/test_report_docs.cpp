@@ -1,5 +1,6 @@
 // The outputs shown in the README and docs/outputs.md are what pipesim
 // prints: a changed report must come with its regenerated example.
+#include "tests/build_paths.hpp"
 #include <string>
 
 #include <gtest/gtest.h>

@@ -1,5 +1,6 @@
 // Reports written by pipesim run, read back as a user would: the JSON report
 // parsed, the diagrams and worker table as text.
+#include "tests/build_paths.hpp"
 #include <sstream>
 #include <string>
 

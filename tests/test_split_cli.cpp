@@ -1,5 +1,6 @@
 // `pipesim run` with the split schedule: its report, and the error contract
 // (one line, exit 2, no output file) for its bad inputs.
+#include "tests/build_paths.hpp"
 #include <filesystem>
 #include <string>
 

@@ -2,6 +2,7 @@
 // period is eq. 1's max{f, g, h}, its shares are Theorem 1's when the
 // ratios are common, and weight stashing holds what docs/mobile.md says.
 // One process per test (SimGrid runs once per process).
+#include "tests/build_paths.hpp"
 #include <cmath>
 
 #include <gtest/gtest.h>

@@ -1,6 +1,7 @@
 // pipesim import and pipesim study through the binary: files written,
 // determinism, usage and input errors. Skipped while main.cpp does not
 // dispatch the commands yet.
+#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
 
 #include <algorithm>

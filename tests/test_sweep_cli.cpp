@@ -1,5 +1,6 @@
 // pipesim sweep: grids, failed runs as rows, bad specs, shards and merge,
 // resuming after a kill, the shipped specs of sweeps/.
+#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
 
 #include <signal.h>

@@ -1,5 +1,6 @@
 // The task graph's compact store (shapes) gives back exactly what was added,
 // and the memory event stream orders effects as documented, window or not.
+#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,5 +1,6 @@
 // Trace lanes: tasks that overlap on one link or device go to separate
 // threads, so that every thread's complete events nest (Perfetto's rule).
+#include "tests/build_paths.hpp"
 #include <map>
 #include <sstream>
 #include <string>

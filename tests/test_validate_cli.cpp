@@ -1,6 +1,7 @@
 // pipesim validate through the binary: crafted bad schedules (patterns and
 // CSV orders) each with a planted violation, valid schedules, and malformed
 // files (exit 2, one line, nothing written).
+#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,5 +1,6 @@
 // Explicit per-device orders (PyTorch compute CSVs): reading, stage layers,
 // the task graph they describe, and validate_orders' static checks.
+#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
 
 #include <map>

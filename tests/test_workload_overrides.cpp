@@ -1,4 +1,5 @@
 // --set KEY=VALUE: overrides applied to a workload's YAML before it is read.
+#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
 
 #include <stdexcept>

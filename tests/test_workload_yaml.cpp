@@ -1,3 +1,4 @@
+#include "tests/build_paths.hpp"
 #include "workloads/workload_yaml.hpp"
 
 #include <gtest/gtest.h>
@@ -269,7 +270,7 @@ TEST_F(WorkloadYaml, BadSchedule) {
 }
 
 TEST(WorkloadExamples, Tiny) {
-  Workload w = load_workload(PIPESIM_SOURCE_DIR "/workloads/examples/tiny.yaml");
+  Workload w = load_workload(std::string(PIPESIM_SOURCE_DIR) + "/workloads/examples/tiny.yaml");
   ASSERT_EQ(w.layers.size(), 4u);
   EXPECT_EQ(w.microbatches, 8);
   EXPECT_EQ(w.schedule, "1f1b");
@@ -280,7 +281,7 @@ TEST(WorkloadExamples, Tiny) {
 }
 
 TEST(WorkloadExamples, Gpt2Xl) {
-  Workload w = load_workload(PIPESIM_SOURCE_DIR "/workloads/examples/gpt2-xl-layers.yaml");
+  Workload w = load_workload(std::string(PIPESIM_SOURCE_DIR) + "/workloads/examples/gpt2-xl-layers.yaml");
   ASSERT_EQ(w.layers.size(), 50u);
   EXPECT_EQ(w.microbatches, 16);
   EXPECT_EQ(w.microbatch_size, 8);
