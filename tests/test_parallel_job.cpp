@@ -251,5 +251,24 @@ TEST(ParallelJob, BadLayoutIsOneLineNamingTheField) {
   }
 }
 
+
+// The figures printed beside a TP x PP x DP run, against Megatron's count
+// of a GPT iteration's model flops (Narayanan et al., SC'21, eq. 3):
+// 72.B.s.l.h^2 (1 + s/6h + V/12lh) for a global batch of B sequences.
+TEST(ParallelJob, MfuAndTokensUnderTpPpDpMatchMegatronsCount) {
+  const nlohmann::json j = run_json(kRoot + "platforms/nvswitch-8gpu.xml",
+                                    kSmallModel + "schedule: 1f1b\nparallel: {tp: 2, pp: 2, dp: 2}\n", "mfu");
+  ASSERT_TRUE(j.contains("training"));
+  const nlohmann::json& t = j["training"];
+  const double l = 6, h = 256, V = 1024, s = 128, B = 4 /*micro-batches*/ * 1 /*size*/ * 2 /*dp*/;
+  const double flops = 72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h));
+  EXPECT_NEAR(t["model_flops_per_iteration"].get<double>(), flops, 1e-9 * flops);
+  const double seconds = j["makespan"].get<double>();
+  EXPECT_EQ(t["gpus"], 8);
+  EXPECT_NEAR(t["tokens_per_second"].get<double>(), B * s / seconds, 1e-9 * B * s / seconds);
+  const double mfu = flops / (seconds * 8 * t["peak_flops_per_gpu"].get<double>());
+  EXPECT_NEAR(t["mfu"].get<double>(), mfu, 1e-9 * mfu);
+}
+
 }  // namespace
 }  // namespace pipesim::testing
