@@ -10,8 +10,8 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
-#include <string>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "studies/subprocess.hpp"

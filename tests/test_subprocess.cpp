@@ -4,6 +4,7 @@
 // interrupts (EINTR) is waited again; a wait for no child (ECHILD, "the
 // process specified by pid does not exist or is not a child of the calling
 // process") is an error at once, never a retry that would spin forever.
+// A program that cannot start (posix_spawnp's error) says why.
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -17,7 +18,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "sim/input_error.hpp"
 #include "studies/subprocess.hpp"
+#include "studies/sweep_platforms.hpp"
 
 namespace pipesim {
 namespace {
@@ -110,6 +113,24 @@ TEST(Subprocess, AWaitInterruptedByASignalWaitsAgain) {
   ::sigaction(SIGALRM, &before, nullptr);
   EXPECT_EQ(end.pid, pid);
   EXPECT_EQ(describe_exit(end.status), "exited with status 7");
+}
+
+// A sweep's platform generator that cannot start (no python3 on PATH) is
+// the spec's input error, saying why, instead of a guess.
+TEST(Subprocess, AGeneratorThatCannotStartIsAnInputErrorSayingWhy) {
+  SweepPlan plan;
+  plan.generator = "make_platform.py";
+  SweepRun run;
+  run.cluster = "--gpus 2";
+  plan.runs.push_back(run);
+  ASSERT_EQ(::setenv("PATH", "/nonexistent", 1), 0);  // one test per process: nothing else sees it
+  try {
+    generate_clusters(plan, "sweep.yaml");
+    FAIL() << "generated";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "sweep.yaml: platform: 'cluster --gpus 2': cannot start python3: No such file or directory");
+  }
 }
 
 }  // namespace
