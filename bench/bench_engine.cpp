@@ -144,7 +144,7 @@ BENCHMARK(BM_OneFOneB)->ArgNames({"P", "M"})->Args({8, 1000})->Iterations(10)->U
 BENCHMARK(BM_OneFOneB)->ArgNames({"P", "M"})->Args({8, 10000})->Iterations(2)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_OneFOneB)->ArgNames({"P", "M"})->Args({64, 1000})->Iterations(2)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_OneFOneB)->ArgNames({"P", "M"})->Args({64, 10000})->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
-// The analytic engine on the same graphs (issue 14: at least 20x SimGrid at P = 64, M = 10^4).
+// The analytic engine on the same graphs (its reason to exist: at least 20x SimGrid at P = 64, M = 10^4).
 BENCHMARK(BM_OneFOneBAnalytic)->ArgNames({"P", "M"})->Args({4, 10000})->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_OneFOneBAnalytic)->ArgNames({"P", "M"})->Args({64, 1000})->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_OneFOneBAnalytic)->ArgNames({"P", "M"})->Args({64, 10000})->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);

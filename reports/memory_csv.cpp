@@ -2,23 +2,10 @@
 
 #include <string>
 
+#include "reports/csv_field.hpp"
 #include "sim/format.hpp"
 
 namespace pipesim {
-namespace {
-
-// RFC 4180 quoting, only when the name needs it.
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
-}  // namespace
 
 void write_memory_csv(std::ostream& os, const std::vector<MemorySample>& trace, const Platform& platform) {
   std::vector<std::string> names;

@@ -1,6 +1,5 @@
 #include "studies/forked_run.hpp"
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,6 +9,7 @@
 #include <stdexcept>
 
 #include "sim/write_all.hpp"
+#include "studies/subprocess.hpp"
 
 namespace pipesim {
 
@@ -48,12 +48,8 @@ std::string run_forked(const std::function<std::string()>& work) {
     reply.append(buf, static_cast<std::size_t>(got));
   }
   ::close(fds[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (reply.empty())
-    throw std::runtime_error(WIFSIGNALED(status) ? "child killed by signal " + std::to_string(WTERMSIG(status))
-                                                 : "child exited with status " + std::to_string(WEXITSTATUS(status)));
+  const int status = wait_child(pid).status;
+  if (reply.empty()) throw std::runtime_error("child " + describe_exit(status));
   if (reply[0] != '0') throw std::runtime_error(reply.substr(1));
   return reply.substr(1);
 }

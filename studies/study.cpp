@@ -9,21 +9,15 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "sim/format.hpp"
 #include "analysis/metrics.hpp"
 #include "analysis/pattern_summary.hpp"
+#include "reports/csv_field.hpp"
+#include "sim/format.hpp"
 
 namespace pipesim {
 namespace {
 
 std::string csv_number(double v) { return std::isfinite(v) ? fmt::number(v) : ""; }
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
 
 // Inside a Markdown table cell a '|' must be escaped, even in code.
 std::string cell(const std::string& s) {

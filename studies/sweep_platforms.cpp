@@ -1,8 +1,6 @@
 #include "studies/sweep_platforms.hpp"
 
-#include <fcntl.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +11,7 @@
 #include <vector>
 
 #include "sim/input_error.hpp"
+#include "studies/subprocess.hpp"
 
 namespace pipesim {
 namespace {
@@ -38,32 +37,25 @@ std::string last_line(const std::string& path) {
   return last;
 }
 
-// python3 GENERATOR cluster ARGS -o OUT; "" or the failure's last stderr line.
+// python3 GENERATOR cluster ARGS -o OUT; "" or why it failed: the last
+// line of its stderr, or why it did not start (python3 not found).
 std::string run_generator(const std::string& generator, const std::string& args, const std::string& out,
                           const std::string& err) {
-  std::vector<std::string> argv_text = {"python3", generator, "cluster"};
+  std::vector<std::string> command = {"python3", generator, "cluster"};
   std::istringstream words(args);
-  for (std::string w; words >> w;) argv_text.push_back(w);
-  argv_text.push_back("-o");
-  argv_text.push_back(out);
-  std::vector<char*> argv;
-  for (std::string& a : argv_text) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {
-    const int null = ::open("/dev/null", O_RDWR), e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (null < 0 || e < 0) ::_exit(127);
-    ::dup2(null, STDIN_FILENO), ::dup2(null, STDOUT_FILENO), ::dup2(e, STDERR_FILENO);
-    ::execvp(argv[0], argv.data());
-    ::_exit(127);
+  for (std::string w; words >> w;) command.push_back(w);
+  command.push_back("-o");
+  command.push_back(out);
+  pid_t pid = -1;
+  try {
+    pid = start_process(command, {"/dev/null", err});
+  } catch (const std::runtime_error& e) {
+    return e.what();
   }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-  }
+  const int status = wait_child(pid).status;
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
   const std::string line = last_line(err);
-  return line.empty() ? "the generator failed (python3 not found?)" : line;
+  return line.empty() ? "the generator " + describe_exit(status) : line;
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "reports/csv_field.hpp"
 #include "reports/json_writer.hpp"
 #include "sim/input_error.hpp"
 
@@ -31,13 +32,6 @@ std::string read_text(const std::string& path) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
 }
 
 std::string json_list(const std::vector<std::string>& items) {

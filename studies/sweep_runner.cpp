@@ -1,18 +1,12 @@
 #include "studies/sweep_runner.hpp"
 
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <fstream>
-#include <iostream>
 #include <map>
 #include <sstream>
-#include <stdexcept>
+
+#include "studies/subprocess.hpp"
 
 namespace pipesim {
 namespace {
@@ -29,25 +23,7 @@ pid_t start(const SweepRun& run, const SweepRunOptions& o, const std::string& er
   std::vector<std::string> args = {o.binary, "run", run.platform, run.workload, "--quiet", "--json", report};
   for (const WorkloadOverride& w : run.overrides) args.push_back("--set=" + w.key + "=" + w.value);
   for (const std::string& c : o.simgrid_config) args.push_back("--cfg=" + c);
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::cout.flush();
-  std::cerr.flush();
-  std::fflush(nullptr);
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {  // only async-signal-safe calls until exec
-    const int null = ::open("/dev/null", O_RDWR);
-    const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (null < 0 || e < 0) ::_exit(127);
-    ::dup2(null, STDIN_FILENO);
-    ::dup2(null, STDOUT_FILENO);
-    ::dup2(e, STDERR_FILENO);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  return pid;
+  return start_process(args, {"/dev/null", err});
 }
 
 }  // namespace
@@ -64,19 +40,14 @@ std::vector<RunRecord> run_sweep(const std::vector<SweepRun>& todo, const SweepR
       running[start(run, o, runs + run.id + ".err", runs + run.id + ".report.json")] = next;
       ++next;
     }
-    int status = 0;
-    const pid_t pid = ::waitpid(-1, &status, 0);
-    if (pid < 0) {
-      if (errno == EINTR) continue;
-      throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
-    }
-    auto it = running.find(pid);
+    const ChildEnd end = wait_child();
+    auto it = running.find(end.pid);
     if (it == running.end()) continue;  // not one of ours
     const SweepRun& run = todo[it->second];
     const std::string err = runs + run.id + ".err", report = runs + run.id + ".report.json";
     RunRecord& record = records[it->second];
     running.erase(it);
-    record = make_record(run, status, read_text(err), read_text(report));
+    record = make_record(run, end.status, read_text(err), read_text(report));
     write_file_atomically(runs + run.id + ".json", record_json(record));
     std::remove(err.c_str());
     std::remove(report.c_str());

@@ -115,7 +115,8 @@ TEST(CliRun, FlushScheduleExportsItsIterationAsAPattern) {
                                   exported);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // A flush schedule's period is its iteration, which the run itself is: no
-  // pattern figures beside it (issue 10, "one truth"), but the iteration
+  // pattern figures beside it (they would repeat the run's own figures, and
+  // two numbers for one thing could disagree), but the iteration
   // still exports as a pattern of 16 copies.
   EXPECT_EQ(read_text(json).find("\"pattern\""), std::string::npos);
   EXPECT_NE(read_text(exported).find("copies: 16\n"), std::string::npos);

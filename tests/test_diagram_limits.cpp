@@ -1,4 +1,5 @@
-// --diagram is bounded before it is built (issue 22, item 9): a task far
+// --diagram is bounded before it is built, so that no run asks for more
+// memory than its own report: a task far
 // shorter than the run widens the columns instead of asking for billions of
 // cells, and an SVG of more tasks than kMaxSvgTasks is refused.
 #include "tests/build_paths.hpp"

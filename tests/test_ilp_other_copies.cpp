@@ -1,5 +1,5 @@
-// The ILP is never worse than a baseline run a pattern expresses (issue 10,
-// item 5): the model has a fixed number of copies k, so the heuristic's
+// The ILP is never worse than a baseline run a pattern expresses (an
+// "optimal" pattern slower than a baseline would be no optimum): the model has a fixed number of copies k, so the heuristic's
 // patterns with other copies (PipeDream's eager steady states, which repeat
 // every k' micro-batches) cannot start it; solve_optimal_pattern returns the
 // best of them when it beats, per micro-batch, every k-copy pattern found.

@@ -1,4 +1,5 @@
-// Row scaling of the ILP (issue 10, item 5): rows reach the solver
+// Row scaling of the ILP (CBC's tolerances are absolute, so rows in bytes
+// and rows in seconds need one scale): rows reach the solver
 // multiplied by a power of two that brings their largest coefficient into
 // [1, 2), so memory rows in bytes and time rows in seconds are both of
 // order 1; the solutions, in the model's own units, are unchanged.

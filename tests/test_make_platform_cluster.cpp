@@ -112,7 +112,7 @@ TEST(MakePlatformCluster, TorusAndDragonflyAreSimGridClustersOfOneGpuNodes) {
   EXPECT_EQ(generate("--gpus 4 --torus-dims 2,2", "bad.xml"), "");
 }
 
-// Pipesim's error contract (issue 22, item 15): one line, exit 2, nothing written; sizes
+// Pipesim's error contract (README, exit status): one line, exit 2, nothing written; sizes
 // refused with the figure before anything is built.
 TEST(MakePlatformCluster, BadOutputsAndSizesAreOneLineErrorsAndWriteNothing) {
   if (std::system("python3 --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";

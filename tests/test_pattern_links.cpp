@@ -1,4 +1,5 @@
-// The pattern model follows the platform's links (issue 10, item 1): a
+// The pattern model follows the platform's links, as the simulation does,
+// so that its exact period is the simulated one: a
 // transfer holds every Shared link of its route (the two directions of a
 // SPLITDUPLEX link are two), FatPipe links hold nothing, and seed 000's one
 // resource per device pair stays as LinkModel::Pair. Each SimGrid case

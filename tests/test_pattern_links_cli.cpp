@@ -1,7 +1,8 @@
 // Every pattern schedule on the shipped platforms (all SPLITDUPLEX; the
 // nvswitch ones route over two or more links, through switches): the run's
 // exact period (event graph, on the platform's links) is its simulated
-// period, 1e-6 relative (issue 10, item 1). The workload's 1 GB activations
+// period, 1e-6 relative: the pattern model and the engine share one
+// model of the links. The workload's 1 GB activations
 // take 80 ms per direction on complete-4's 12.5 GB/s links against 150 ms
 // of work per device (one layer each): seed 000's pair (160 ms both ways)
 // would be the bottleneck there, the platform's directions are not.

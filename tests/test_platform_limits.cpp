@@ -1,6 +1,7 @@
 // A platform goes through the checks of every input before SimGrid sees
 // it: a regular file of at most 64 MiB (its profile files too), and a size
-// SimGrid can build within the memory limit (issue 22, items 7 and 8).
+// SimGrid can build within the memory limit, so a huge or hostile file is
+// an error line rather than an out-of-memory kill.
 #include "tests/build_paths.hpp"
 #include <sys/stat.h>
 

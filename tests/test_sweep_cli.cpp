@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "studies/subprocess.hpp"
 #include "tests/cli_runner.hpp"
 
 namespace pipesim {
@@ -294,20 +295,12 @@ TEST(SweepCli, ResumingRerunsOnlyMissingRowsAndGivesTheSameTable) {
 TEST(SweepCli, KilledSweepResumedGivesTheSameTable) {
   const std::string spec = write_spec("kill"), out = folder_of(spec, "out"), full = folder_of(spec, "full");
   ASSERT_EQ(run_pipesim("sweep " + spec + " -o " + full + " -j 2").exit_code, 0);
-  const pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    ::freopen("/dev/null", "w", stderr);
-    ::freopen("/dev/null", "w", stdout);
-    ::execl(PIPESIM_BINARY, PIPESIM_BINARY, "sweep", spec.c_str(), "-o", out.c_str(), "-j", "1", (char*)nullptr);
-    ::_exit(127);
-  }
+  const pid_t pid = start_process({PIPESIM_BINARY, "sweep", spec, "-o", out, "-j", "1"});
   // Killed once a few runs are recorded, before the end.
   for (int waited = 0; waited < 3000 && !fs::exists(out + "/runs/0003.json"); ++waited)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   ::kill(pid, SIGKILL);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
+  const int status = wait_child(pid).status;
   ASSERT_TRUE(WIFSIGNALED(status)) << "the sweep ended before it was killed";
   EXPECT_FALSE(fs::exists(out + "/results.csv"));
   std::size_t recorded = 0;

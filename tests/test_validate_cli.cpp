@@ -286,7 +286,8 @@ TEST(ValidateValid, PatternFormatExample) {
 
 // The pattern of the case pattern_link_overlap without `links: pair`: its two
 // transfers overlap in opposite directions of gpu0-gpu1, a SPLITDUPLEX link
-// (complete_platform_xml), which SimGrid runs at once: valid (issue 10).
+// (complete_platform_xml), which SimGrid runs at once: valid, as the
+// validator follows the platform's links and not one resource per pair.
 TEST(ValidateValid, OppositeDirectionsOverlapOnASplitDuplexLink) {
   expect_valid(write_inputs("duplex", 2, "1TiB", kPatternWorkload, "duplex.yaml",
                             kPatternHead +

@@ -1,4 +1,5 @@
-// The bare SimGrid reference of issue 14 for any schedule: runs a task graph
+// The bare SimGrid reference (pipesim's overhead measured against SimGrid
+// alone) for any schedule: runs a task graph
 // dumped by the benchmarks (bench/bare/graph_dump_format.hpp) directly on
 // SimGrid 3.32, with no pipesim code, by the rules of pipesim's engine
 // (sim/engine/executor.cpp):

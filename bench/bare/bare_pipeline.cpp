@@ -1,4 +1,5 @@
-// The bare SimGrid reference of issue 14: the same pipeline as `pipesim run`
+// The bare SimGrid reference that bounds what pipesim's own code may cost:
+// the same pipeline as `pipesim run`
 // (S stages, stage s on host gpu<s>, F and B flops per stage, `bytes` of
 // activations forward and gradients backward between neighbours), driven
 // directly on SimGrid 3.32 with pipesim's default settings and none of

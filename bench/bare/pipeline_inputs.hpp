@@ -1,4 +1,5 @@
-// The inputs of issue 14's whole-command comparison, written for both
+// The inputs of the whole-command comparison (pipesim against SimGrid
+// alone), written for both
 // `pipesim run` and the bare SimGrid reference (bench/bare/bare_pipeline.cpp):
 // P uniform stages (F = 1 s, B = 2 s on 1 Tf GPUs), 1 GB of activations
 // between neighbours, each GPU on its own 25 GB/s, 1 us split-duplex link to

@@ -1,21 +1,22 @@
 // solve_optimal_pattern: heuristic warm start, model, CBC, solution ->
-// validated pattern; read_ilp_solution and write_ilp_model.
+// validated pattern, one phase after the other (OptimalPatternSearch);
+// read_ilp_solution and write_ilp_model.
 #include "schedules/ilp/ilp.hpp"
 
+#include <algorithm>
 #include <chrono>
-#include <cmath>
-#include <cstdio>
 #include <stdexcept>
 
-#include "sim/exact_period.hpp"
 #include "patterns/pattern_analysis.hpp"
+#include "patterns/pattern_timing.hpp"
 #include "patterns/pattern_validation.hpp"
 #include "schedules/ilp/cbc_driver.hpp"
 #include "schedules/ilp/ilp_formulation.hpp"
 #include "schedules/ilp/ilp_heuristic.hpp"
 #include "schedules/ilp/ilp_solution.hpp"
 #include "schedules/ilp/ilp_solution_file.hpp"
-#include "patterns/pattern_timing.hpp"
+#include "sim/exact_period.hpp"
+#include "sim/format.hpp"
 
 namespace pipesim {
 namespace {
@@ -25,10 +26,14 @@ using namespace ilp;
 
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-std::string fmt(const char* format, double a, double b = 0) {
-  char buf[200];
-  std::snprintf(buf, sizeof buf, format, a, b);
-  return buf;
+// Nine significant digits: periods and bounds in messages and the log.
+std::string g9(double v) { return fmt::number(v, 9); }
+
+// "ilp:    1.25 s  ": a log line's elapsed time, aligned as the solver's
+// progress lines (cbc_driver) align theirs.
+std::string log_time(double seconds) {
+  const std::string t = fmt::fixed(seconds, 2);
+  return "ilp: " + std::string(t.size() < 7 ? 7 - t.size() : 0, ' ') + t + " s  ";
 }
 
 double exact(const Pattern& p, const Workload& w, const Platform& platform) {
@@ -60,9 +65,218 @@ bool uniform(const Platform& p) {
   return true;
 }
 
-void say(const IlpOptions& o, const std::string& line) {
-  if (o.log) o.log(line);
-}
+// One solve_optimal_pattern call. Its phases run in order and each fills
+// its part of the one result: the warm start, the model, then either no
+// solve (time limit 0) or CBC and its answer; at every end, a heuristic
+// pattern with other copies replaces the answer when it is faster.
+class OptimalPatternSearch {
+ public:
+  OptimalPatternSearch(const Workload& workload, const Platform& platform, const IlpOptions& options)
+      : workload_(workload), platform_(platform), options_(options) {
+    make_instance(workload, platform, options, 0);  // checks the options before any work
+  }
+
+  IlpResult run() {
+    choose_warm_start();
+    build_model();
+    const LinearModel& model = formulation_->model();
+    if (!model.constant_violation().empty())
+      return no_pattern(IlpResult::Status::Infeasible,
+                        "no pattern fits: constraint " + model.constant_violation() + " fails for every pattern");
+    if (options_.time_limit <= 0) return model_only();
+    return solve();
+  }
+
+ private:
+  void say(const std::string& line) const {
+    if (options_.log) options_.log(line);
+  }
+
+  // The given pattern, else the best heuristic pattern that fits. A
+  // heuristic pattern with other copies cannot start the model (its k is
+  // fixed): it is kept aside, the answer when the model finds nothing better.
+  void choose_warm_start() {
+    warm_ = options_.warm_start;
+    if (warm_) warm_->links = options_.links;  // judged as the model judges it
+    if (warm_ || !options_.heuristic) return;
+    HeuristicResult h = best_heuristic_pattern(workload_, platform_, options_);
+    say(log_time(since(t0_)) + "heuristic: " + std::to_string(h.evaluated) + " patterns (kFkB, PipeDream eager), " +
+        (h.best ? "best fitting period " + g9(h.best_period) : std::string("none fits")) +
+        (h.other ? ", with " + fmt::number(h.other->copies, 6) + " copies " + g9(h.other_period) : std::string()));
+    warm_ = h.best;
+    if (!h.other || !options_.other_copies) return;
+    const std::string bad = violations(*h.other, workload_, platform_);
+    if (bad.empty())
+      other_ = std::move(h.other), other_period_ = h.other_period, other_seconds_ = since(t0_);
+    else
+      say("ilp: heuristic pattern with other copies rejected: " + bad);
+  }
+
+  void build_formulation(double upper_bound) {
+    const auto start = Clock::now();
+    formulation_.emplace(make_instance(workload_, platform_, options_, upper_bound));
+    result_.build_seconds = since(start);
+  }
+
+  // The warm start's period bounds T when the model times it as the
+  // platform does (fixed allocation, or alike devices and links); the model
+  // is rebuilt without that bound if it rejects the warm start. A given
+  // warm start may be invalid (overlaps, memory): then it bounds nothing.
+  void build_model() {
+    const std::string invalid = warm_ ? violations(*warm_, workload_, platform_) : "";
+    const double upper =
+        warm_ && invalid.empty() && (options_.allocation || uniform(platform_)) ? warm_->period : 0;
+    build_formulation(upper);
+    if (warm_) {
+      std::string why = invalid;
+      auto values = invalid.empty() ? pattern_values(*formulation_, *warm_, workload_, platform_, why) : std::nullopt;
+      if (!values && upper > 0) {
+        build_formulation(0);
+        values = pattern_values(*formulation_, *warm_, workload_, platform_, why);
+      }
+      if (values) {
+        start_ = std::move(*values);
+        result_.pattern = warm_;
+        result_.period = exact(*warm_, workload_, platform_);
+        result_.heuristic_period = result_.period;
+        result_.first_solution_seconds = since(t0_);
+      } else {
+        say("ilp: warm start rejected: " + why);
+      }
+    }
+    const LinearModel& model = formulation_->model();
+    result_.variables = static_cast<int>(model.variables().size());
+    result_.integers = model.integer_count();
+    result_.constraints = static_cast<int>(model.rows().size());
+    const auto [low, high] = model.coefficient_range(false);
+    const auto [scaled_low, scaled_high] = model.coefficient_range(true);
+    say("ilp: model: " + std::to_string(result_.variables) + " variables (" + std::to_string(result_.integers) +
+        " integer), " + std::to_string(result_.constraints) + " constraints, built in " +
+        fmt::fixed(result_.build_seconds, 3) + " s; T in [" + g9(instance().T_lower) + ", " +
+        g9(instance().T_upper) + "]; coefficients " + fmt::number(low, 3) + " to " + fmt::number(high, 3) +
+        ", rows scaled " + fmt::number(scaled_low, 3) + " to " + fmt::number(scaled_high, 3));
+    if (!options_.write_model.empty()) {
+      model.write(options_.write_model);
+      say("ilp: model written to " + options_.write_model);
+    }
+    if (!start_.empty())
+      say(log_time(result_.first_solution_seconds) + "warm start: period " + g9(result_.period));
+  }
+
+  const Instance& instance() const { return formulation_->instance(); }
+
+  // The heuristic pattern with other copies, when it beats the model's
+  // answer (per micro-batch; ties keep the model's) or the model has none:
+  // status Feasible, bound the load bound (the model's bound holds for k
+  // copies only). MODEL_OUTCOME says what the model gave, for the message.
+  bool prefer_other_copies(const std::string& model_outcome) {
+    if (!other_) return false;
+    const int k = options_.copies, k2 = other_->copies;
+    if (result_.pattern && other_period_ / k2 >= result_.period / k * (1 - 1e-12)) return false;
+    const std::string model_best =
+        result_.pattern ? g9(result_.period / k) + " s per micro-batch" : std::string("no pattern");
+    result_.model_period = result_.pattern ? result_.period : 0;
+    result_.pattern = std::move(other_);
+    result_.period = other_period_;
+    result_.status = IlpResult::Status::Feasible;
+    result_.bound = std::min(instance().T_lower / k * k2, result_.period);
+    result_.gap = (result_.period - result_.bound) / result_.period;
+    if (result_.first_solution_seconds < 0) result_.first_solution_seconds = other_seconds_;
+    result_.message = "feasible: PipeDream's eager pattern of " + fmt::number(k2, 6) + " copies, " +
+                      g9(result_.period / k2) + " s per micro-batch, beats the model's best with " +
+                      fmt::number(k, 6) + " copies (" + model_best + "; " + model_outcome + "); load bound " +
+                      g9(result_.bound / k2) + " s per micro-batch";
+    result_.seconds = since(t0_);
+    say("ilp: " + result_.message);
+    return true;
+  }
+
+  // No pattern of the model's: STATUS and WHY, with the memory with which a
+  // heuristic pattern would fit (unless a pattern with other copies is the answer).
+  IlpResult no_pattern(IlpResult::Status status, const std::string& why) {
+    if (prefer_other_copies(why)) return std::move(result_);
+    result_.status = status;
+    result_.pattern.reset();
+    result_.period = 0;
+    const HeuristicResult h = heuristic_memory_needed(workload_, platform_, options_);
+    result_.heuristic_memory_needed = h.memory_needed;
+    result_.message = why + "; a heuristic pattern fits with " + g9(result_.heuristic_memory_needed) +
+                      " bytes per device";
+    result_.seconds = since(t0_);
+    say("ilp: " + result_.message);
+    return std::move(result_);
+  }
+
+  // Time limit 0: the model is built (and written), not solved.
+  IlpResult model_only() {
+    result_.model_period = result_.pattern ? result_.period : 0;
+    if (prefer_other_copies("not solved (time limit 0)")) return std::move(result_);
+    result_.status = result_.pattern ? IlpResult::Status::Feasible : IlpResult::Status::Unknown;
+    result_.message = "not solved (time limit 0)";
+    result_.bound = instance().T_lower;
+    result_.gap = result_.pattern ? (result_.period - result_.bound) / result_.period : 0;
+    result_.seconds = since(t0_);
+    return std::move(result_);
+  }
+
+  // CBC's answer as a pattern, kept when valid and no slower than the warm
+  // start; "" or why it was not used (a bug if ever).
+  std::string take_solver_answer(const CbcRun& run) {
+    if (run.solution.empty()) return "";
+    std::string rejected;
+    try {
+      Pattern p = solution_to_pattern(*formulation_, run.solution, workload_, platform_);
+      rejected = violations(p, workload_, platform_);
+      const double period = rejected.empty() ? exact(p, workload_, platform_) : 0;
+      if (rejected.empty() && (!result_.pattern || period <= result_.period)) {
+        result_.pattern = std::move(p);
+        result_.period = period;
+        if (result_.first_solution_seconds < 0) result_.first_solution_seconds = run.first_solution_seconds;
+      }
+    } catch (const std::invalid_argument& e) {
+      rejected = e.what();
+    }
+    if (!rejected.empty()) say("ilp: the solver's answer is no valid pattern: " + rejected);
+    return rejected;
+  }
+
+  IlpResult solve() {
+    const CbcRun run =
+        solve_with_cbc(formulation_->model(), start_, options_.time_limit, options_.threads, options_.log, t0_);
+    result_.bound = run.bound;
+    const std::string rejected = take_solver_answer(run);
+    if (!result_.pattern) {
+      if (run.outcome == CbcRun::Outcome::Infeasible)
+        return no_pattern(IlpResult::Status::Infeasible, "no pattern fits in memory (CBC proved it)");
+      return no_pattern(IlpResult::Status::Unknown,
+                        rejected.empty() ? "no pattern found within the time limit"
+                                         : "the solver's answer was no valid pattern (" + rejected + ")");
+    }
+    result_.model_period = result_.period;
+    const bool optimal = run.outcome == CbcRun::Outcome::Optimal && rejected.empty();
+    if (prefer_other_copies(std::string(optimal ? "optimal" : "feasible") + ", bound " + g9(run.bound)))
+      return std::move(result_);
+    result_.status = optimal ? IlpResult::Status::Optimal : IlpResult::Status::Feasible;
+    if (optimal) result_.bound = std::min(result_.bound, result_.period);
+    result_.gap = result_.period > 0 ? std::max(0.0, (result_.period - result_.bound) / result_.period) : 0;
+    result_.message =
+        std::string(to_string(result_.status)) + ": period " + g9(result_.period) + ", bound " + g9(result_.bound) +
+        (rejected.empty() ? "" : "; the solver's answer was no valid pattern (" + rejected + "), kept the warm start");
+    result_.seconds = since(t0_);
+    return std::move(result_);
+  }
+
+  const Workload& workload_;
+  const Platform& platform_;
+  const IlpOptions& options_;
+  const Clock::time_point t0_ = Clock::now();
+  std::optional<Pattern> warm_;   // the model's warm start, if any
+  std::optional<Pattern> other_;  // a valid heuristic pattern with other copies, kept aside
+  double other_period_ = 0, other_seconds_ = 0;
+  std::optional<Formulation> formulation_;
+  std::vector<double> start_;  // the warm start's values of the model's variables; empty: none
+  IlpResult result_;
+};
 
 }  // namespace
 
@@ -77,172 +291,7 @@ std::string_view to_string(IlpResult::Status status) {
 }
 
 IlpResult solve_optimal_pattern(const Workload& workload, const Platform& platform, const IlpOptions& options) {
-  const auto t0 = Clock::now();
-  IlpResult result;
-  make_instance(workload, platform, options, 0);  // checks the options before any work
-
-  // Warm start: the given pattern, else the best heuristic pattern that fits.
-  // A heuristic pattern with other copies (`other`) cannot start the model
-  // (its k is fixed): it is the answer when the model finds nothing better.
-  std::optional<Pattern> warm = options.warm_start;
-  if (warm) warm->links = options.links;  // judged as the model judges it
-  std::optional<Pattern> other;
-  double other_period = 0, other_seconds = 0;
-  if (!warm && options.heuristic) {
-    HeuristicResult h = best_heuristic_pattern(workload, platform, options);
-    say(options, fmt("ilp: %7.2f s  heuristic: ", since(t0)) + std::to_string(h.evaluated) +
-                     " patterns (kFkB, PipeDream eager), " +
-                     (h.best ? fmt("best fitting period %.9g", h.best_period) : std::string("none fits")) +
-                     (h.other ? fmt(", with %g copies %.9g", h.other->copies, h.other_period) : std::string()));
-    warm = h.best;
-    if (h.other && options.other_copies) {
-      const std::string bad = violations(*h.other, workload, platform);
-      if (bad.empty()) other = std::move(h.other), other_period = h.other_period, other_seconds = since(t0);
-      else say(options, "ilp: heuristic pattern with other copies rejected: " + bad);
-    }
-  }
-
-  // The warm start's period bounds T when the model times it as the
-  // platform does (fixed allocation, or alike devices and links); the model
-  // is rebuilt without that bound if it rejects the warm start.
-  // A given warm start may be invalid (overlaps, memory): then it bounds nothing.
-  std::string invalid = warm ? violations(*warm, workload, platform) : "";
-  const double upper = warm && invalid.empty() && (options.allocation || uniform(platform)) ? warm->period : 0;
-  std::optional<Formulation> built;
-  auto build = [&](double bound) {
-    const auto build_start = Clock::now();
-    built.emplace(make_instance(workload, platform, options, bound));
-    result.build_seconds = since(build_start);
-  };
-  build(upper);
-  std::vector<double> start;
-  if (warm) {
-    std::string why = invalid;
-    auto values = invalid.empty() ? pattern_values(*built, *warm, workload, platform, why) : std::nullopt;
-    if (!values && upper > 0) {
-      build(0);
-      values = pattern_values(*built, *warm, workload, platform, why);
-    }
-    if (values) {
-      start = std::move(*values);
-      result.pattern = warm;
-      result.period = exact(*warm, workload, platform);
-      result.heuristic_period = result.period;
-      result.first_solution_seconds = since(t0);
-    } else {
-      say(options, "ilp: warm start rejected: " + why);
-    }
-  }
-  const Formulation& formulation = *built;
-  const Instance& instance = formulation.instance();
-  const LinearModel& model = formulation.model();
-  result.variables = static_cast<int>(model.variables().size());
-  result.integers = model.integer_count();
-  result.constraints = static_cast<int>(model.rows().size());
-  say(options, "ilp: model: " + std::to_string(result.variables) + " variables (" + std::to_string(result.integers) +
-                   " integer), " + std::to_string(result.constraints) + " constraints, built in " +
-                   fmt("%.3f s; T in [%.9g, ", result.build_seconds, instance.T_lower) +
-                   fmt("%.9g]", instance.T_upper) +
-                   fmt("; coefficients %.3g to %.3g", model.coefficient_range(false).first,
-                       model.coefficient_range(false).second) +
-                   fmt(", rows scaled %.3g to %.3g", model.coefficient_range(true).first,
-                       model.coefficient_range(true).second));
-  if (!options.write_model.empty()) {
-    model.write(options.write_model);
-    say(options, "ilp: model written to " + options.write_model);
-  }
-  if (!start.empty())
-    say(options, fmt("ilp: %7.2f s  warm start: period %.9g", result.first_solution_seconds, result.period));
-
-  // The heuristic pattern with other copies, when it beats the model's answer
-  // (per micro-batch; ties keep the model's) or the model has none: status
-  // Feasible, bound the load bound (the model's bound holds for k copies only).
-  auto take_other = [&](const std::string& model_outcome) {
-    if (!other) return false;
-    const int k = options.copies, k2 = other->copies;
-    if (result.pattern && other_period / k2 >= result.period / k * (1 - 1e-12)) return false;
-    const std::string model_best =
-        result.pattern ? fmt("%.9g s per micro-batch", result.period / k) : std::string("no pattern");
-    result.model_period = result.pattern ? result.period : 0;
-    result.pattern = std::move(other);
-    result.period = other_period;
-    result.status = IlpResult::Status::Feasible;
-    result.bound = std::min(instance.T_lower / k * k2, result.period);
-    result.gap = (result.period - result.bound) / result.period;
-    if (result.first_solution_seconds < 0) result.first_solution_seconds = other_seconds;
-    result.message = fmt("feasible: PipeDream's eager pattern of %g copies, %.9g s per micro-batch", k2,
-                         result.period / k2) +
-                     fmt(", beats the model's best with %g copies (", k) + model_best + "; " + model_outcome +
-                     fmt("); load bound %.9g s per micro-batch", result.bound / k2);
-    result.seconds = since(t0);
-    say(options, "ilp: " + result.message);
-    return true;
-  };
-  auto finish_infeasible = [&](IlpResult::Status status, const std::string& why) {
-    if (take_other(why)) return result;
-    result.status = status;
-    result.pattern.reset();
-    result.period = 0;
-    const HeuristicResult h = heuristic_memory_needed(workload, platform, options);
-    result.heuristic_memory_needed = h.memory_needed;
-    result.message = why + fmt("; a heuristic pattern fits with %.9g bytes per device", result.heuristic_memory_needed);
-    result.seconds = since(t0);
-    say(options, "ilp: " + result.message);
-    return result;
-  };
-  if (!model.constant_violation().empty())
-    return finish_infeasible(IlpResult::Status::Infeasible,
-                             "no pattern fits: constraint " + model.constant_violation() + " fails for every pattern");
-
-  if (options.time_limit <= 0) {  // model only
-    result.model_period = result.pattern ? result.period : 0;
-    if (take_other("not solved (time limit 0)")) return result;
-    result.status = result.pattern ? IlpResult::Status::Feasible : IlpResult::Status::Unknown;
-    result.message = "not solved (time limit 0)";
-    result.bound = instance.T_lower;
-    result.gap = result.pattern ? (result.period - result.bound) / result.period : 0;
-    result.seconds = since(t0);
-    return result;
-  }
-
-  const CbcRun run = solve_with_cbc(model, start, options.time_limit, options.threads, options.log, t0);
-  result.bound = run.bound;
-  std::string rejected;  // why CBC's answer was not used (a bug if ever)
-  if (!run.solution.empty()) {
-    try {
-      Pattern p = solution_to_pattern(formulation, run.solution, workload, platform);
-      rejected = violations(p, workload, platform);
-      const double period = rejected.empty() ? exact(p, workload, platform) : 0;
-      if (rejected.empty() && (!result.pattern || period <= result.period)) {
-        result.pattern = std::move(p);
-        result.period = period;
-        if (result.first_solution_seconds < 0) result.first_solution_seconds = run.first_solution_seconds;
-      }
-    } catch (const std::invalid_argument& e) {
-      rejected = e.what();
-    }
-    if (!rejected.empty()) say(options, "ilp: the solver's answer is no valid pattern: " + rejected);
-  }
-  if (!result.pattern) {
-    if (run.outcome == CbcRun::Outcome::Infeasible)
-      return finish_infeasible(IlpResult::Status::Infeasible, "no pattern fits in memory (CBC proved it)");
-    return finish_infeasible(IlpResult::Status::Unknown,
-                             rejected.empty() ? "no pattern found within the time limit"
-                                              : "the solver's answer was no valid pattern (" + rejected + ")");
-  }
-  result.model_period = result.period;
-  if (take_other(std::string(run.outcome == CbcRun::Outcome::Optimal && rejected.empty() ? "optimal" : "feasible") +
-                 fmt(", bound %.9g", run.bound)))
-    return result;
-  result.status = run.outcome == CbcRun::Outcome::Optimal && rejected.empty() ? IlpResult::Status::Optimal
-                                                                              : IlpResult::Status::Feasible;
-  if (result.status == IlpResult::Status::Optimal) result.bound = std::min(result.bound, result.period);
-  result.gap = result.period > 0 ? std::max(0.0, (result.period - result.bound) / result.period) : 0;
-  result.message =
-      std::string(to_string(result.status)) + fmt(": period %.9g, bound %.9g", result.period, result.bound) +
-      (rejected.empty() ? "" : "; the solver's answer was no valid pattern (" + rejected + "), kept the warm start");
-  result.seconds = since(t0);
-  return result;
+  return OptimalPatternSearch(workload, platform, options).run();
 }
 
 std::optional<Pattern> read_ilp_solution(const std::string& solution_file, const Workload& workload,

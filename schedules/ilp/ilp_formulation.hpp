@@ -62,6 +62,19 @@ class Formulation {
   void add_memory_constraints();       // (22), (31)-(36)
   int transfer_op(int e, int c) const { return (e - 1) * in_.k + c; }
 
+  // The parts of add_memory_constraints (ilp_memory_constraints.cpp).
+  // What every op on the device of a layer l holds besides its own tensors.
+  struct DeviceMemory {
+    std::vector<LinExpr> stash_lag;  // [l' * k + c]: sigma, layer l' copy c's stash count if on l's device
+    std::vector<LinExpr> buffer;     // [e]: b, 1 when exactly one end of edge e is on l's device
+    LinExpr weights;                 // M^MOD (33)
+  };
+  LinExpr layer_in_flight(int lp, int c) const;
+  std::vector<int> add_weight_versions();
+  DeviceMemory device_memory(int l, const std::vector<int>& versions);
+  LinExpr op_memory(int o, const DeviceMemory& device);
+  LinExpr waiting_outputs(int o);
+
   Instance in_;
   LinearModel model_;
   int T_ = -1;

@@ -53,6 +53,21 @@ class SpineTable {
   std::vector<std::int32_t> choice_;
 };
 
+// A cell's best case: its time and how (kTail, kTape, or the checkpointed run's end).
+struct Choice {
+  double time = kInf;
+  std::int32_t how = kNone;
+  void keep(double v, std::int32_t way) {
+    if (v < time) time = v, how = way;  // strict: the first case found wins a tie
+  }
+};
+
+// F_ck^p F_∅^{p+1..c}, for p <= c < L: the peak beyond A while it runs and its time.
+struct CheckpointedForwards {
+  std::vector<int> peak;
+  std::vector<double> time;
+};
+
 struct Program {
   const Chain& chain;
   const MemoryGrid& g;
@@ -63,59 +78,80 @@ struct Program {
   double uf(int i) const { return chain.layers[i - 1].forward_time; }
   double ub(int i) const { return chain.layers[i - 1].backward_time; }
 
+  // What every cell V(p, o, q, ·) shares: the segment's start, the
+  // offload of a^{p-1} (o) and the prefetch of a^q (q) that overlap it.
+  struct Segment {
+    int p, o, q;
+    double offload, prefetch;  // seconds
+    int release;               // slots a^{p-1} frees once offloaded
+    int reserve;               // slots kept for a^q's prefetch
+    int q_next;                // what the next segment prefetches
+    int tape_forward, tape_backward;  // peaks of F_all^p and B^p
+  };
+  Segment segment(int p, int o, int q) const {
+    const int L = chain.length();
+    return {p,
+            o,
+            q,
+            o ? transfer(chain.a(p - 1), bandwidth) : 0,
+            q ? transfer(chain.a(q), bandwidth) : 0,
+            o ? g.a[p - 1] : 0,
+            q ? g.a[q] : 0,
+            o ? p - 1 : 0,
+            g.delta[L] + g.abar[p] + g.of[p],
+            g.delta[p] + g.abar[p] + g.delta[p - 1] + g.ob[p]};
+  }
+
+  // V from p = L down to 1: V(p, ·) reads V(p' > p, ·) only.
   void fill() {
-    const int L = chain.length(), N = g.slots;
-    std::vector<int> peak(L + 1);  // peak[c]: forwards F_ck^p F_∅^{p+1..c}, beyond A
-    std::vector<double> sum(L + 1);
+    const int L = chain.length();
+    CheckpointedForwards forwards{std::vector<int>(L + 1), std::vector<double>(L + 1)};
     for (int p = L; p >= 1; --p) {
+      checkpointed_forwards(p, forwards);
+      for (int o = 0; o <= (p >= 2 ? 1 : 0); ++o)
+        for (int q = 0; q <= std::max(0, p - 2); ++q) fill_row(segment(p, o, q), forwards);
+    }
+  }
+
+  void checkpointed_forwards(int p, CheckpointedForwards& f) const {
+    const int L = chain.length();
+    for (int c = p; c < L; ++c) {
+      const int own = c == p ? g.delta[L] + g.a[p] + g.of[p] : g.delta[L] + g.a[c - 1] + g.a[c] + g.of[c];
+      f.peak[c] = c == p ? own : std::max(f.peak[c - 1], own);
+      f.time[c] = c == p ? uf(p) : f.time[c - 1] + uf(c);
+    }
+  }
+
+  // V(p, o, q, A) for every A: the best of the tail, the tape and every
+  // checkpointed run, in that order.
+  void fill_row(const Segment& s, const CheckpointedForwards& forwards) {
+    const int L = chain.length(), N = g.slots, p = s.p;
+    double* row = spine.time(p, s.o, s.q);
+    std::int32_t* pick = spine.choice(p, s.o, s.q);
+    for (int A = 0; A <= N; ++A) {
+      const int m = N - A, mb = m - s.reserve;  // slots free; free for the backward
+      if (mb < 0) continue;
+      Choice best;
+      if (s.o == 0) best.keep(std::max(remat.time(p, L)[mb], s.prefetch), kTail);  // the rest by rematerialization
+      if (p < L && s.tape_forward <= m && s.tape_backward <= mb) {
+        const int next = A + g.abar[p] - s.release;
+        if (next <= N)
+          best.keep(std::max(uf(p), s.offload) + std::max(ub(p), s.prefetch) + spine.time(p + 1, 0, s.q_next)[next],
+                    kTape);
+      }
       for (int c = p; c < L; ++c) {
-        const int own = c == p ? g.delta[L] + g.a[p] + g.of[p] : g.delta[L] + g.a[c - 1] + g.a[c] + g.of[c];
-        peak[c] = c == p ? own : std::max(peak[c - 1], own);
-        sum[c] = c == p ? uf(p) : sum[c - 1] + uf(c);
+        if (forwards.peak[c] > m) break;  // the peak only grows with c
+        const int next = A + g.a[c] - s.release;
+        if (next > N) continue;
+        const double left = remat.time(p, c)[mb];
+        if (!std::isfinite(left)) continue;
+        for (int o_next = 0; o_next <= 1; ++o_next)
+          best.keep(std::max(forwards.time[c], s.offload) + spine.time(c + 1, o_next, s.q_next)[next] +
+                        std::max(left, s.prefetch),
+                    2 + 2 * (c - p) + o_next);
       }
-      const int tape_forward = g.delta[L] + g.abar[p] + g.of[p];
-      const int backward = g.delta[p] + g.abar[p] + g.delta[p - 1] + g.ob[p];
-      for (int o = 0; o <= (p >= 2 ? 1 : 0); ++o) {
-        const double off = o ? transfer(chain.a(p - 1), bandwidth) : 0;
-        const int release = o ? g.a[p - 1] : 0;
-        const int q_next = o ? p - 1 : 0;
-        for (int q = 0; q <= std::max(0, p - 2); ++q) {
-          const int reserve = q ? g.a[q] : 0;
-          const double pre = q ? transfer(chain.a(q), bandwidth) : 0;
-          double* row = spine.time(p, o, q);
-          std::int32_t* pick = spine.choice(p, o, q);
-          for (int A = 0; A <= N; ++A) {
-            const int m = N - A, mb = m - reserve;
-            if (mb < 0) continue;
-            double best = kInf;
-            std::int32_t how = kNone;
-            if (o == 0) {  // the tail: the rest of the chain by rematerialization
-              const double v = std::max(remat.time(p, L)[mb], pre);
-              if (v < best) best = v, how = kTail;
-            }
-            if (p < L && tape_forward <= m && backward <= mb) {
-              const int next = A + g.abar[p] - release;
-              if (next <= N) {
-                const double v = std::max(uf(p), off) + std::max(ub(p), pre) + spine.time(p + 1, 0, q_next)[next];
-                if (v < best) best = v, how = kTape;
-              }
-            }
-            for (int c = p; c < L; ++c) {
-              if (peak[c] > m) break;  // the peak only grows with c
-              const int next = A + g.a[c] - release;
-              if (next > N) continue;
-              const double left = remat.time(p, c)[mb];
-              if (!std::isfinite(left)) continue;
-              for (int o_next = 0; o_next <= 1; ++o_next) {
-                const double v = std::max(sum[c], off) + spine.time(c + 1, o_next, q_next)[next] + std::max(left, pre);
-                if (v < best) best = v, how = 2 + 2 * (c - p) + o_next;
-              }
-            }
-            row[A] = best;
-            pick[A] = how;
-          }
-        }
-      }
+      row[A] = best.time;
+      pick[A] = best.how;
     }
   }
 

@@ -4,6 +4,7 @@
 // Knows nothing of SimGrid.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "schedules/memory_saving/chain.hpp"
@@ -59,6 +60,16 @@ class SequenceEmitter {
   TaskId last_gpu_task() const { return last_gpu_; }
 
  private:
+  // One step each, after emit's checks; they throw (fail) when it cannot run.
+  TaskId add_forward(OpKind kind, int i);
+  TaskId add_backward(int i);
+  TaskId add_offload(int i);
+  TaskId add_prefetch(int i);
+  TaskId add_free(int i);
+  [[noreturn]] void fail(const std::string& why) const;  // names the step
+  bool input_there(int i) const;  // a^{i-1} on the GPU, plain or in a tape
+  void free_input(int i, TaskId task);
+
   TaskId add(Task task, std::vector<TaskId> deps, bool gpu_order);
   Task make(TaskKind kind, int layer) const;
 
@@ -72,6 +83,8 @@ class SequenceEmitter {
   TaskId last_gpu_, last_link_;
   std::vector<TaskId> after_;
   int gradient_;
+  std::size_t step_index_ = 0;  // the step being added, for fail's message
+  Step step_{};
 };
 
 // The whole sequence, appended to a graph: a^0 and δ^L are allocated when

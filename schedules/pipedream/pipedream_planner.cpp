@@ -18,7 +18,7 @@ struct Choice {
   int slot = 0;
 };
 
-// One entry A[j][m] of the recursion: the best time per stage for layers
+// One entry A[j][m] of the stage-time table: the best time per stage for layers
 // 0..j on slots 0..m (PipeDream's tuple (time, (k, m'), 1)).
 struct Entry {
   bool set = false;  // Python's None
@@ -74,14 +74,27 @@ PipeDreamChain pipedream_chain(const Workload& workload, const Platform& platfor
 
 namespace {
 
-// The recursion; with `ties`, each entry also lists its tied splits.
-Table recursion(const PipeDreamChain& chain, const PipeDreamSettings& s, bool ties) {
+// The time of the last stage (k, j]: its compute and, with compression,
+// the transfers of its input and (unless it ends the chain) its output,
+// each forward and back.
+double last_stage_time(const PipeDreamChain& chain, const PipeDreamSettings& s, const Prefix& prefix, int k, int j) {
+  double time = prefix.time(k, j);
+  if (s.compression_ratio > 0) {
+    const int L = static_cast<int>(chain.compute.size());
+    time = std::max(time, (2.0 * chain.outputs[k]) / s.bandwidth / s.compression_ratio);
+    if (j < L - 1) time = std::max(time, (2.0 * chain.outputs[j]) / s.bandwidth / s.compression_ratio);
+  }
+  return time;
+}
+
+// PipeDream's recursion: A[j][m] for every j and m (the optimizer's A
+// table); with `ties`, each entry also lists its tied splits.
+Table stage_time_table(const PipeDreamChain& chain, const PipeDreamSettings& s, bool ties) {
   const int L = static_cast<int>(chain.compute.size());
   const int P = s.machines;
   if (L == 0 || P < 1) throw std::invalid_argument("PipeDream planner: no layers or no machines");
   const Prefix prefix(chain);
   const bool constrained = s.memory_size > 0;
-  const bool transfers = s.compression_ratio > 0;
   auto fits = [&](double stash) { return !constrained || !(stash > s.memory_size); };
 
   Table A(L, std::vector<Entry>(P));
@@ -96,11 +109,7 @@ Table recursion(const PipeDreamChain& chain, const PipeDreamSettings& s, bool ti
         if (!fits(prefix.bytes(k, j) * copies(P, m))) continue;
         const Entry& before = A[k][m - 1];
         if (!before.set) continue;
-        double time = std::max(before.time, prefix.time(k, j));
-        if (transfers) {
-          time = std::max(time, (2.0 * chain.outputs[k]) / s.bandwidth / s.compression_ratio);
-          if (j < L - 1) time = std::max(time, (2.0 * chain.outputs[j]) / s.bandwidth / s.compression_ratio);
-        }
+        const double time = std::max(before.time, last_stage_time(chain, s, prefix, k, j));
         if (!best.set || best.time > time) {
           best.set = true, best.time = time, best.first = {k, m - 1, m}, best.tied.clear();
         } else if (ties && best.first.slot == m && best.time == time) {  // tied with a split, not with a copy
@@ -131,7 +140,7 @@ PipeDreamPartition partition_of(const PipeDreamChain& chain, int machines, doubl
 }  // namespace
 
 PipeDreamPartition pipedream_partition(const PipeDreamChain& chain, const PipeDreamSettings& s) {
-  const Table A = recursion(chain, s, false);
+  const Table A = stage_time_table(chain, s, false);
   const Entry& answer = A.back().back();
   if (!answer.set) return {};
   std::vector<Choice> path{answer.first};
@@ -141,7 +150,7 @@ PipeDreamPartition pipedream_partition(const PipeDreamChain& chain, const PipeDr
 
 std::vector<PipeDreamPartition> pipedream_tied_partitions(const PipeDreamChain& chain, const PipeDreamSettings& s,
                                                           std::size_t cap) {
-  const Table A = recursion(chain, s, true);
+  const Table A = stage_time_table(chain, s, true);
   const Entry& answer = A.back().back();
   std::vector<PipeDreamPartition> plans;
   if (!answer.set) return plans;

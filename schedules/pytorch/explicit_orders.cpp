@@ -237,12 +237,16 @@ void check_ranks_compute(const ExplicitOrders& orders, const Platform& platform)
 
 namespace {
 
+// The four passes of a (stage, micro-batch) cell, as table indices.
+struct Slot {
+  enum : int { F, B, I, W };
+};
 int slot(TaskKind kind) {
   switch (kind) {
-    case TaskKind::Forward: return 0;
-    case TaskKind::Backward: return 1;
-    case TaskKind::BackwardInput: return 2;
-    default: return 3;
+    case TaskKind::Forward: return Slot::F;
+    case TaskKind::Backward: return Slot::B;
+    case TaskKind::BackwardInput: return Slot::I;
+    default: return Slot::W;
   }
 }
 
@@ -273,8 +277,8 @@ class OrdersBuilder {
         if (rank[i].overlaps_next)
           lane1_[slot(rank[i + 1].kind)][static_cast<std::size_t>(rank[i + 1].stage) * M_ + rank[i + 1].microbatch] = true;
     for (it_ = 0; it_ < iterations; ++it_) {
-      for (auto& table : ids_) table.assign(static_cast<std::size_t>(S_) * M_, kNone);
-      tf_ = tb_ = ids_[0];
+      for (auto& table : tasks_) table.assign(static_cast<std::size_t>(S_) * M_, kNone);
+      output_transfer_ = gradient_transfer_ = tasks_[Slot::F];
       for (int m = 0; m < M_; ++m) {  // data dependencies point back: ids stay topological
         for (int s = 0; s < S_; ++s) forward(s, m);
         for (int s = S_ - 1; s >= 0; --s) backward(s, m, split[s][m]);
@@ -284,7 +288,7 @@ class OrdersBuilder {
         continue;
       }
       for (const auto& rank : orders_.ranks)
-        for (std::size_t i = 0; i < rank.size(); ++i) append(rank, i, at(slot(rank[i].kind), rank[i].stage, rank[i].microbatch));
+        for (std::size_t i = 0; i < rank.size(); ++i) append(rank, i, task(slot(rank[i].kind), rank[i].stage, rank[i].microbatch));
     }
     return std::move(out_);
   }
@@ -298,9 +302,10 @@ class OrdersBuilder {
       out_.graph.append_to_order(id);
   }
 
-  TaskId& at(int kind, int s, int m) { return ids_[kind][static_cast<std::size_t>(s) * M_ + m]; }
-  TaskId& tf(int s, int m) { return tf_[static_cast<std::size_t>(s) * M_ + m]; }  // s -> s+1
-  TaskId& tb(int s, int m) { return tb_[static_cast<std::size_t>(s) * M_ + m]; }  // s+1 -> s
+  TaskId& task(int slot, int s, int m) { return tasks_[slot][static_cast<std::size_t>(s) * M_ + m]; }
+  // F(s, m)'s output sent to s+1; the input gradient of s+1 sent back to s.
+  TaskId& output_transfer(int s, int m) { return output_transfer_[static_cast<std::size_t>(s) * M_ + m]; }
+  TaskId& gradient_transfer(int s, int m) { return gradient_transfer_[static_cast<std::size_t>(s) * M_ + m]; }
   bool forward_sent(int s) const { return s + 1 < S_ && st_[s].device != st_[s + 1].device && st_[s].output > 0; }
   bool gradient_sent(int s) const { return s > 0 && st_[s].device != st_[s - 1].device && st_[s].input > 0; }
 
@@ -342,41 +347,42 @@ class OrdersBuilder {
 
   void forward(int s, int m) {
     std::vector<TaskId> deps;
-    if (s > 0) deps.push_back(forward_sent(s - 1) ? tf(s - 1, m) : at(0, s - 1, m));
+    if (s > 0) deps.push_back(forward_sent(s - 1) ? output_transfer(s - 1, m) : task(Slot::F, s - 1, m));
     const TaskId id = add(TaskKind::Forward, s, m, st_[s].forward, deps);
     auto& g = out_.graph;
     const int dev = st_[s].device;
     g.add_memory(id, dev, MemoryCategory::Activations, MemoryWhen::AtStart, st_[s].stash);
     if (s > 0 && forward_sent(s - 1))
       g.add_memory(id, dev, MemoryCategory::CommBuffers, MemoryWhen::AtFinish, -st_[s - 1].output);
-    at(0, s, m) = id;
+    task(Slot::F, s, m) = id;
     if (forward_sent(s)) {
       g.add_memory(id, dev, MemoryCategory::CommBuffers, MemoryWhen::AtStart, st_[s].output);
-      tf(s, m) = transfer(s, s + 1, m, st_[s].output, id, "output");
+      output_transfer(s, m) = transfer(s, s + 1, m, st_[s].output, id, "output");
     }
   }
 
   // B, or I then W: I takes B's place in the chain; W frees what B would.
   void backward(int s, int m, bool split) {
-    std::vector<TaskId> deps{at(0, s, m)};  // the stash of F(s, m)
-    if (s + 1 < S_) deps.push_back(gradient_sent(s + 1) ? tb(s, m) : chain(s + 1, m));
+    std::vector<TaskId> deps{task(Slot::F, s, m)};  // the stash of F(s, m)
+    if (s + 1 < S_) deps.push_back(gradient_sent(s + 1) ? gradient_transfer(s, m) : gradient_task(s + 1, m));
     const double flops = split ? st_[s].input_grad : st_[s].backward;
     const TaskId id = add(split ? TaskKind::BackwardInput : TaskKind::Backward, s, m, flops, deps);
     auto& g = out_.graph;
     const int dev = st_[s].device;
-    at(split ? 2 : 1, s, m) = id;
+    task(split ? Slot::I : Slot::B, s, m) = id;
     TaskId last = id;
-    if (split) at(3, s, m) = last = add(TaskKind::BackwardWeight, s, m, st_[s].weight_grad, {id});
+    if (split) task(Slot::W, s, m) = last = add(TaskKind::BackwardWeight, s, m, st_[s].weight_grad, {id});
     g.add_memory(last, dev, MemoryCategory::Activations, MemoryWhen::AtFinish, -st_[s].stash);
     if (s + 1 < S_ && gradient_sent(s + 1))
       g.add_memory(last, dev, MemoryCategory::CommBuffers, MemoryWhen::AtFinish, -st_[s + 1].input);
     if (gradient_sent(s)) {
       g.add_memory(id, dev, MemoryCategory::CommBuffers, MemoryWhen::AtStart, st_[s].input);
-      tb(s - 1, m) = transfer(s, s - 1, m, st_[s].input, id, "input gradient");
+      gradient_transfer(s - 1, m) = transfer(s, s - 1, m, st_[s].input, id, "input gradient");
     }
   }
 
-  TaskId chain(int s, int m) { return at(1, s, m) != kNone ? at(1, s, m) : at(2, s, m); }
+  // The task that yields the input gradient of (s, m): B, or I when split.
+  TaskId gradient_task(int s, int m) { return task(Slot::B, s, m) != kNone ? task(Slot::B, s, m) : task(Slot::I, s, m); }
 
   // PyTorch's dry-run model of the comms format (_simulate_comms_compute):
   // every SEND and RECV occupies its rank for comm_seconds_, in the row's
@@ -405,7 +411,7 @@ class OrdersBuilder {
           rows[r].push_back({&comms[c], nullptr, kNone});
         }
         if (i < ops.size())
-          rows[r].push_back({nullptr, &ops[i], at(slot(ops[i].kind), ops[i].stage, ops[i].microbatch),
+          rows[r].push_back({nullptr, &ops[i], task(slot(ops[i].kind), ops[i].stage, ops[i].microbatch),
                              i > 0 && ops[i - 1].overlaps_next});
       }
     }
@@ -418,8 +424,8 @@ class OrdersBuilder {
           if (!item.comm || item.id != kNone) continue;
           const CommOp& c = *item.comm;
           std::vector<TaskId> deps;
-          if (c.action == "SEND_F") deps.push_back(at(0, c.stage, c.microbatch));
-          else if (c.action == "SEND_B") deps.push_back(chain(c.stage, c.microbatch));
+          if (c.action == "SEND_F") deps.push_back(task(Slot::F, c.stage, c.microbatch));
+          else if (c.action == "SEND_B") deps.push_back(gradient_task(c.stage, c.microbatch));
           else {
             const bool forward = c.action == "RECV_F";
             const auto it = send_at.find({forward ? "SEND_F" : "SEND_B", c.stage + (forward ? -1 : 1), c.microbatch});
@@ -463,8 +469,9 @@ class OrdersBuilder {
   const Platform& platform_;
   double comm_seconds_;  // < 0: SEND and RECV cells are not simulated
   OrdersGraph out_;
-  std::vector<TaskId> ids_[4], tf_, tb_;  // ids_[F, B, I, W][s * M + m]
-  std::vector<std::vector<bool>> lane1_;  // [F, B, I, W][s * M + m]: the second op of an overlapped pair
+  std::vector<TaskId> tasks_[4];  // [Slot][s * M + m]
+  std::vector<TaskId> output_transfer_, gradient_transfer_;  // [s * M + m]
+  std::vector<std::vector<bool>> lane1_;  // [Slot][s * M + m]: the second op of an overlapped pair
 };
 
 }  // namespace
@@ -488,9 +495,9 @@ OrdersGraph build_orders_graph(const ExplicitOrders& orders, const std::vector<s
   for (int s = 0; s < S; ++s)
     for (int m = 0; m < M; ++m) {
       const std::size_t i = static_cast<std::size_t>(s) * M + m;
-      const bool whole = count[1][i] == 1 && count[2][i] == 0 && count[3][i] == 0;
-      split[s][m] = count[1][i] == 0 && count[2][i] == 1 && count[3][i] == 1;
-      if (count[0][i] != 1 || !(whole || split[s][m]))
+      const bool whole = count[Slot::B][i] == 1 && count[Slot::I][i] == 0 && count[Slot::W][i] == 0;
+      split[s][m] = count[Slot::B][i] == 0 && count[Slot::I][i] == 1 && count[Slot::W][i] == 1;
+      if (count[Slot::F][i] != 1 || !(whole || split[s][m]))
         fail("stage " + std::to_string(s) + " micro-batch " + std::to_string(m) + " needs F and B (or I and W) once");
     }
   const double ref = reference_speed(w, platform);

@@ -55,15 +55,15 @@ class Builder {
 
   void iteration(int it, const std::vector<StageSequence>& sequences) {
     it_ = it;
-    fwd_.assign(S_, std::vector<TaskId>(M_, kNone));
-    bwd_ = tf_ = tb_ = fwd_;
+    forward_.assign(S_, std::vector<TaskId>(M_, kNone));
+    backward_ = output_transfer_ = gradient_transfer_ = forward_;
     if (shared_) {
       // Several stages on a device: the device runs them in one merged order
       // (stage_merge.hpp), so the tasks are emitted in that order.
       if (merged_.empty()) merged_ = merge_stage_sequences(sequences);
       for (const StageOp& x : merged_) {
         if (!ready(x.stage, x.op)) throw std::logic_error("pipeline builder: the merged order breaks a dependency");
-        emit(x.stage, x.op);
+        add(x.stage, x.op);
       }
       return;
     }
@@ -74,7 +74,7 @@ class Builder {
       bool progress = false;
       for (int s = 0; s < S_; ++s) {
         while (pos[s] < sequences[s].size() && ready(s, sequences[s][pos[s]])) {
-          emit(s, sequences[s][pos[s]++]);
+          add(s, sequences[s][pos[s]++]);
           ++done;
           progress = true;
         }
@@ -104,8 +104,8 @@ class Builder {
   const Stage& stage(int s) const { return plan_.stages[s]; }
 
   bool ready(int s, const Op& op) const {
-    if (op.kind == TaskKind::Forward) return s == 0 || fwd_[s - 1][op.microbatch] != kNone;
-    return s == S_ - 1 ? fwd_[s][op.microbatch] != kNone : bwd_[s + 1][op.microbatch] != kNone;
+    if (op.kind == TaskKind::Forward) return s == 0 || forward_[s - 1][op.microbatch] != kNone;
+    return s == S_ - 1 ? forward_[s][op.microbatch] != kNone : backward_[s + 1][op.microbatch] != kNone;
   }
 
   Task base(TaskKind kind, int s, int m) const {
@@ -121,31 +121,44 @@ class Builder {
     return t;
   }
 
-  void emit(int s, const Op& op) {
-    const int m = op.microbatch;
+  void add(int s, const Op& op) {
+    if (op.kind == TaskKind::Forward)
+      add_forward(s, op.microbatch);
+    else
+      add_backward(s, op.microbatch);
+  }
+
+  // F(s, m), after stage s-1's output reached it (its transfer, or its
+  // forward on the same device); then the output's transfer to s+1.
+  void add_forward(int s, int m) {
     const int dev = stage(s).device;
-    constexpr auto Comm = MemoryCategory::CommBuffers;
-    if (op.kind == TaskKind::Forward) {
-      Task t = base(TaskKind::Forward, s, m);
-      t.amount = stage(s).forward_flops;
-      const TaskId in = s == 0 ? kNone : (forward_sent(s - 1) ? tf_[s - 1][m] : fwd_[s - 1][m]);
-      const TaskId id = compute(t, in);
-      if (s > 0 && (forward_sent(s - 1) || forward_kept(s - 1)))
-        graph_.add_memory(id, dev, Comm, MemoryWhen::AtFinish, -stage(s - 1).output_bytes);
-      fwd_[s][m] = id;
-      if (forward_sent(s) || forward_kept(s)) graph_.add_memory(id, dev, Comm, MemoryWhen::AtStart, stage(s).output_bytes);
-      if (forward_sent(s)) tf_[s][m] = transfer(s, s + 1, m, stage(s).output_bytes, id);
-    } else {
-      Task t = base(TaskKind::Backward, s, m);
-      t.amount = stage(s).backward_flops;
-      const TaskId in = s == S_ - 1 ? fwd_[s][m] : (gradient_sent(s + 1) ? tb_[s][m] : bwd_[s + 1][m]);
-      const TaskId id = compute(t, in);
-      if (s + 1 < S_ && (gradient_sent(s + 1) || gradient_kept(s + 1)))
-        graph_.add_memory(id, dev, Comm, MemoryWhen::AtFinish, -stage(s + 1).input_bytes);
-      bwd_[s][m] = id;
-      if (gradient_sent(s) || gradient_kept(s)) graph_.add_memory(id, dev, Comm, MemoryWhen::AtStart, stage(s).input_bytes);
-      if (gradient_sent(s)) tb_[s - 1][m] = transfer(s, s - 1, m, stage(s).input_bytes, id);
-    }
+    Task t = base(TaskKind::Forward, s, m);
+    t.amount = stage(s).forward_flops;
+    const TaskId in = s == 0 ? kNone : (forward_sent(s - 1) ? output_transfer_[s - 1][m] : forward_[s - 1][m]);
+    const TaskId id = compute(t, in);
+    if (s > 0 && (forward_sent(s - 1) || forward_kept(s - 1)))
+      graph_.add_memory(id, dev, MemoryCategory::CommBuffers, MemoryWhen::AtFinish, -stage(s - 1).output_bytes);
+    forward_[s][m] = id;
+    if (forward_sent(s) || forward_kept(s))
+      graph_.add_memory(id, dev, MemoryCategory::CommBuffers, MemoryWhen::AtStart, stage(s).output_bytes);
+    if (forward_sent(s)) output_transfer_[s][m] = transfer(s, s + 1, m, stage(s).output_bytes, id);
+  }
+
+  // B(s, m), after stage s+1's input gradient reached it (the last stage:
+  // after its own forward); then the input gradient's transfer to s-1.
+  void add_backward(int s, int m) {
+    const int dev = stage(s).device;
+    Task t = base(TaskKind::Backward, s, m);
+    t.amount = stage(s).backward_flops;
+    const TaskId in =
+        s == S_ - 1 ? forward_[s][m] : (gradient_sent(s + 1) ? gradient_transfer_[s][m] : backward_[s + 1][m]);
+    const TaskId id = compute(t, in);
+    if (s + 1 < S_ && (gradient_sent(s + 1) || gradient_kept(s + 1)))
+      graph_.add_memory(id, dev, MemoryCategory::CommBuffers, MemoryWhen::AtFinish, -stage(s + 1).input_bytes);
+    backward_[s][m] = id;
+    if (gradient_sent(s) || gradient_kept(s))
+      graph_.add_memory(id, dev, MemoryCategory::CommBuffers, MemoryWhen::AtStart, stage(s).input_bytes);
+    if (gradient_sent(s)) gradient_transfer_[s - 1][m] = transfer(s, s - 1, m, stage(s).input_bytes, id);
   }
 
   // F(s,m) or B(s,m) after `in`: one task holding the stash from F's start to
@@ -178,7 +191,9 @@ class Builder {
   int S_, M_;
   int it_ = 0;
   TaskGraph graph_;
-  Ids fwd_, bwd_, tf_, tb_;  // tf_[s]: s -> s+1; tb_[s]: s+1 -> s
+  Ids forward_, backward_;  // F(s, m), B(s, m)
+  Ids output_transfer_;     // [s][m]: F(s, m)'s output, s -> s+1
+  Ids gradient_transfer_;   // [s][m]: B(s+1, m)'s input gradient, s+1 -> s
   std::vector<StageOp> merged_;  // one iteration's order when stages share a device
   StageComputeEmitter* compute_;
   bool shared_;                  // some device runs several stages
