@@ -149,9 +149,9 @@ nlohmann::json canonical_trace(const std::string& text) {
   return trace;
 }
 
-class EnginesAgree : public ::testing::TestWithParam<std::string> {};
+class BothEngines : public ::testing::TestWithParam<std::string> {};
 
-TEST_P(EnginesAgree, SameTimelineAndMemoryFromEitherEngine) {
+TEST_P(BothEngines, GiveTheSameTimelineAndMemory) {
   const std::string family = GetParam();
   const auto found = cases().find(family);
   ASSERT_NE(found, cases().end()) << "no case for the registered family " << family << ": add one above";
@@ -185,7 +185,7 @@ TEST_P(EnginesAgree, SameTimelineAndMemoryFromEitherEngine) {
   expect_same(canonical_trace(analytic.trace), canonical_trace(simgrid.trace), family + " trace");
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryFamily, EnginesAgree, ::testing::ValuesIn(schedule_names()),
+INSTANTIATE_TEST_SUITE_P(EveryFamily, BothEngines, ::testing::ValuesIn(schedule_names()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string name = info.param;
                            for (char& ch : name)
