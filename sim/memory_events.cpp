@@ -31,22 +31,40 @@ void for_each_event(const TaskGraph& graph, const std::vector<double>& start, co
   }
 }
 
-// Emits sorted events: per instant, frees then allocations.
+// Takes the events in (time, key) order and emits them instant by instant:
+// an instant is every event within kSameInstant of its first, reported at
+// that first time, frees before allocations, each in key order. An instant
+// may span windows, so the last one is held until the next event or finish().
 template <class V>
-void emit(const TaskGraph& graph, const std::vector<Event>& events, const V& visit) {
-  for (std::size_t i = 0; i < events.size();) {
-    std::size_t j = i;
-    while (j < events.size() && events[j].time == events[i].time) ++j;
-    for (const bool allocations : {false, true})
-      for (std::size_t k = i; k < j; ++k) {
-        const TaskId t = events[k].key & ~kAtStartBit;
-        const MemoryWhen when = (events[k].key & kAtStartBit) ? MemoryWhen::AtStart : MemoryWhen::AtFinish;
-        for (const MemoryEffect& e : graph.memory_effects(t))
-          if (e.when == when && (e.bytes > 0) == allocations) visit(events[k].time, t, e);
-      }
-    i = j;
+class InstantEmitter {
+ public:
+  InstantEmitter(const TaskGraph& graph, const V& visit) : graph_(graph), visit_(visit) {}
+
+  void add(const Event& e) {
+    if (!instant_.empty() && !(e.time - instant_.front().time < kSameInstant)) finish();
+    instant_.push_back(e);
   }
-}
+
+  void finish() {
+    if (instant_.empty()) return;
+    const double time = instant_.front().time;
+    if (instant_.back().time != time)  // ulps apart: order as if they were one time
+      std::sort(instant_.begin(), instant_.end(), [](const Event& a, const Event& b) { return a.key < b.key; });
+    for (const bool allocations : {false, true})
+      for (const Event& event : instant_) {
+        const TaskId t = event.key & ~kAtStartBit;
+        const MemoryWhen when = (event.key & kAtStartBit) ? MemoryWhen::AtStart : MemoryWhen::AtFinish;
+        for (const MemoryEffect& e : graph_.memory_effects(t))
+          if (e.when == when && (e.bytes > 0) == allocations) visit_(time, t, e);
+      }
+    instant_.clear();
+  }
+
+ private:
+  const TaskGraph& graph_;
+  const V& visit_;
+  std::vector<Event> instant_;
+};
 
 }  // namespace
 
@@ -107,6 +125,7 @@ void for_each_memory_event(const TaskGraph& graph, const std::vector<double>& st
   std::vector<Event> events;
   events.reserve(largest);  // once: growing would hold two copies
   std::vector<std::size_t> slot;  // per bin of the window: where its next event goes
+  InstantEmitter instants(graph, visit);
   for (const auto& [first, last, held, from, to] : windows) {
     slot.assign(last - first + 2, 0);
     for (std::size_t b = first; b <= last; ++b) slot[b - first + 1] = slot[b - first] + histogram[b];
@@ -122,8 +141,9 @@ void for_each_memory_event(const TaskGraph& graph, const std::vector<double>& st
     for (std::size_t b = first, from = 0; b <= last; from = slot[b - first], ++b)
       std::sort(events.begin() + static_cast<std::ptrdiff_t>(from),
                 events.begin() + static_cast<std::ptrdiff_t>(slot[b - first]));
-    emit(graph, events, visit);
+    for (const Event& e : events) instants.add(e);
   }
+  instants.finish();
 }
 
 }  // namespace pipesim

@@ -4,6 +4,12 @@
 // task's finish before effects at a start, then by task, then in the order
 // the task's effects were added. Shared by the analysis of a run and by the
 // analytic steady-state memory of a pattern, so both read levels alike.
+//
+// An instant is every time within kSameInstant of its first, reported at
+// that first time: SimGrid ends events that close in one round, at one
+// clock, while the analytic engine's longest-path pass computes each time
+// along its own chain of sums, so times SimGrid makes equal it leaves a few
+// ulps apart. Read as one instant, both engines give the same levels.
 #pragma once
 
 #include <functional>
@@ -12,6 +18,9 @@
 #include "sim/task_graph.hpp"
 
 namespace pipesim {
+
+// SimGrid's default surf/precision (seconds).
+constexpr double kSameInstant = 1e-9;
 
 // Calls visit(time, task, effect) for every effect whose task started
 // (AtStart) or finished (AtFinish) at a finite time. Holds a bounded share of

@@ -21,98 +21,73 @@ struct Change {
 
 std::vector<Operation> replay_with_transfers(const Chain& chain, const std::vector<Step>& steps, double bandwidth) {
   const int L = chain.length();
-  std::vector<bool> plain(L + 1, false), tape(L + 1, false), on_cpu(L + 1, false);
+  GpuContents gpu(chain);
+  std::vector<bool> on_cpu(L + 1, false);
   std::vector<bool> cpu_tape(L + 1, false);  // the CPU copy is ā^i (offloaded after F_all^i), not a^i
   std::vector<double> arrival(L + 1, kNever), offload_end(L + 1, kNever);
-  int gradient = L;  // δ^L is counted from the start, like a^0
   double gpu_free = 0, link_free = 0;
   std::vector<Change> changes{{0, chain.input_size + chain.delta(L)}};
   std::vector<Operation> ops;
   ops.reserve(steps.size());
   for (std::size_t n = 0; n < steps.size(); ++n) {
     const auto [kind, i] = steps[n];
-    auto fail = [&](const std::string& why) {
-      throw std::logic_error("step " + std::to_string(n) + " (" + op_kind_name(kind) + " " + std::to_string(i) +
-                             "): " + why);
-    };
-    if (i < 1 || i > L) fail("no such layer");
-    const ChainLayer& layer = chain.layers[i - 1];
-    // a^{i-1} on the GPU (a^0 always; inside ā^{i-1} after F_all^{i-1}).
-    const bool input_there = i == 1 || plain[i - 1] || tape[i - 1];
-    const double input_ready = i == 1 ? 0 : arrival[i - 1];
-    auto free_input_at = [&](double end) {
-      if (i == 1 || !plain[i - 1]) return;
-      if (offload_end[i - 1] > end) fail("input freed before its offload ends");
-      plain[i - 1] = false;
-      changes.push_back({end, -chain.a(i - 1)});
-    };
+    auto fail = [&](const std::string& why) { gpu.fail(n, steps[n], why); };
+    const ChainLayer& layer = gpu.layer(n, steps[n]);
     auto transfer_time = [&](double size) {
       if (size == 0) return 0.0;
       if (bandwidth <= 0) fail("transfer over a link of bandwidth 0");
       return size / bandwidth;
     };
     Operation op{kind, i, 0, 0, 0};
-    switch (kind) {
-      case OpKind::ForwardCheckpoint:
-      case OpKind::ForwardNone:
-      case OpKind::ForwardAll: {
-        if (!input_there) fail("input activation missing");
-        const bool all = kind == OpKind::ForwardAll;
-        if (all ? tape[i] : (plain[i] || tape[i])) fail("output already there");
-        op.start = std::max(gpu_free, input_ready);
-        op.duration = layer.forward_time;
-        const double end = op.start + op.duration;
-        const double kept = all ? layer.tape_size : layer.output_size;
-        changes.push_back({op.start, kept + layer.forward_overhead});
-        changes.push_back({end, -layer.forward_overhead});
-        if (all && plain[i]) changes.push_back({end, -layer.output_size}), plain[i] = false;  // the tape has a^i
-        (all ? tape : plain)[i] = true;
+    if (is_compute(kind)) {
+      const bool backward = kind == OpKind::Backward;
+      const StepMemory m = gpu.compute(n, steps[n]);
+      // Once the GPU is free and its inputs have arrived (a^{i-1}; ā^i for B).
+      op.start = std::max({gpu_free, i == 1 ? 0 : arrival[i - 1], backward ? arrival[i] : kNever});
+      op.duration = backward ? layer.backward_time : layer.forward_time;
+      const double end = op.start + op.duration;
+      changes.push_back({op.start, m.at_start});
+      changes.push_back({end, m.at_end});
+      if (m.frees_input) {
+        if (offload_end[m.frees_input] > end) fail("input freed before its offload ends");
+        changes.push_back({end, -chain.a(m.frees_input)});
+      }
+      if (!backward) {
         arrival[i] = end;
         on_cpu[i] = false;
         offload_end[i] = kNever;
-        if (kind == OpKind::ForwardNone) free_input_at(end);
-        gpu_free = end;
-        break;
       }
-      case OpKind::Backward: {
-        if (gradient != i) fail("gradient missing");
-        if (!tape[i]) fail("tape missing");
-        if (!input_there) fail("input activation missing");
-        op.start = std::max({gpu_free, input_ready, arrival[i]});
-        op.duration = layer.backward_time;
-        const double end = op.start + op.duration;
-        changes.push_back({op.start, chain.delta(i - 1) + layer.backward_overhead});
-        changes.push_back({end, -(layer.backward_overhead + chain.delta(i) + layer.tape_size)});
-        tape[i] = false;
-        gradient = i - 1;
-        free_input_at(end);
-        gpu_free = end;
-        break;
-      }
+      gpu_free = end;
+      ops.push_back(op);
+      continue;
+    }
+    switch (kind) {
       case OpKind::Offload:
-        if (!plain[i] && !tape[i]) fail("nothing to offload (a^i not on the GPU)");
-        cpu_tape[i] = tape[i];
-        op.duration = transfer_time(tape[i] ? layer.tape_size : layer.output_size);
+        if (!gpu.plain(i) && !gpu.tape(i)) fail("nothing to offload (a^i not on the GPU)");
+        cpu_tape[i] = gpu.tape(i);
+        op.duration = transfer_time(gpu.tape(i) ? layer.tape_size : layer.output_size);
         op.start = std::max({link_free, gpu_free, arrival[i]});
         link_free = offload_end[i] = op.start + op.duration;
         on_cpu[i] = true;
         break;
       case OpKind::Prefetch:
         if (!on_cpu[i]) fail("nothing to prefetch (a^i never offloaded)");
-        if (plain[i] || tape[i]) fail("a^i already on the GPU");
+        if (gpu.plain(i) || gpu.tape(i)) fail("a^i already on the GPU");
         op.duration = transfer_time(cpu_tape[i] ? layer.tape_size : layer.output_size);
         op.start = std::max(link_free, gpu_free);
         link_free = arrival[i] = op.start + op.duration;
         changes.push_back({op.start, cpu_tape[i] ? layer.tape_size : layer.output_size});
-        (cpu_tape[i] ? tape : plain)[i] = true;
+        gpu.put(i, cpu_tape[i]);
         break;
       case OpKind::Free:
-        if (!plain[i] && !tape[i]) fail("nothing to free (a^i not on the GPU)");
+        if (!gpu.plain(i) && !gpu.tape(i)) fail("nothing to free (a^i not on the GPU)");
         op.start = std::max({gpu_free, offload_end[i], arrival[i]});
-        changes.push_back({op.start, -(tape[i] ? layer.tape_size : layer.output_size)});
-        plain[i] = tape[i] = false;
+        changes.push_back({op.start, -(gpu.tape(i) ? layer.tape_size : layer.output_size)});
+        gpu.drop(i);
         offload_end[i] = kNever;
         gpu_free = op.start;
+        break;
+      default:
         break;
     }
     ops.push_back(op);

@@ -1,5 +1,6 @@
-// The analytic engine's event replay (analytic_engine.hpp): the SimGrid
-// executor's dispatch rules, round by round as SimGrid runs them.
+// The analytic engine's event replay (analytic_engine.hpp): the dispatch
+// policy the SimGrid executor drives too (dispatch.hpp), round by round as
+// SimGrid runs them.
 #pragma once
 
 #include "sim/engine/analytic_engine.hpp"

@@ -1,5 +1,6 @@
 // Executes one task graph on SimGrid, creating each activity only when its
-// task becomes ready (SimGrid 3.32 is quadratic when all are created up front).
+// task becomes ready (SimGrid 3.32 is quadratic when all are created up
+// front). What starts when is the dispatch policy's (dispatch.hpp).
 #pragma once
 
 #include <vector>
