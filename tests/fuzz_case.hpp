@@ -111,8 +111,11 @@ class SurfaceCase : public ::testing::TestWithParam<int> {
  protected:
   void SetUp() override {
     if (const char* tmp = std::getenv("TMPDIR")) tmpdir_ = tmp;
-    seed_ = seed_base() + static_cast<std::uint64_t>(GetParam());
-    id_ = format() + "-" + std::to_string(GetParam());
+    // PIPESIM_FUZZ_SEED_OFFSET=N runs other seeds (case K gets seed base + N + K), to search beyond ctest's.
+    const char* offset = std::getenv("PIPESIM_FUZZ_SEED_OFFSET");
+    const int shift = offset ? std::atoi(offset) : 0;
+    seed_ = seed_base() + static_cast<std::uint64_t>(shift + GetParam());
+    id_ = format() + "-" + std::to_string(shift + GetParam());
     dir_ = (fs::temp_directory_path() / ("pipesim-fuzz-" + id_ + "-" + std::to_string(::getpid()))).string();
     fs::remove_all(dir_);
     fs::create_directories(work());

@@ -49,15 +49,15 @@ class SweepSpec : public SurfaceCase {
   std::uint64_t seed_base() const override { return 11000; }
 };
 
-// A results.csv whose rows are runs that ended (no run killed by a signal:
-// a run's crash is the contract broken, even inside a sweep).
-std::string check_results(const std::string& csv, std::size_t runs) {
+// A results.csv of RUNS rows (any number: -1) where, if RAN_HERE, no run was
+// killed by a signal (a run's crash breaks the contract, even inside a sweep).
+std::string check_results(const std::string& csv, std::size_t runs, bool ran_here) {
   const std::vector<Span> rows = lines(csv);
   if (csv.rfind("id,platform,workload,", 0) != 0) return "results.csv has no header";
   if (runs != static_cast<std::size_t>(-1) && rows.size() != runs + 1)
     return "results.csv has " + std::to_string(rows.size() - 1) + " rows for " + std::to_string(runs) + " runs";
   for (const Span& r : rows)
-    if (csv.substr(r.pos, r.len).find(",killed by signal") != std::string::npos)
+    if (ran_here && csv.substr(r.pos, r.len).find(",killed by signal") != std::string::npos)
       return "a run of the sweep crashed: " + shown(csv.substr(r.pos, r.len), 300);
   return "";
 }
@@ -84,10 +84,10 @@ TEST_P(SweepSpec, KeepsTheErrorContract) {
   write("tiny.yaml", tiny_workload());
   write("complete-4.xml", source("platforms/complete-4.xml"));
   write("make_platform.py", source("scripts/make_platform.py"));
-  const bool spec_mutated = rng.chance(80);
+  const bool spec_mutated = rng.chance(60);
   write("spec.yaml", spec_mutated ? mutated(kSpec, rng, kSpecRules) : kSpec);
   std::vector<std::string> args = {"sweep", "spec.yaml", "-o", "out", "-j", "2"};
-  if (!spec_mutated || rng.chance(20)) {  // the options
+  if (rng.chance(spec_mutated ? 10 : 50)) {  // the options
     static const std::vector<std::string> options = {"-j", "--shard", "--cfg", "-o"};
     static const std::vector<std::string> values = {
         "0",  "-1", "3", "1/2", "2/2", "3/2", "0/1", "1/0", "a/b", "2147483648/2147483648", "1/", "",
@@ -96,14 +96,17 @@ TEST_P(SweepSpec, KeepsTheErrorContract) {
     if (option == "-o") args[3] = value;
     else args.insert(args.end(), {option, value});
   }
-  Command c = pipesim_command(args, {"spec.yaml", "tiny.yaml", "complete-4.xml", "--cfg", "--shard", args[3],
-                                     args[3] + "/results.csv", args[3] + "/plan.json", args[3] + "/.lock"});
+  // An error may name the spec, the option, the folder, or any file the spec names (a mutation may rename one).
+  std::vector<std::string> blame = {"spec.yaml", "tiny.yaml", "complete-4.xml", "--cfg", "--shard", args[3],
+                                    args[3] + "/results.csv", args[3] + "/plan.json", args[3] + "/.lock"};
+  blame.insert(blame.end(), kSpecRules.unknown_names.begin(), kSpecRules.unknown_names.end());
+  Command c = pipesim_command(args, blame);
   declare_sweep_folder(c, args[3]);
   Outcome o;
   std::string failure = run(c, &o);
   if (failure.empty() && o.child.exit_code == 0) {
     const std::string dir = work() + "/" + args[3];
-    failure = check_results(read_file(dir + "/results.csv"), files_in(dir + "/runs"));
+    failure = check_results(read_file(dir + "/results.csv"), files_in(dir + "/runs"), true);
     if (failure.empty() && read_file(dir + "/plan.json").rfind("{", 0) != 0) failure = "plan.json is not whole";
   }
   conclude(failure);
@@ -174,7 +177,7 @@ TEST_P(SweepMerge, KeepsTheErrorContract) {
   Outcome o;
   std::string failure = run(c, &o);
   if (failure.empty() && o.child.exit_code == 0)
-    failure = check_results(read(output + "/results.csv"), 4);  // a merge is whole or refused
+    failure = check_results(read(output + "/results.csv"), 4, false);  // whole or refused; records as the shards hold them
   conclude(failure);
 }
 
@@ -383,21 +386,33 @@ class IlpParameters : public SurfaceCase {
 
 TEST_P(IlpParameters, KeepsTheErrorContract) {
   Rng rng(seed_);
+  // Mostly values it takes, so that the solver runs; then one of each kind it must refuse.
   static const std::vector<std::pair<std::string, std::vector<std::string>>> params = {
-      {"memory", {"12GiB", "300MiB", "100MiB", "0", "-1GiB", "1e30TB", "nan"}},
-      {"k", {"1", "2", "3", "0", "-1", "1000000", "2147483648"}},
-      {"weights", {"stashing", "2bw", "flush", "nosuch"}},
-      {"allocation", {"\"0,1,0,1\"", "\"0,1,2,3\"", "\"0,0,0,0\"", "\"0,1,9,3\"", "\"\"", "\"0,1\""}},
-      {"memory_policy", {"lifetime", "seed000", "nosuch"}},
-      {"threads", {"1", "0"}}};
-  static const std::vector<std::string> time_limits = {"1s", "0s", "2s", "-1s", "1e308s", "nan", "1000000000s"};
-  std::string schedule = "{name: ilp, time_limit: " + rng.pick(time_limits);
+      {"memory", {"12GiB", "400MiB", "300MiB", "1GiB", "100MiB"}},
+      {"k", {"1", "2", "3", "4"}},
+      {"weights", {"stashing", "2bw", "flush"}},
+      {"allocation", {"\"0,1,0,1\"", "\"0,1,2,3\"", "\"0,0,0,0\"", "\"3,2,1,0\""}}};
+  static const std::vector<std::string> refused = {
+      "memory: 0", "memory: -1GiB", "memory: 1e30TB", "memory: nan", "k: 0", "k: -1", "k: 1000000", "k: 2147483648",
+      "weights: nosuch", "allocation: \"0,1,9,3\"", "allocation: \"\"", "allocation: \"0,1\"",
+      "memory_policy: seed000", "threads: 1"};
+  const std::string time_limit = rng.chance(20) ? rng.pick(std::vector<std::string>{"0s", "-1s", "nan", "1e308s", "1000000000s"})
+                                                : rng.pick(std::vector<std::string>{"1s", "2s", "10s"});
+  std::vector<std::pair<std::string, std::string>> chosen = {{"time_limit", time_limit}};
   for (const auto& [key, values] : params)
-    if (rng.chance(35)) schedule += ", " + key + ": " + rng.pick(values);
+    if (rng.chance(40)) chosen.emplace_back(key, rng.pick(values));
+  if (rng.chance(40)) {  // replaces the key's value if it has one
+    const std::string bad = rng.pick(refused), key = bad.substr(0, bad.find(':'));
+    chosen.erase(std::remove_if(chosen.begin(), chosen.end(), [&](const auto& kv) { return kv.first == key; }),
+                 chosen.end());
+    chosen.emplace_back(key, bad.substr(key.size() + 2));
+  }
+  std::string schedule = "{name: ilp";
+  for (const auto& [key, value] : chosen) schedule += ", " + key + ": " + value;
   schedule += "}";
   std::string workload = tiny_workload(chose("schedule", schedule));
-  if (rng.chance(30)) workload = mutated(workload, rng, yaml_rules("name|weights", {"ilp", "2bw", "nosuch"}));
-  if (workload.find("allocation") != std::string::npos) workload = edited(workload, "placement: auto\n", "");
+  if (schedule.find("allocation") != std::string::npos) workload = edited(workload, "placement: auto\n", "");
+  if (rng.chance(20)) workload = mutated(workload, rng, yaml_rules("name|weights", {"ilp", "2bw", "nosuch"}));
   write("platform.xml", source("platforms/complete-4.xml"));
   write("workload.yaml", workload);
   conclude(run(run_command("platform.xml", "workload.yaml", {})));
