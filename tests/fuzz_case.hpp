@@ -61,9 +61,16 @@ inline std::string without_comment_lines(const std::string& text) {
   return out;
 }
 
-inline std::string regex_escaped(const std::string& text) {
-  static const std::regex special(R"([.^$|()\[\]{}*+?\\])");
-  return std::regex_replace(text, special, R"(\$&)");
+// TEXT as an error line quotes it: control bytes as \xNN.
+inline std::string control_bytes_shown(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    static const char hex[] = "0123456789abcdef";
+    if (u < 0x20 || u == 0x7f) out += std::string("\\x") + hex[u >> 4] + hex[u & 15];
+    else out += c;
+  }
+  return out;
 }
 
 // What one command may do. On exit 2 (and on an infeasible exit 1) the case
@@ -74,6 +81,9 @@ struct Command {
   std::vector<std::string> argv;  // argv[0]: the program's path
   // Whom an error line may name first: `pipesim: error: NAME: ...`, NAME one of these.
   std::vector<std::string> blame;
+  // Inputs whose text names other files (a spec its workloads, a workload its
+  // CSV): an error may name any file they name, as the error line shows it.
+  std::vector<std::string> naming_inputs;
   std::string command_name;  // "sweep": a usage line `...; see 'pipesim sweep --help'` is an error line too
   std::regex error_line;     // set instead of blame for programs other than pipesim
   bool has_error_line = false;
@@ -231,6 +241,11 @@ class SurfaceCase : public ::testing::TestWithParam<int> {
     if (line.rfind(prefix, 0) != 0) return false;
     for (const auto& b : c.blame)
       if (line.rfind(prefix + b + ": ", 0) == 0) return true;
+    const std::size_t end = line.find(": ", prefix.size());
+    if (end != std::string::npos && end > prefix.size())
+      for (const auto& input : c.naming_inputs)
+        if (control_bytes_shown(read(input)).find(line.substr(prefix.size(), end - prefix.size())) != std::string::npos)
+          return true;
     return !c.command_name.empty() && prefix == "pipesim: error: " &&
            line.size() > c.command_name.size() &&
            line.find("; see 'pipesim " + c.command_name + " --help'") != std::string::npos;

@@ -81,6 +81,11 @@ const std::vector<std::pair<std::string, std::string>> kEngineCases = {
     // engines-119 (seed 18119)
     {"microbatches: 4\nlayers:\n  - {forward: 0.5ms, backward: 1ms, activation: 1MiB, weights: 1MiB, repeat: 1}\n"
      "  - {forward: 1Tf, backward: 3ms, activation: 64MiB, weights: 0B, repeat: 3}\nschedule: zb-h1\n",
+     "nvswitch-8gpu.xml"},
+    // engines-803 (seed 18803)
+    {"microbatches: 8\nlayers:\n  - {forward: 10us, backward: 1Tf, activation: 0B, weights: 64MiB, repeat: 1}\n"
+     "  - {forward: 1Tf, backward: 2ms, activation: 64, weights: 1GiB, repeat: 1}\n"
+     "  - {forward: 1Tf, backward: 1ms, activation: 64MiB, weights: 64MiB, repeat: 3}\nschedule: interleaved-1f1b\n",
      "nvswitch-8gpu.xml"}};
 
 class EngineCases : public EngineCase {
@@ -90,7 +95,9 @@ class EngineCases : public EngineCase {
   // and comm_buffers differ: events at one instant taken in another order.
   std::map<std::string, std::string> known_failures() const override {
     return {{"engine-case-0", "tie order at the memory peak: comm_buffers and activations swap (looped-bfs)"},
-            {"engine-case-1", "tie order at the memory peak: comm_buffers and activations swap (zb-h1)"}};
+            {"engine-case-1", "tie order at the memory peak: comm_buffers and activations swap (zb-h1)"},
+            {"engine-case-2", "times differ by 1.1e-9 relative (makespan 0.196904363093333 s against "
+                              "0.19690436288 s), above the documented 1e-9"}};
   }
 };
 

@@ -96,11 +96,11 @@ TEST_P(SweepSpec, KeepsTheErrorContract) {
     if (option == "-o") args[3] = value;
     else args.insert(args.end(), {option, value});
   }
-  // An error may name the spec, the option, the folder, or any file the spec names (a mutation may rename one).
+  // An error may name the spec, the option, the folder, or any file the spec names.
   std::vector<std::string> blame = {"spec.yaml", "tiny.yaml", "complete-4.xml", "--cfg", "--shard", args[3],
                                     args[3] + "/results.csv", args[3] + "/plan.json", args[3] + "/.lock"};
-  blame.insert(blame.end(), kSpecRules.unknown_names.begin(), kSpecRules.unknown_names.end());
   Command c = pipesim_command(args, blame);
+  c.naming_inputs = {"spec.yaml"};
   declare_sweep_folder(c, args[3]);
   Outcome o;
   std::string failure = run(c, &o);
@@ -113,6 +113,31 @@ TEST_P(SweepSpec, KeepsTheErrorContract) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fuzz, SweepSpec, ::testing::Range(0, 20));
+
+// docs/outputs.md#output-files: the generator's error, as the sweep reports it.
+TEST(SweepFolder, AGeneratorErrorIsTheSweepsOneLine) {
+  if (std::system("python3 --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
+  const std::string dir = (fs::temp_directory_path() / ("pipesim-generator-error-" + std::to_string(::getpid()))).string();
+  fs::remove_all(dir);
+  fs::create_directories(dir + "/tmp");
+  std::ofstream(dir + "/s.yaml") << "workload: tiny.yaml\ngenerator: make_platform.py\n"
+                                    "grid:\n  platform: ['cluster --boxes 0 --gpus 2']\n";
+  std::ofstream(dir + "/tiny.yaml") << source("workloads/examples/tiny.yaml");
+  std::ofstream(dir + "/make_platform.py") << source("scripts/make_platform.py");
+  const std::string tmpdir = std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "";
+  ::setenv("TMPDIR", (dir + "/tmp").c_str(), 1);
+  const ChildResult r = run_child({PIPESIM_BINARY, "sweep", "s.yaml", "-o", "out"}, dir, dir + "/stdout", dir + "/stderr", 60);
+  if (tmpdir.empty()) ::unsetenv("TMPDIR");
+  else ::setenv("TMPDIR", tmpdir.c_str(), 1);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(read_file(dir + "/stderr"),
+            "pipesim: error: s.yaml: platform: 'cluster --boxes 0 --gpus 2': make_platform.py cluster: error: --boxes "
+            "and --gpus must be >= 1, --oversubscription >= 1, --nic > 0\n");
+  EXPECT_EQ(read_file(dir + "/stdout"), "");
+  EXPECT_FALSE(fs::exists(dir + "/out"));
+  EXPECT_TRUE(fs::is_empty(dir + "/tmp"));  // the clusters' temporary folder is gone
+  fs::remove_all(dir);
+}
 
 // --- sweep merge of mutated shard folders ---------------------------------
 
@@ -233,7 +258,9 @@ TEST_P(CsvRun, KeepsTheErrorContract) {
     write("workload.yaml", mutated(workload, rng, yaml_rules("file|name|comm_step", {"nosuch.csv", "orders.csv", "csv", "workload.yaml", "out.json"})));
   }
   write("platform.xml", source("platforms/nvswitch-4gpu.xml"));
-  conclude(run(run_command("platform.xml", "workload.yaml", {"orders.csv"})));
+  Command c = run_command("platform.xml", "workload.yaml", {"orders.csv"});
+  c.naming_inputs = {"workload.yaml"};
+  conclude(run(c));
 }
 
 INSTANTIATE_TEST_SUITE_P(Fuzz, CsvRun, ::testing::Range(0, 20));
