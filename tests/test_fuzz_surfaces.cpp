@@ -112,7 +112,7 @@ TEST_P(SweepSpec, KeepsTheErrorContract) {
   conclude(failure);
 }
 
-INSTANTIATE_TEST_SUITE_P(Fuzz, SweepSpec, ::testing::Range(0, 20));
+INSTANTIATE_TEST_SUITE_P(Fuzz, SweepSpec, ::testing::Range(0, 16));
 
 // docs/outputs.md#output-files: the generator's error, as the sweep reports it.
 TEST(SweepFolder, AGeneratorErrorIsTheSweepsOneLine) {
@@ -206,7 +206,7 @@ TEST_P(SweepMerge, KeepsTheErrorContract) {
   conclude(failure);
 }
 
-INSTANTIATE_TEST_SUITE_P(Fuzz, SweepMerge, ::testing::Range(0, 16));
+INSTANTIATE_TEST_SUITE_P(Fuzz, SweepMerge, ::testing::Range(0, 10));
 
 // --- runs of PyTorch CSV orders (schedule: csv) ----------------------------
 
@@ -510,7 +510,7 @@ TEST_P(PlatformGenerator, KeepsTheErrorContractAndWritesPlatformsPipesimRuns) {
   conclude(failure);
 }
 
-INSTANTIATE_TEST_SUITE_P(Fuzz, PlatformGenerator, ::testing::Range(0, 24));
+INSTANTIATE_TEST_SUITE_P(Fuzz, PlatformGenerator, ::testing::Range(0, 16));
 
 }  // namespace
 }  // namespace pipesim::fuzz
