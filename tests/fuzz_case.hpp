@@ -84,7 +84,7 @@ struct Command {
   // Inputs whose text names other files (a spec its workloads, a workload its
   // CSV): an error may name any file they name, as the error line shows it.
   std::vector<std::string> naming_inputs;
-  std::string command_name;  // "sweep": a usage line `...; see 'pipesim sweep --help'` is an error line too
+  std::string command_name;  // "sweep": a usage line `...; see 'pipesim sweep[ merge] --help'` is an error line too
   std::regex error_line;     // set instead of blame for programs other than pipesim
   bool has_error_line = false;
   bool may_be_infeasible = false;  // exit 1 with one line `pipesim: infeasible: NAME: ...`
@@ -97,7 +97,7 @@ inline Command pipesim_command(std::vector<std::string> args, std::vector<std::s
   c.argv = {PIPESIM_BINARY};
   c.argv.insert(c.argv.end(), args.begin(), args.end());
   c.blame = std::move(blame);
-  if (!c.argv.empty() && c.argv.size() > 1) c.command_name = c.argv[1];
+  if (!args.empty()) c.command_name = args[0];
   return c;
 }
 
@@ -246,9 +246,10 @@ class SurfaceCase : public ::testing::TestWithParam<int> {
       for (const auto& input : c.naming_inputs)
         if (control_bytes_shown(read(input)).find(line.substr(prefix.size(), end - prefix.size())) != std::string::npos)
           return true;
+    const std::string usage_end = " --help'";  // `pipesim sweep merge` is under `sweep` too
     return !c.command_name.empty() && prefix == "pipesim: error: " &&
-           line.size() > c.command_name.size() &&
-           line.find("; see 'pipesim " + c.command_name + " --help'") != std::string::npos;
+           line.find("; see 'pipesim " + c.command_name) != std::string::npos && line.size() > usage_end.size() &&
+           line.compare(line.size() - usage_end.size(), usage_end.size(), usage_end) == 0;
   }
 
   std::string violation(const Command& c, const Outcome& o, const std::map<std::string, std::string>& before) const {
