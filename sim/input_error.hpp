@@ -34,6 +34,14 @@ inline bool word_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
 
+// what() is a C string: a NUL quoted from an input would end the message
+// there, losing what follows, so it is shown as \x00.
+inline std::string nul_shown(const std::string& text) {
+  std::string out;
+  for (char c : text) out += c == '\0' ? std::string("\\x00") : std::string(1, c);
+  return out;
+}
+
 }  // namespace detail
 
 // An error message of bounded length however large the input it quotes (a
@@ -67,7 +75,8 @@ class InputError : public std::runtime_error {
   // where: a field path ("layers[2].forward") or "line 7"; may be empty.
   // WHERE and WHAT are bounded (bounded_message); FILE is named whole.
   InputError(const std::string& file, const std::string& where, const std::string& what)
-      : std::runtime_error(file + (where.empty() ? "" : ": " + bounded_message(where)) + ": " + bounded_message(what)) {}
+      : std::runtime_error(detail::nul_shown(file + (where.empty() ? "" : ": " + bounded_message(where)) + ": " +
+                                             bounded_message(what))) {}
 };
 
 }  // namespace pipesim

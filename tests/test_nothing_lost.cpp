@@ -279,6 +279,9 @@ TEST(ErrorLines, QuotedValuesAreCut) {
   EXPECT_EQ(std::string(InputError("w.yaml", "placement", "the workload's 'gpu0' is 'fine'").what()),
             "w.yaml: placement: the workload's 'gpu0' is 'fine'");
   EXPECT_LE(bounded_message(std::string(10000, 'y')).size(), 2000u);
+  // A NUL quoted from an input is shown, and what follows it is kept.
+  EXPECT_EQ(std::string(InputError("s.yaml", "platform", std::string("'cluster --\0boxes 2': bad", 25)).what()),
+            "s.yaml: platform: 'cluster --\\x00boxes 2': bad");
   // Through the binary: a 4 MB CSV of one repeated bad cell.
   const std::string dir = fresh_dir("huge-cell");
   std::string csv = "0F0,";

@@ -304,7 +304,15 @@ TEST(SweepCli, KilledSweepResumedGivesTheSameTable) {
   ASSERT_TRUE(WIFSIGNALED(status)) << "the sweep ended before it was killed";
   EXPECT_FALSE(fs::exists(out + "/results.csv"));
   std::size_t recorded = 0;
-  for (int i = 0; i < 12; ++i) recorded += fs::exists(out + "/runs/00" + (i < 10 ? "0" : "") + std::to_string(i) + ".json");
+  for (int i = 0; i < 12; ++i) {
+    const std::string record = out + "/runs/00" + (i < 10 ? "0" : "") + std::to_string(i) + ".json";
+    if (!fs::exists(record)) continue;
+    ++recorded;
+    // Written through a temporary and a rename: whole, however the sweep ended.
+    const std::string text = read_text(record);
+    EXPECT_TRUE(text.rfind("{", 0) == 0 && text.size() > 6 && text.compare(text.size() - 6, 6, "  }\n}\n") == 0)
+        << record << ": " << text;
+  }
   ASSERT_LT(recorded, 12u);
   const CliResult r = run_pipesim("sweep " + spec + " -o " + out + " -j 2");
   ASSERT_EQ(r.exit_code, 0) << r.err;
