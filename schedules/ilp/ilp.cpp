@@ -79,7 +79,14 @@ std::string_view to_string(IlpResult::Status status) {
 IlpResult solve_optimal_pattern(const Workload& workload, const Platform& platform, const IlpOptions& options) {
   const auto t0 = Clock::now();
   IlpResult result;
-  make_instance(workload, platform, options, 0);  // checks the options before any work
+  // Checks the options before any work; its bounds are the answer's when no model is built.
+  const Instance base = make_instance(workload, platform, options, 0);
+  // time_limit counts from here; the heuristic always ends (its pattern is
+  // the answer when the model is not solved), what follows stops in time.
+  const bool solving = options.time_limit > 0;
+  const auto deadline = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                                 solving ? options.time_limit : 0));
+  auto seconds_left = [&] { return std::chrono::duration<double>(deadline - Clock::now()).count(); };
 
   // Warm start: the given pattern, else the best heuristic pattern that fits.
   // A heuristic pattern with other copies (`other`) cannot start the model
@@ -101,37 +108,88 @@ IlpResult solve_optimal_pattern(const Workload& workload, const Platform& platfo
       else say(options, "ilp: heuristic pattern with other copies rejected: " + bad);
     }
   }
+  // A given warm start may be invalid (overlaps, memory): then it bounds nothing.
+  const std::string invalid = warm ? violations(*warm, workload, platform) : "";
+  auto take_warm = [&] {
+    result.pattern = warm;
+    result.period = exact(*warm, workload, platform);
+    result.heuristic_period = result.period;
+    result.first_solution_seconds = since(t0);
+  };
+
+  // The heuristic pattern with other copies, when it beats the model's answer
+  // (per micro-batch; ties keep the model's) or the model has none: status
+  // Feasible, bound the load bound (the model's bound holds for k copies only).
+  auto take_other = [&](const std::string& model_outcome) {
+    if (!other) return false;
+    const int k = options.copies, k2 = other->copies;
+    if (result.pattern && other_period / k2 >= result.period / k * (1 - 1e-12)) return false;
+    const std::string model_best =
+        result.pattern ? fmt("%.9g s per micro-batch", result.period / k) : std::string("no pattern");
+    result.model_period = result.pattern ? result.period : 0;
+    result.pattern = std::move(other);
+    result.period = other_period;
+    result.status = IlpResult::Status::Feasible;
+    result.bound = std::min(base.T_lower / k * k2, result.period);
+    result.gap = (result.period - result.bound) / result.period;
+    if (result.first_solution_seconds < 0) result.first_solution_seconds = other_seconds;
+    result.message = fmt("feasible: PipeDream's eager pattern of %g copies, %.9g s per micro-batch", k2,
+                         result.period / k2) +
+                     fmt(", beats the model's best with %g copies (", k) + model_best + "; " + model_outcome +
+                     fmt("); load bound %.9g s per micro-batch", result.bound / k2);
+    result.seconds = since(t0);
+    say(options, "ilp: " + result.message);
+    return true;
+  };
+  // Not solved (time limit 0, or spent before CBC could run): the warm start
+  // is the answer, if valid, whether or not a model judged it.
+  auto unsolved = [&](const std::string& why) {
+    if (!result.pattern && warm && invalid.empty()) take_warm();
+    result.model_period = result.pattern ? result.period : 0;
+    if (take_other("not solved (" + why + ")")) return result;
+    result.status = result.pattern ? IlpResult::Status::Feasible : IlpResult::Status::Unknown;
+    result.message = "not solved (" + why + ")";
+    result.bound = base.T_lower;
+    result.gap = result.pattern ? (result.period - result.bound) / result.period : 0;
+    result.seconds = since(t0);
+    say(options, "ilp: " + result.message);
+    return result;
+  };
+  // Without CBC the model only serves to be written.
+  if (!solving && options.write_model.empty()) return unsolved("time limit 0");
 
   // The warm start's period bounds T when the model times it as the
   // platform does (fixed allocation, or alike devices and links); the model
   // is rebuilt without that bound if it rejects the warm start.
-  // A given warm start may be invalid (overlaps, memory): then it bounds nothing.
-  std::string invalid = warm ? violations(*warm, workload, platform) : "";
   const double upper = warm && invalid.empty() && (options.allocation || uniform(platform)) ? warm->period : 0;
   std::optional<Formulation> built;
   auto build = [&](double bound) {
     const auto build_start = Clock::now();
-    built.emplace(make_instance(workload, platform, options, bound));
+    built.reset();  // two models at once would double the memory
+    built.emplace(make_instance(workload, platform, options, bound),
+                  solving ? std::optional<Clock::time_point>(deadline) : std::nullopt);
     result.build_seconds = since(build_start);
   };
-  build(upper);
   std::vector<double> start;
-  if (warm) {
-    std::string why = invalid;
-    auto values = invalid.empty() ? pattern_values(*built, *warm, workload, platform, why) : std::nullopt;
-    if (!values && upper > 0) {
-      build(0);
-      values = pattern_values(*built, *warm, workload, platform, why);
+  try {
+    build(upper);
+    if (warm) {
+      std::string why = invalid;
+      const double lp_seconds = solving ? std::max(1e-3, seconds_left()) : 0;
+      auto values = invalid.empty() ? pattern_values(*built, *warm, workload, platform, why, lp_seconds) : std::nullopt;
+      if (!values && upper > 0 && (!solving || seconds_left() > 0)) {
+        build(0);
+        values = pattern_values(*built, *warm, workload, platform, why, solving ? std::max(1e-3, seconds_left()) : 0);
+      }
+      if (values) {
+        start = std::move(*values);
+        take_warm();
+      } else {
+        say(options, "ilp: warm start rejected: " + why);
+      }
     }
-    if (values) {
-      start = std::move(*values);
-      result.pattern = warm;
-      result.period = exact(*warm, workload, platform);
-      result.heuristic_period = result.period;
-      result.first_solution_seconds = since(t0);
-    } else {
-      say(options, "ilp: warm start rejected: " + why);
-    }
+  } catch (const BuildTimeLimit& e) {
+    return unsolved(e.what());
   }
   const Formulation& formulation = *built;
   const Instance& instance = formulation.instance();
@@ -154,30 +212,6 @@ IlpResult solve_optimal_pattern(const Workload& workload, const Platform& platfo
   if (!start.empty())
     say(options, fmt("ilp: %7.2f s  warm start: period %.9g", result.first_solution_seconds, result.period));
 
-  // The heuristic pattern with other copies, when it beats the model's answer
-  // (per micro-batch; ties keep the model's) or the model has none: status
-  // Feasible, bound the load bound (the model's bound holds for k copies only).
-  auto take_other = [&](const std::string& model_outcome) {
-    if (!other) return false;
-    const int k = options.copies, k2 = other->copies;
-    if (result.pattern && other_period / k2 >= result.period / k * (1 - 1e-12)) return false;
-    const std::string model_best =
-        result.pattern ? fmt("%.9g s per micro-batch", result.period / k) : std::string("no pattern");
-    result.model_period = result.pattern ? result.period : 0;
-    result.pattern = std::move(other);
-    result.period = other_period;
-    result.status = IlpResult::Status::Feasible;
-    result.bound = std::min(instance.T_lower / k * k2, result.period);
-    result.gap = (result.period - result.bound) / result.period;
-    if (result.first_solution_seconds < 0) result.first_solution_seconds = other_seconds;
-    result.message = fmt("feasible: PipeDream's eager pattern of %g copies, %.9g s per micro-batch", k2,
-                         result.period / k2) +
-                     fmt(", beats the model's best with %g copies (", k) + model_best + "; " + model_outcome +
-                     fmt("); load bound %.9g s per micro-batch", result.bound / k2);
-    result.seconds = since(t0);
-    say(options, "ilp: " + result.message);
-    return true;
-  };
   auto finish_infeasible = [&](IlpResult::Status status, const std::string& why) {
     if (take_other(why)) return result;
     result.status = status;
@@ -194,18 +228,10 @@ IlpResult solve_optimal_pattern(const Workload& workload, const Platform& platfo
     return finish_infeasible(IlpResult::Status::Infeasible,
                              "no pattern fits: constraint " + model.constant_violation() + " fails for every pattern");
 
-  if (options.time_limit <= 0) {  // model only
-    result.model_period = result.pattern ? result.period : 0;
-    if (take_other("not solved (time limit 0)")) return result;
-    result.status = result.pattern ? IlpResult::Status::Feasible : IlpResult::Status::Unknown;
-    result.message = "not solved (time limit 0)";
-    result.bound = instance.T_lower;
-    result.gap = result.pattern ? (result.period - result.bound) / result.period : 0;
-    result.seconds = since(t0);
-    return result;
-  }
+  if (!solving) return unsolved("time limit 0");
+  if (seconds_left() <= 0) return unsolved("the time limit ended before CBC could run");
 
-  const CbcRun run = solve_with_cbc(model, start, options.time_limit, options.threads, options.log, t0);
+  const CbcRun run = solve_with_cbc(model, start, seconds_left(), options.threads, options.log, t0);
   result.bound = run.bound;
   std::string rejected;  // why CBC's answer was not used (a bug if ever)
   if (!run.solution.empty()) {
