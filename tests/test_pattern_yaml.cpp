@@ -234,7 +234,7 @@ TEST(PatternYaml, StructureErrors) {
   EXPECT_EQ(load_error("period: 4\ntasks:\n  - F1\n"),
             "p.yaml: line 3: tasks[0]: expected a map {task: F1, device: NAME, start: SECONDS}, got 'F1'");
   EXPECT_EQ(load_error("- 1\n"),
-            "p.yaml: line 1: expected a map with period, tasks and optionally copies, weights, links, transfers, got a list");
+            "p.yaml: line 1: document: expected a map with period, tasks and optionally copies, weights, links, transfers, got a list");
   EXPECT_EQ(load_error("period: 4\ntasks:\n  - {task: F1, start: 0}\n"),
             "p.yaml: line 3: tasks[0].device: missing required field: expected a device name");
 }
