@@ -23,6 +23,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Without a terminal, checking is shown only for sweeps this large (seconds of checks).
+constexpr std::size_t kQuietChecking = 10000;
+
 std::string this_binary() {
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
@@ -41,7 +44,8 @@ std::string duration(double seconds) {
 // The records of PLAN's runs found in DIRS (the first that has one), in plan order.
 std::vector<RunRecord> collect(const SweepPlan& plan, const std::vector<std::string>& dirs, bool all_required) {
   std::vector<RunRecord> records;
-  for (const SweepRun& run : plan.runs) {
+  for (std::size_t i = 0; i < plan.size; ++i) {
+    const SweepRun run = plan.run(i);
     std::optional<RunRecord> found;
     for (const std::string& dir : dirs)
       if (!found) found = find_record(dir, run);
@@ -56,7 +60,7 @@ int merge_command(const SweepCommandOptions& o) {
   std::vector<SweepPlan> plans;
   for (const std::string& dir : o.merge_inputs) plans.push_back(read_plan(dir));
   for (std::size_t i = 1; i < plans.size(); ++i)
-    if (plans[i].columns != plans[0].columns || plans[i].runs.size() != plans[0].runs.size() ||
+    if (plans[i].columns != plans[0].columns || plans[i].size != plans[0].size ||
         plan_json(plans[i]) != plan_json(plans[0]))
       throw InputError(o.merge_inputs[i], "plan.json", "a different sweep than " + o.merge_inputs[0] + "'s");
   const SweepPlan& plan = plans[0];
@@ -109,7 +113,17 @@ int sweep_command(const SweepCommandOptions& o) {
       throw UsageError(std::string("--shard: ") + e.what());
     }
   }
-  SweepPlan plan = load_sweep_plan(o.spec);  // every input checked before anything runs
+  const bool tty = ::isatty(STDERR_FILENO) == 1;
+  // Every input is checked before anything runs: a million runs take minutes, so it is shown.
+  SweepPlan plan = load_sweep_plan(o.spec, [&, tenth = std::size_t(0)](std::size_t checked, std::size_t total) mutable {
+    if (tty) {
+      std::cerr << "\rsweep: checking " << checked << "/" << total << " runs\x1b[K" << (checked == total ? "\r\x1b[K" : "")
+                << std::flush;
+    } else if (total >= kQuietChecking && checked * 10 >= tenth * total) {
+      std::cerr << "sweep: checking " << checked << "/" << total << " runs\n";
+      ++tenth;
+    }
+  });
   check_sweep_folder("-o", o.output, plan.inputs);
   const std::string clusters = generate_clusters(plan, o.spec);  // "cluster ARGS" platforms, in a temporary folder
   SweepRunOptions run;
@@ -126,22 +140,21 @@ int sweep_command(const SweepCommandOptions& o) {
   }
   install_clusters(plan, clusters, o.output);
   write_file_atomically(o.output + "/plan.json", plan_json(plan));
-  const std::vector<SweepRun> mine = shard_runs(plan, shard.first, shard.second);
+  const std::vector<std::size_t> mine = shard_runs(plan, shard.first, shard.second);
 
   // Resuming: what has no record yet, or was killed by a signal (most likely
   // from outside: Ctrl-C, a time limit, the OOM killer), or lost its metrics
   // (a record of an older version), is run (again).
-  std::vector<SweepRun> todo;
-  for (const SweepRun& r : mine) {
-    const std::optional<RunRecord> record = find_record(o.output, r);
-    if (!record || !record_complete(*record)) todo.push_back(r);
+  std::vector<std::size_t> todo;
+  for (const std::size_t i : mine) {
+    const std::optional<RunRecord> record = find_record(o.output, plan.run(i));
+    if (!record || !record_complete(*record)) todo.push_back(i);
   }
-  const bool tty = ::isatty(STDERR_FILENO) == 1;
   const auto started = std::chrono::steady_clock::now();
   std::size_t failed = 0;
   std::cerr << "sweep: " << todo.size() << " of " << mine.size() << " runs to do ("
             << mine.size() - todo.size() << " done before), " << run.jobs << " at once\n";
-  run_sweep(todo, run, [&](const RunRecord& r, std::size_t done, std::size_t total) {
+  run_sweep(plan, todo, run, [&](const RunRecord& r, std::size_t done, std::size_t total) {
     failed += r.status != "valid" && r.status != "invalid";
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     const std::string eta = duration(elapsed / done * (total - done));

@@ -100,7 +100,7 @@ std::vector<Violation> check_pattern_file(const std::string& path, const Workloa
   try {
     t = pattern_timing(p, w, platform);
   } catch (const std::invalid_argument& e) {
-    throw InputError(path, "", e.what());
+    throw InputError(path, "tasks", e.what());
   }
   std::vector<Violation> out = complete_like_run(p, t, src);
   for (Violation& v : validate_pattern(p, t, platform, w)) out.push_back(std::move(v));

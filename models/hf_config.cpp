@@ -146,18 +146,20 @@ TransformerConfig parse_hf_config(const std::string& text, const std::string& pa
   try {
     j = json::parse(text);
   } catch (const json::parse_error& e) {
-    throw InputError(path, "line " + std::to_string(line_of(text, e.byte)),
-                     single_line("malformed JSON: " + parse_message(e.what())));
+    throw InputError(path, "line " + std::to_string(line_of(text, e.byte)) + ": JSON syntax error",
+                     single_line(parse_message(e.what())));
   } catch (const json::exception& e) {
     // A number too large for a double ("number overflow parsing '1e400'"): nlohmann gives no position,
     // so the line is that of the quoted token.
     const std::string message = parse_message(e.what());
     const std::size_t open = message.find('\''), close = message.rfind('\'');
     const std::size_t at = open < close ? text.find(message.substr(open + 1, close - open - 1)) : std::string::npos;
-    throw InputError(path, at == std::string::npos ? "" : "line " + std::to_string(line_of(text, at + 1)),
-                     single_line("malformed JSON: " + message));
+    throw InputError(path,
+                     (at == std::string::npos ? "" : "line " + std::to_string(line_of(text, at + 1)) + ": ") +
+                         "JSON syntax error",
+                     single_line(message));
   }
-  if (!j.is_object()) throw InputError(path, "", "expected a JSON object, got " + std::string(j.type_name()));
+  if (!j.is_object()) throw InputError(path, "document", "expected a JSON object, got " + std::string(j.type_name()));
   const Fields f{j, path};
   if (!j.contains("model_type")) f.fail("model_type", "missing");
   const std::string type = f.string_or("model_type", "");

@@ -18,6 +18,15 @@
 namespace pipesim {
 namespace {
 
+// A refusal of the whole pattern (its timing, shifts or overlaps) names ops
+// or transfers rather than one entry: the field is the list that holds them.
+InputError pattern_error(const std::string& file, std::string what) {
+  if (what.rfind("pattern: ", 0) == 0) what.erase(0, 9);
+  const bool transfers = what.rfind("on the link", 0) == 0 || what.rfind("transfer", 0) == 0 ||
+                         what.rfind("missing the transfer", 0) == 0;
+  return InputError(file, transfers ? "transfers" : "tasks", what);
+}
+
 const std::vector<std::string> kTopKeys = {"period", "copies", "weights", "links", "tasks", "transfers"};
 const std::vector<std::string> kTaskKeys = {"task", "copy", "device", "start", "shift"};
 const std::vector<std::string> kTransferKeys = {"after", "copy", "start", "shift"};
@@ -43,7 +52,7 @@ class Reader : public YamlFields {
     src = PatternSource{};
     src.file = file();
     const char* top = "a map with period, tasks and optionally copies, weights, links, transfers";
-    if (!root.IsMap()) fail(root, "", std::string("expected ") + top + ", got " + describe(root));
+    if (!root.IsMap()) fail(root, "document", std::string("expected ") + top + ", got " + describe(root));
     const Fields f = fields(root, "", &kTopKeys);
     Pattern p;
     p.period = seconds(require(f, root, "", "period", "a period in seconds"), "period");
@@ -222,7 +231,7 @@ Pattern make_ready(Pattern p, const PatternSource& src, const Workload& w, const
   try {
     t = pattern_timing(p, w, platform);
   } catch (const std::invalid_argument& e) {
-    throw InputError(file, "", e.what());
+    throw pattern_error(file, e.what());
   }
   const std::vector<int> succ = p.successors();
   std::vector<int> transfer = p.transfer_of();
@@ -238,7 +247,7 @@ Pattern make_ready(Pattern p, const PatternSource& src, const Workload& w, const
     try {
       assign_minimal_shifts(q, t);
     } catch (const std::invalid_argument& e) {
-      throw InputError(file, "", e.what());
+      throw pattern_error(file, e.what());
     }
     const std::string why = " (the smallest valid shift: shifts are computed because some shift or transfer is "
                             "missing; give them all to choose larger ones), got ";
@@ -277,7 +286,7 @@ Pattern make_ready(Pattern p, const PatternSource& src, const Workload& w, const
     }
   }
   const std::string overlap = find_overlap(p, t, platform);
-  if (!overlap.empty()) throw InputError(file, "", overlap + " (seed 000 Definition 1: exclusive access)");
+  if (!overlap.empty()) throw pattern_error(file, overlap + " (seed 000 Definition 1: exclusive access)");
   return p;
 }
 

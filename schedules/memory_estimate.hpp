@@ -15,6 +15,11 @@ struct ScheduleSize {
   double pattern_items = 0;  // ops and transfers of its pattern (0 if none)
   // For the message: what one micro-batch goes through, "8 stages".
   std::string pieces;
+  // Memory the builder needs beside what it builds (the ILP's model), freed
+  // before the run, so refused on its own: the parameter that sets it and
+  // what it is, for the message. 0: none.
+  double builder_bytes = 0;
+  std::string builder_field{}, builder_what{};
 };
 
 // Measured with /usr/bin/time -v (maximum resident set) on runs of 0.6 to

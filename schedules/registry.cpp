@@ -111,6 +111,10 @@ ScheduleSize per_layer_size(const Workload& w) {
 void check_memory(const Workload& w, const ScheduleSize& size, const RunLimits& limits) {
   const double need = estimated_memory_bytes(size);
   const double limit = memory_limit_or_default(limits.max_memory_bytes);
+  if (size.builder_bytes > limit)
+    throw InputError(w.file, size.builder_field,
+                     size.builder_what + " needs about " + format_bytes(size.builder_bytes) +
+                         " of memory to build; the limit is " + format_bytes(limit) + " (raise it with --max-memory)");
   if (need <= limit) return;
   const std::string iterations = w.iterations > 1 ? " x " + std::to_string(w.iterations) + " iterations" : "";
   throw InputError(w.file, "microbatches",

@@ -3,6 +3,7 @@
 #include <climits>
 #include <set>
 #include <filesystem>
+#include <memory>
 #include <stdexcept>
 
 #include "schedules/registry.hpp"
@@ -23,29 +24,73 @@ struct Dimension {
   std::vector<std::vector<std::string>> points;  // points[i][k]: value of keys[k]
 };
 
+// A path as written in the spec, taken relative to the spec's folder.
+std::string resolve(const fs::path& folder, const std::string& path) {
+  return fs::path(path).is_absolute() ? path : (folder / path).lexically_normal().string();
+}
+
+// The spec's grid, from which each run is made when asked for.
+struct Grid {
+  std::string platform, workload;        // of every run, unless swept
+  std::vector<WorkloadOverride> fixed;   // the spec's `set`
+  std::vector<Dimension> dims;
+  std::vector<std::string> columns;      // platform, workload, then the swept keys
+  std::size_t total = 1, width = 4;
+  fs::path folder;                       // the spec's: relative paths are taken from it
+
+  SweepRun run(std::size_t index) const {
+    SweepRun run;
+    run.id = std::to_string(index);
+    run.id.insert(0, width - run.id.size(), '0');
+    run.platform = platform, run.workload = workload;
+    run.overrides = fixed;
+    std::vector<std::pair<std::string, std::string>> chosen;
+    std::size_t rest = index;
+    std::vector<std::size_t> at(dims.size());
+    for (std::size_t d = dims.size(); d-- > 0;) at[d] = rest % dims[d].points.size(), rest /= dims[d].points.size();
+    for (std::size_t d = 0; d < dims.size(); ++d)
+      for (std::size_t k = 0; k < dims[d].keys.size(); ++k) chosen.emplace_back(dims[d].keys[k], dims[d].points[at[d]][k]);
+    for (const auto& [key, value] : chosen) {
+      if (key == "platform") run.platform = value;
+      else if (key == "workload") run.workload = value;
+      else run.overrides.push_back({key, value});
+    }
+    for (const std::string& c : columns) {
+      if (c == "platform") run.values.push_back(run.platform);
+      else if (c == "workload") run.values.push_back(run.workload);
+      else
+        for (const auto& [key, value] : chosen)
+          if (key == c) run.values.push_back(value);
+    }
+    if (run.platform.rfind("cluster ", 0) == 0) run.cluster = run.platform.substr(8);
+    else run.platform = resolve(folder, run.platform);
+    run.workload = resolve(folder, run.workload);
+    return run;
+  }
+};
+
 class SpecReader : public YamlFields {
  public:
   explicit SpecReader(std::string file) : YamlFields(std::move(file)) {}
 
-  SweepPlan read(const YAML::Node& root) {
-    if (!root.IsMap()) fail(root, "", "expected a sweep spec map with 'grid' or 'zip', got " + describe(root));
+  // The plan without its runs' function and inputs (load_sweep_plan adds them), and its grid.
+  SweepPlan read(const YAML::Node& root, Grid& grid) {
+    if (!root.IsMap()) fail(root, "document", "expected a sweep spec map with 'grid' or 'zip', got " + describe(root));
     const Fields f = fields(root, "", &kSpecKeys);
     SweepPlan plan;
     plan.name = fs::path(file()).stem().string();
     if (auto* e = get(f, "name")) plan.name = text(e->value, "name", "a sweep name");
-    std::string platform, workload;
-    if (auto* e = get(f, "platform")) platform = text(e->value, "platform", "a platform file");
-    if (auto* e = get(f, "workload")) workload = text(e->value, "workload", "a workload file");
+    if (auto* e = get(f, "platform")) grid.platform = text(e->value, "platform", "a platform file");
+    if (auto* e = get(f, "workload")) grid.workload = text(e->value, "workload", "a workload file");
     if (auto* e = get(f, "generator")) plan.generator = text(e->value, "generator", "the path of make_platform.py");
-    std::vector<WorkloadOverride> fixed;
     if (auto* e = get(f, "set")) {
       if (!e->value.IsMap()) fail(e->value, "set", "expected a map of overrides like {microbatches: 8}, got " + describe(e->value));
       for (const auto& [key, entry] : fields(e->value, "set", nullptr)) {
         check_override_key(entry.key, "set", key);
-        fixed.push_back({key, scalar(entry.value, sub("set", key), "a single value")});
+        grid.fixed.push_back({key, scalar(entry.value, sub("set", key), "a single value")});
       }
     }
-    std::vector<Dimension> dims;
+    std::vector<Dimension>& dims = grid.dims;
     if (auto* e = get(f, "grid")) read_grid(e->value, dims);
     if (auto* e = get(f, "zip")) read_zip(e->value, dims);
     if (dims.empty())
@@ -58,47 +103,21 @@ class SpecReader : public YamlFields {
       }
     bool swept_platform = false, swept_workload = false;
     for (const std::string& c : plan.columns) swept_platform |= c == "platform", swept_workload |= c == "workload";
-    if (platform.empty() && !swept_platform) fail(YAML::Node(), "platform", "expected a platform file, in 'platform' or swept in 'grid'");
-    if (workload.empty() && !swept_workload) fail(YAML::Node(), "workload", "expected a workload file, in 'workload' or swept in 'grid'");
+    if (grid.platform.empty() && !swept_platform) fail(YAML::Node(), "platform", "expected a platform file, in 'platform' or swept in 'grid'");
+    if (grid.workload.empty() && !swept_workload) fail(YAML::Node(), "workload", "expected a workload file, in 'workload' or swept in 'grid'");
     // platform and workload come first, as in `pipesim run PLATFORM WORKLOAD`.
     std::vector<std::string> columns = {"platform", "workload"};
     for (const std::string& c : plan.columns)
       if (c != "platform" && c != "workload") columns.push_back(c);
 
-    std::size_t total = 1;
     for (const Dimension& d : dims) {
-      if (total > kMaxRuns / d.points.size())
+      if (grid.total > kMaxRuns / d.points.size())
         fail(YAML::Node(), "grid", "expected at most " + std::to_string(kMaxRuns) + " runs, got more");
-      total *= d.points.size();
+      grid.total *= d.points.size();
     }
-    const std::size_t width = std::max<std::size_t>(4, std::to_string(total - 1).size());
-    for (std::size_t index = 0; index < total; ++index) {
-      SweepRun run;
-      run.id = std::to_string(index);
-      run.id.insert(0, width - run.id.size(), '0');
-      run.platform = platform, run.workload = workload;
-      run.overrides = fixed;
-      std::vector<std::pair<std::string, std::string>> chosen;
-      std::size_t rest = index;
-      std::vector<std::size_t> at(dims.size());
-      for (std::size_t d = dims.size(); d-- > 0;) at[d] = rest % dims[d].points.size(), rest /= dims[d].points.size();
-      for (std::size_t d = 0; d < dims.size(); ++d)
-        for (std::size_t k = 0; k < dims[d].keys.size(); ++k) chosen.emplace_back(dims[d].keys[k], dims[d].points[at[d]][k]);
-      for (const auto& [key, value] : chosen) {
-        if (key == "platform") run.platform = value;
-        else if (key == "workload") run.workload = value;
-        else run.overrides.push_back({key, value});
-      }
-      for (const std::string& c : columns) {
-        if (c == "platform") run.values.push_back(run.platform);
-        else if (c == "workload") run.values.push_back(run.workload);
-        else
-          for (const auto& [key, value] : chosen)
-            if (key == c) run.values.push_back(value);
-      }
-      plan.runs.push_back(std::move(run));
-    }
-    plan.columns = columns;
+    grid.width = std::max<std::size_t>(4, std::to_string(grid.total - 1).size());
+    grid.columns = plan.columns = columns;
+    plan.size = grid.total;
     return plan;
   }
 
@@ -157,41 +176,37 @@ class SpecReader : public YamlFields {
   }
 };
 
-// A path as written in the spec, taken relative to the spec's folder.
-std::string resolve(const fs::path& folder, const std::string& path) {
-  return fs::path(path).is_absolute() ? path : (folder / path).lexically_normal().string();
-}
-
 }  // namespace
 
-SweepPlan load_sweep_plan(const std::string& spec) {
+SweepPlan load_sweep_plan(const std::string& spec, const SweepChecking& checking) {
   SpecReader reader(spec);
-  SweepPlan plan = reader.parse(read_yaml_file(spec), [&](const YAML::Node& root) { return reader.read(root); });
-  const fs::path folder = fs::path(spec).parent_path();
-  if (!plan.generator.empty()) plan.generator = resolve(folder, plan.generator);
-  for (SweepRun& run : plan.runs) {
-    if (run.platform.rfind("cluster ", 0) == 0) run.cluster = run.platform.substr(8);
-    else run.platform = resolve(folder, run.platform);
-    run.workload = resolve(folder, run.workload);
-  }
+  auto grid = std::make_shared<Grid>();
+  SweepPlan plan =
+      reader.parse(read_yaml_file(spec), [&](const YAML::Node& root) { return reader.read(root, *grid); });
+  grid->folder = fs::path(spec).parent_path();
+  plan.run = [grid](std::size_t index) { return grid->run(index); };
+  if (!plan.generator.empty()) plan.generator = resolve(grid->folder, plan.generator);
   // Everything a run reads is checked before any runs: a bad input is one error, not a column of failures.
   std::set<std::string> seen;
   auto input = [&](const std::string& what, const std::string& path) {
-    if (!path.empty() && seen.insert(path).second) plan.inputs.emplace_back(what, path);
+    const bool first = !path.empty() && seen.insert(path).second;
+    if (first) plan.inputs.emplace_back(what, path);
+    return first;
   };
   input("the sweep spec", spec);
   input("the platform generator", plan.generator);
-  for (const SweepRun& run : plan.runs) {
+  for (std::size_t index = 0; index < plan.size; ++index) {
+    if (checking && index % 1000 == 0) checking(index, plan.size);
+    const SweepRun run = plan.run(index);
     std::error_code ec;
     if (!run.cluster.empty()) {
       if (plan.generator.empty())
         throw InputError(spec, "generator", "expected the path of make_platform.py for platform '" + run.platform + "'");
       if (!fs::is_regular_file(plan.generator, ec))
         throw InputError(spec, "generator", "'" + plan.generator + "' is not a file");
-    } else if (!fs::is_regular_file(run.platform, ec)) {
+    } else if (input("a platform of the sweep", run.platform) && !fs::is_regular_file(run.platform, ec)) {
       throw InputError(spec, "platform", "'" + run.platform + "' is not a platform file");
     }
-    if (run.cluster.empty()) input("a platform of the sweep", run.platform);
     input("a workload of the sweep", run.workload);
     const Workload workload = load_workload(run.workload, run.overrides);
     check_schedule(workload);
@@ -201,13 +216,14 @@ SweepPlan load_sweep_plan(const std::string& spec) {
       input("a calibration file of the sweep", workload.model->calibration);
     }
   }
+  if (checking) checking(plan.size, plan.size);
   return plan;
 }
 
-std::vector<SweepRun> shard_runs(const SweepPlan& plan, int index, int count) {
-  std::vector<SweepRun> out;
-  for (std::size_t i = static_cast<std::size_t>(index - 1); i < plan.runs.size(); i += static_cast<std::size_t>(count))
-    out.push_back(plan.runs[i]);
+std::vector<std::size_t> shard_runs(const SweepPlan& plan, int index, int count) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = static_cast<std::size_t>(index - 1); i < plan.size; i += static_cast<std::size_t>(count))
+    out.push_back(i);
   return out;
 }
 

@@ -21,8 +21,8 @@ namespace fs = std::filesystem;
 // The distinct clusters of PLAN, numbered in grid order.
 std::map<std::string, int> cluster_numbers(const SweepPlan& plan) {
   std::map<std::string, int> numbers;
-  for (const SweepRun& run : plan.runs)
-    if (!run.cluster.empty() && !numbers.count(run.cluster)) {
+  for (std::size_t i = 0; i < plan.size; ++i)
+    if (const SweepRun run = plan.run(i); !run.cluster.empty() && !numbers.count(run.cluster)) {
       const int next = static_cast<int>(numbers.size());
       numbers[run.cluster] = next;
     }
@@ -86,8 +86,11 @@ void install_clusters(SweepPlan& plan, const std::string& temporary, const std::
     fs::copy_file(temporary + name, dir + "/platforms" + name, fs::copy_options::overwrite_existing);
   }
   fs::remove_all(temporary);
-  for (SweepRun& run : plan.runs)
+  plan.run = [made = plan.run, numbers, dir](std::size_t index) {
+    SweepRun run = made(index);
     if (!run.cluster.empty()) run.platform = dir + "/platforms/cluster-" + std::to_string(numbers.at(run.cluster)) + ".xml";
+    return run;
+  };
 }
 
 }  // namespace pipesim

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 
@@ -184,9 +185,10 @@ std::optional<RunRecord> find_record(const std::string& dir, const SweepRun& run
 std::string plan_json(const SweepPlan& plan) {
   std::string out = "{\n  \"name\": " + json_escape(plan.name) + ",\n  \"columns\": " + json_list(plan.columns) +
                     ",\n  \"runs\": [";
-  for (std::size_t i = 0; i < plan.runs.size(); ++i)
-    out += std::string(i ? "," : "") + "\n    {\"id\": " + json_escape(plan.runs[i].id) +
-           ", \"inputs\": " + json_list(plan.runs[i].values) + "}";
+  for (std::size_t i = 0; i < plan.size; ++i) {
+    const SweepRun run = plan.run(i);
+    out += std::string(i ? "," : "") + "\n    {\"id\": " + json_escape(run.id) + ", \"inputs\": " + json_list(run.values) + "}";
+  }
   return out + "\n  ]\n}\n";
 }
 
@@ -195,6 +197,7 @@ SweepPlan read_plan(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) throw InputError(dir, "", "not a sweep output folder (no plan.json)");
   SweepPlan plan;
+  auto runs = std::make_shared<std::vector<SweepRun>>();
   try {
     const YAML::Node n = YAML::Load(read_text(path));
     if (!n.IsMap() || !n["runs"].IsSequence()) throw InputError(path, "", "not a sweep plan");
@@ -206,11 +209,13 @@ SweepPlan read_plan(const std::string& dir) {
       run.values = string_list(r["inputs"]);
       if (run.id.empty() || run.values.size() != plan.columns.size())
         throw InputError(path, "runs", "not a sweep plan");
-      plan.runs.push_back(std::move(run));
+      runs->push_back(std::move(run));
     }
   } catch (const YAML::Exception& e) {
     throw InputError(path, "", std::string("not a sweep plan: ") + e.what());
   }
+  plan.size = runs->size();
+  plan.run = [runs](std::size_t index) { return (*runs)[index]; };
   return plan;
 }
 

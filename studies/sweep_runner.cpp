@@ -28,33 +28,31 @@ pid_t start(const SweepRun& run, const SweepRunOptions& o, const std::string& er
 
 }  // namespace
 
-std::vector<RunRecord> run_sweep(const std::vector<SweepRun>& todo, const SweepRunOptions& o,
-                                 const SweepProgress& progress) {
-  std::vector<RunRecord> records(todo.size());
-  std::map<pid_t, std::size_t> running;
+void run_sweep(const SweepPlan& plan, const std::vector<std::size_t>& todo, const SweepRunOptions& o,
+               const SweepProgress& progress) {
+  std::map<pid_t, SweepRun> running;
   std::size_t next = 0, done = 0;
   const std::string runs = o.dir + "/runs/";
   while (done < todo.size()) {
     while (next < todo.size() && static_cast<int>(running.size()) < std::max(1, o.jobs)) {
-      const SweepRun& run = todo[next];
-      running[start(run, o, runs + run.id + ".err", runs + run.id + ".report.json")] = next;
+      SweepRun run = plan.run(todo[next]);
+      const pid_t pid = start(run, o, runs + run.id + ".err", runs + run.id + ".report.json");
+      running.emplace(pid, std::move(run));
       ++next;
     }
     const ChildEnd end = wait_child();
     auto it = running.find(end.pid);
     if (it == running.end()) continue;  // not one of ours
-    const SweepRun& run = todo[it->second];
-    const std::string err = runs + run.id + ".err", report = runs + run.id + ".report.json";
-    RunRecord& record = records[it->second];
+    const SweepRun run = std::move(it->second);
     running.erase(it);
-    record = make_record(run, end.status, read_text(err), read_text(report));
+    const std::string err = runs + run.id + ".err", report = runs + run.id + ".report.json";
+    const RunRecord record = make_record(run, end.status, read_text(err), read_text(report));
     write_file_atomically(runs + run.id + ".json", record_json(record));
     std::remove(err.c_str());
     std::remove(report.c_str());
     ++done;
     if (progress) progress(record, done, todo.size());
   }
-  return records;
 }
 
 }  // namespace pipesim

@@ -22,10 +22,11 @@ struct SweepRunOptions {
 // Called after each finished run with how many are done of how many.
 using SweepProgress = std::function<void(const RunRecord& record, std::size_t done, std::size_t total)>;
 
-// Runs TODO and returns their records in TODO's order. A run that fails is a
-// record (status, exit code, error line), never an exception; only a failure
-// of the sweep itself (fork, writing DIR) throws.
-std::vector<RunRecord> run_sweep(const std::vector<SweepRun>& todo, const SweepRunOptions& options,
-                                 const SweepProgress& progress);
+// Runs the plan's runs TODO (indices). A run that fails is a record
+// (status, exit code, error line), never an exception; only a failure of
+// the sweep itself (fork, writing DIR) throws. Each record goes to its file
+// and to `progress`, and is not kept: a million of them would not fit.
+void run_sweep(const SweepPlan& plan, const std::vector<std::size_t>& todo, const SweepRunOptions& options,
+               const SweepProgress& progress);
 
 }  // namespace pipesim

@@ -283,6 +283,31 @@ class Mutator {
   const FormatRules& rules_;
 };
 
+// The FIELD of an error line `pipesim: error: FILE: [line N: ]FIELD: WHAT`
+// (docs/outputs.md#error-lines), given what follows `FILE: `; "" when it
+// names none. A field is a path (`layers[0].backward`, `--json`,
+// `network/model:x`: no space before its first `.`, `[` or `/`), an element
+// named by its kind (`host 'gpu0' property memory`, `link 'l1'`,
+// `route a -> b`, `edge a -- b`, `node 'n1'`), a row or cell of a CSV
+// (`line 3 (rank 1), column 2`), `YAML|XML|JSON syntax error` in a file its
+// parser cannot read, or a key as written when it is the fault (unknown,
+// duplicate: a mutation may put a space in it).
+inline std::string named_field(std::string rest) {
+  static const std::regex line(R"(^line \d+: )");
+  std::smatch m;
+  if (std::regex_search(rest, m, line)) rest = m.suffix().str();
+  const std::size_t colon = rest.find(": ");
+  if (colon == std::string::npos || colon == 0) return "";
+  const std::string field = rest.substr(0, colon), what = rest.substr(colon + 2);
+  static const std::regex forms(
+      R"(^(?:[^\s.\[/]+(?:[.\[/][\s\S]*)?)"
+      R"(|(?:host|hosts|link|router|route|zoneRoute|link_ctn|cluster|zone|node|edge) [\s\S]+)"
+      R"(|line \d+ \(rank \d+\)(?:, column \d+)?|(?:YAML|XML|JSON) syntax error)$)");
+  if (std::regex_match(field, forms)) return field;
+  if (what.rfind("unknown key", 0) == 0 || what.rfind("duplicate key", 0) == 0) return field;
+  return "";
+}
+
 struct ChildResult {
   bool timed_out = false;
   int signal = 0;      // the signal that ended it, 0 if it exited

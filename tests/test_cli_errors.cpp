@@ -59,7 +59,7 @@ std::vector<BadInput> bad_inputs() {
        "forward"},
       {"empty_chain", "", "microbatches: 4\nlayers: []\n", "layers"},
       {"unknown_field", "", kGoodWorkload + "microbatchs: 3\n", "microbatchs"},
-      {"bad_platform_xml", "<platform version=\"4.1\"><zone", "", "invalid platform", true},
+      {"bad_platform_xml", "<platform version=\"4.1\"><zone", "", "XML syntax error", true},
       {"platform_without_devices", "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
                                    "<platform version=\"4.1\"><zone id=\"z\" routing=\"Full\">"
                                    "<host id=\"cpu\" speed=\"1Gf\"/></zone></platform>\n",

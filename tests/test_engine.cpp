@@ -155,7 +155,7 @@ TEST(Engine, MissingPlatformFile) { expect_platform_error("/nonexistent/platform
 
 TEST(Engine, MalformedPlatformXml) {
   expect_platform_error(write_file("bad.xml", "<platform version=\"4.1\"><zone id=\"z\" routing=\"Full\">"),
-                        "invalid platform");
+                        "XML syntax error");
 }
 
 TEST(Engine, PlatformWithoutDevices) {

@@ -150,9 +150,15 @@ class FuzzCase : public ::testing::TestWithParam<int> {
       if (std::count(err.begin(), err.end(), '\n') != 1 || err.back() != '\n')
         return "exit 2 without exactly one stderr line";
       if (err.rfind(prefix, 0) != 0) return "exit 2: the stderr line does not start with 'pipesim: error: '";
+      std::string field;
       bool names_input = false;
-      for (const auto& b : call.blame) names_input = names_input || err.rfind(prefix + b + ": ", 0) == 0;
+      for (const auto& b : call.blame)
+        if (err.rfind(prefix + b + ": ", 0) == 0) {
+          names_input = true;
+          field = named_field(err.substr(prefix.size() + b.size() + 2, err.size() - prefix.size() - b.size() - 3));
+        }
       if (!names_input) return "exit 2: the error line names none of the inputs (internal error?)";
+      if (field.empty()) return "exit 2: the error line names no field (FILE: [line N: ]FIELD: WHAT)";
       if (!out.empty()) return "exit 2 with output on stdout";
       for (const auto& [file, first] : call.outputs)
         if (fs::exists(work() + "/" + file)) return "exit 2 left the output file " + file + " behind";
@@ -232,6 +238,23 @@ TEST(FuzzHarness, MutationsAreReproducible) {
     EXPECT_EQ(Mutator(r1, rules).mutate(t1), Mutator(r2, rules).mutate(t2));
     EXPECT_EQ(t1, t2);
   }
+}
+
+// What the contract check takes for a FIELD (docs/outputs.md#error-lines).
+TEST(FuzzHarness, ErrorLinesMustNameAField) {
+  for (const std::string named :
+       {"line 4: layers[0].backward: expected a duration", "schedule.k: expected a positive integer",
+        "--json: is a directory", "network/optim:Bogus: expected one of Lazy, Full",
+        "line 7: host 'gpu0' property memory: expected a byte size", "line 18: link 'l1': bandwidth: expected",
+        "line 21: route gpu0 -> gpu1: dst: unknown host", "line 4: edge node1 -- node2: duplicate",
+        "line 3 (rank 1), column 2: expected an op", "line 5 (rank 4): 5 rows (ranks)",
+        "line 2: YAML syntax error: illegal map value", "line 7: XML syntax error: unexpected end of data",
+        "line 3: JSON syntax error: unexpected end of input", "line 3: micro batches: unknown key 'micro batches'"})
+    EXPECT_NE(named_field(named), "") << named;
+  for (const std::string unnamed :
+       {"line 13: expected 'ID -- DESCRIPTION'", "duplicate edge node1 -- node2", "no ops: expected one row",
+        "SimGrid rejected the platform: boom", "on the link l1, the transfer after B2 overlaps", "no colon at all"})
+    EXPECT_EQ(named_field(unnamed), "") << unnamed;
 }
 
 TEST(FuzzHarness, ChildOutcomes) {

@@ -171,7 +171,8 @@ TEST(IlpInfeasible, BadOptionsThrow) {
   EXPECT_THROW(solve_optimal_pattern(w, with_memory(2, 100), o), std::invalid_argument);
 }
 
-// time_limit 0: the model (and the heuristic) only; the log's lines.
+// time_limit 0: the heuristic's pattern, CBC not run, the model built only
+// to be written; the log's lines.
 TEST(IlpIo, ModelOnlyAndLog) {
   const Workload w = three();
   std::vector<std::string> lines;
@@ -182,7 +183,13 @@ TEST(IlpIo, ModelOnlyAndLog) {
   EXPECT_EQ(only.status, IlpResult::Status::Feasible);
   ASSERT_TRUE(only.pattern);
   EXPECT_NEAR(only.period, only.heuristic_period, 1e-12);
-  EXPECT_GT(only.variables, 0);
+  EXPECT_EQ(only.variables, 0);
+  EXPECT_EQ(only.message, "not solved (time limit 0)");
+  o.write_model = temp("only.lp");
+  const IlpResult written = solve_optimal_pattern(w, with_memory(2, 26), o);
+  EXPECT_GT(written.variables, 0);
+  EXPECT_NEAR(written.period, only.period, 1e-12);
+  o.write_model.clear();
   o.time_limit = 60;
   lines.clear();
   o.heuristic = false;  // CBC finds its own first solution
@@ -194,6 +201,22 @@ TEST(IlpIo, ModelOnlyAndLog) {
   for (const std::string& s : lines) incumbent |= s.find("incumbent") != std::string::npos && s.find("bound") != std::string::npos;
   EXPECT_TRUE(incumbent);
   EXPECT_NEAR(r.gap, 0, 1e-9);
+}
+
+// The time limit covers building the model: a model of 40 copies takes
+// seconds to build, so a limit of 10 ms stops the build, and the answer is
+// the heuristic's pattern.
+TEST(IlpIo, TimeLimitStopsTheModelsBuild) {
+  const Workload w = chain_workload({1, 2, 1, 1}, {2, 4, 2, 1}, {1, 1, 1, 1}, 1, {1, 1, 1, 1});
+  IlpOptions o = options();
+  o.copies = 40;
+  o.time_limit = 0.01;
+  const IlpResult r = solve_optimal_pattern(w, with_memory(4, 1e12), o);
+  EXPECT_EQ(r.status, IlpResult::Status::Feasible);
+  ASSERT_TRUE(r.pattern);
+  EXPECT_EQ(r.message, "not solved (the time limit ended while building the model)");
+  EXPECT_EQ(r.variables, 0);  // never completed
+  EXPECT_NEAR(r.period, r.heuristic_period, 1e-12);
 }
 
 // A given warm start: used when it fits the model, reported when not.

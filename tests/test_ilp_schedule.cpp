@@ -68,6 +68,37 @@ TEST(IlpSchedule, NoPatternWithinTheMemoryIsOneErrorLine) {
       << r.err;
 }
 
+// time_limit: 0 runs the heuristic's pattern (CBC not run, no model built):
+// still a valid pattern at its exact period.
+TEST(IlpSchedule, TimeLimitZeroRunsTheHeuristicsPattern) {
+  const std::string json = temp_path("ilp0.json");
+  const auto r = run_pipesim("run " + kRoot + "platforms/nvswitch-4gpu.xml " +
+                             workload("{name: ilp, k: 2, time_limit: 0}") + " --json " + json);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string report = read_text(json);
+  const double exact = number_after(report, "exact_period"), simulated = number_after(report, "simulated_period");
+  EXPECT_GT(exact, 0);
+  EXPECT_NEAR(simulated, exact, 1e-6 * exact);
+}
+
+// A model too large to build is refused before any work, naming k and the figures.
+TEST(IlpSchedule, ModelTooLargeIsRefusedWithItsSize) {
+  const std::string file = workload("{name: ilp, k: 100, time_limit: 0.01s}");
+  const auto r = run_pipesim("run " + kRoot + "platforms/complete-4.xml " + file + " --max-memory 1GiB");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_TRUE(std::regex_match(
+      r.err, std::regex("pipesim: error: " + file +
+                        ": schedule\\.k: the ILP model \\(k = 100 copies of 4 layers, free allocation: about "
+                        "[0-9.e+]+ nonzeros; time_limit: 0 runs the heuristic's pattern without it\\) needs about "
+                        "[0-9.]+ GiB of memory to build; the limit is 1\\.00 GiB \\(raise it with --max-memory\\)\n")))
+      << r.err;
+  // The same model is not built at all with time_limit: 0.
+  const auto zero = run_pipesim("run " + kRoot + "platforms/complete-4.xml " +
+                                workload("{name: ilp, k: 100, time_limit: 0}") + " --max-memory 1GiB --quiet");
+  EXPECT_EQ(zero.exit_code, 0) << zero.err;
+}
+
 TEST(IlpSchedule, BadParametersNameTheirField) {
   const std::string file = workload("{name: ilp, memory: lots}");
   auto r = run_pipesim("run " + kRoot + "platforms/nvswitch-4gpu.xml " + file);

@@ -57,7 +57,7 @@ TEST(ModelHfConfig, Gpt2Xl) {
 TEST(ModelHfConfig, OneLineErrors) {
   const std::string dir = data("");
   EXPECT_EQ(error_of(data("malformed.json")),
-            dir + "malformed.json: line 4: malformed JSON: syntax error while parsing object separator - "
+            dir + "malformed.json: line 4: JSON syntax error: syntax error while parsing object separator - "
                   "unexpected number literal; expected ':'");
   EXPECT_EQ(error_of(data("missing-field.json")), dir + "missing-field.json: intermediate_size: missing");
   EXPECT_EQ(error_of(data("wrong-type.json")),
@@ -84,10 +84,10 @@ TEST(ModelHfConfig, TextErrors) {
     }
     return std::string("no error");
   };
-  EXPECT_EQ(error("[1, 2]"), "c.json: expected a JSON object, got array");
+  EXPECT_EQ(error("[1, 2]"), "c.json: document: expected a JSON object, got array");
   EXPECT_EQ(error("{}"), "c.json: model_type: missing");
   EXPECT_EQ(error("{\"model_type\": 3}"), "c.json: model_type: expected a string, got number 3");
-  EXPECT_EQ(error("{\n\"model_type\": \"gpt2\",\n"), "c.json: line 3: malformed JSON: syntax error while parsing object key - unexpected end of input; expected string literal");
+  EXPECT_EQ(error("{\n\"model_type\": \"gpt2\",\n"), "c.json: line 3: JSON syntax error: syntax error while parsing object key - unexpected end of input; expected string literal");
   EXPECT_EQ(error("{\"model_type\": \"llama\", \"hidden_size\": 0}"),
             "c.json: hidden_size: expected a positive integer, got 0");
   EXPECT_EQ(error("{\"model_type\": \"mistral\", \"hidden_size\": 4096, \"num_hidden_layers\": 32, "

@@ -48,7 +48,7 @@ TEST(ModelWorkload, MalformedConfigJsonNamesItsLine) {
   const std::string w = write_file("hf.yaml", "model: {config: " + kRoot + "tests/data/hf/malformed.json}\nmicrobatches: 2\n");
   const CliResult r = run_pipesim("run " + kRoot + "platforms/h200-1gpu.xml " + w);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err.rfind("pipesim: error: " + kRoot + "tests/data/hf/malformed.json: line 4: malformed JSON", 0), 0u)
+  EXPECT_EQ(r.err.rfind("pipesim: error: " + kRoot + "tests/data/hf/malformed.json: line 4: JSON syntax error", 0), 0u)
       << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }

@@ -302,7 +302,7 @@ TEST(ErrorLines, QuotedValuesAreCut) {
   EXPECT_EQ(many.exit_code, 2);
   EXPECT_LT(many.err.size(), 2100u);
   EXPECT_EQ(std::count(many.err.begin(), many.err.end(), '\n'), 1);
-  EXPECT_EQ(many.err.rfind("pipesim: error: o.csv: 0F0 appears 1000000 times", 0), 0u) << many.err.substr(0, 300);
+  EXPECT_EQ(many.err.rfind("pipesim: error: o.csv: rows: 0F0 appears 1000000 times", 0), 0u) << many.err.substr(0, 300);
 }
 
 }  // namespace

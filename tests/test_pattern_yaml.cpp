@@ -213,7 +213,7 @@ TEST(PatternYaml, ShiftsBeyondTheRangeAreRefused) {
       "period: 1e-12\ntasks:\n  - {task: F1, device: gpu0, start: 0}\n  - {task: B1, device: gpu0, start: 0}\n"
       "  - {task: F2, device: gpu1, start: 0}\n  - {task: B2, device: gpu1, start: 0}\n";
   EXPECT_EQ(load_error(text),
-            "p.yaml: pattern: B2: its smallest valid shift exceeds 1000000000 (tasks or transfers far longer than the "
+            "p.yaml: tasks: B2: its smallest valid shift exceeds 1000000000 (tasks or transfers far longer than the "
             "period)");
   // Given shifts at the ends of the range are read as they are, and their
   // differences (event graph tokens, stash counts) stay within int.
@@ -234,7 +234,7 @@ TEST(PatternYaml, StructureErrors) {
   EXPECT_EQ(load_error("period: 4\ntasks:\n  - F1\n"),
             "p.yaml: line 3: tasks[0]: expected a map {task: F1, device: NAME, start: SECONDS}, got 'F1'");
   EXPECT_EQ(load_error("- 1\n"),
-            "p.yaml: line 1: expected a map with period, tasks and optionally copies, weights, links, transfers, got a list");
+            "p.yaml: line 1: document: expected a map with period, tasks and optionally copies, weights, links, transfers, got a list");
   EXPECT_EQ(load_error("period: 4\ntasks:\n  - {task: F1, start: 0}\n"),
             "p.yaml: line 3: tasks[0].device: missing required field: expected a device name");
 }
@@ -245,7 +245,7 @@ TEST(PatternYaml, OverlapsAreRejected) {
       "  - {task: F1, device: gpu0, start: 0}\n  - {task: B1, device: gpu0, start: 0.5}\n"
       "  - {task: F2, device: gpu1, start: 1.5}\n  - {task: B2, device: gpu1, start: 2.5}\n";
   EXPECT_EQ(load_error(text),
-            "p.yaml: on gpu0, F1 (start 0, lasts 1) overlaps B1 (start 0.5) (seed 000 Definition 1: exclusive access)");
+            "p.yaml: tasks: on gpu0, F1 (start 0, lasts 1) overlaps B1 (start 0.5) (seed 000 Definition 1: exclusive access)");
 }
 
 TEST(PatternYaml, LayerCountMustMatchTheWorkload) {

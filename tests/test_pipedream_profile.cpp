@@ -215,9 +215,9 @@ std::string error_of(const std::string& text) {
 
 TEST(PipeDreamProfile, MalformedProfilesAreLineNumberedErrors) {
   const std::string a = node(1, "A"), b = node(2, "B");
-  EXPECT_EQ(error_of(""), "g.txt: no operations: not a PipeDream graph.txt profile");
+  EXPECT_EQ(error_of(""), "g.txt: nodes: none: not a PipeDream graph.txt profile");
   EXPECT_EQ(error_of(a + "garbage\n"),
-            "g.txt: line 2: expected 'ID -- DESCRIPTION -- forward_compute_time=MS, backward_compute_time=MS, "
+            "g.txt: line 2: node: expected 'ID -- DESCRIPTION -- forward_compute_time=MS, backward_compute_time=MS, "
             "activation_size=BYTES, parameter_size=BYTES' (an edge line starts with a tab: '\\tID -- ID')");
   EXPECT_EQ(error_of("node1 -- A -- forward_compute_time=1, backward_compute_time=x, activation_size=1, "
                      "parameter_size=0\n"),
@@ -229,14 +229,14 @@ TEST(PipeDreamProfile, MalformedProfilesAreLineNumberedErrors) {
                      "parameter_size=0\n"),
             "g.txt: line 1: forward_compute_time: expected a number, got 'nan'");
   EXPECT_EQ(error_of("node1 -- A -- forward_time=1, backward_compute_time=1, activation_size=1, parameter_size=0\n"),
-            "g.txt: line 1: expected 'forward_compute_time=...', got 'forward_time=1'");
-  EXPECT_EQ(error_of(a + "\n" + a), "g.txt: line 3: duplicate node 'node1' (first on line 1)");
+            "g.txt: line 1: forward_compute_time: expected 'forward_compute_time=...', got 'forward_time=1'");
+  EXPECT_EQ(error_of(a + "\n" + a), "g.txt: line 3: node 'node1': duplicate (first on line 1)");
   EXPECT_EQ(error_of(a + edge(1, 7)), "g.txt: line 2: edge node1 -- node7: unknown node 'node7'");
-  EXPECT_EQ(error_of(a + edge(1, 1)), "g.txt: line 2: edge from 'node1' to itself");
-  EXPECT_EQ(error_of(a + b + edge(1, 2) + edge(1, 2)), "g.txt: line 4: duplicate edge node1 -- node2");
-  EXPECT_EQ(error_of(a + b + "\tnode1 node2\n"), "g.txt: line 3: expected an edge 'ID -- ID', got 'node1 node2'");
+  EXPECT_EQ(error_of(a + edge(1, 1)), "g.txt: line 2: edge node1 -- node1: from a node to itself");
+  EXPECT_EQ(error_of(a + b + edge(1, 2) + edge(1, 2)), "g.txt: line 4: edge node1 -- node2: duplicate");
+  EXPECT_EQ(error_of(a + b + "\tnode1 node2\n"), "g.txt: line 3: edge: expected 'ID -- ID', got 'node1 node2'");
   EXPECT_EQ(error_of(a + b + edge(1, 2) + edge(2, 1)),
-            "g.txt: line 3: the graph has a cycle (edge node1 -- node2 is on one or after one)");
+            "g.txt: line 3: edge node1 -- node2: on a cycle or after one (the graph must have none)");
   // Files: missing, and only inputs.
   try {
     import_pipedream("/nonexistent/graph.txt");
@@ -249,7 +249,7 @@ TEST(PipeDreamProfile, MalformedProfilesAreLineNumberedErrors) {
     import_pipedream(only_input);
     ADD_FAILURE();
   } catch (const InputError& e) {
-    EXPECT_EQ(std::string(e.what()), only_input + ": no operations besides inputs");
+    EXPECT_EQ(std::string(e.what()), only_input + ": nodes: no operations besides inputs");
   }
 }
 

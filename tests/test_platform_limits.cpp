@@ -68,7 +68,7 @@ TEST(PlatformLimits, SpecialFilesAreRefusedBeforeSimGridReadsThem) {
   // Not well-formed: refused by the check, before SimGrid's parser builds what it has read.
   expect_refused(write_file("broken.xml", "<platform version=\"4.1\">\n<cluster id=\"c\" prefix=\"g\" suffix=\"\" "
                                           "radical=\"0-99999999\" speed=\"1Gf\" bw=\"1GBps\" lat=\"0us\"/>\n<zone"),
-                 "invalid platform: line 3: ");
+                 "line 3: XML syntax error: ");
 }
 
 PlatformSize count(const std::string& xml) {

@@ -317,26 +317,26 @@ INSTANTIATE_TEST_SUITE_P(
     Pytorch, BadInput,
     ::testing::Values(
         BadCase{"two_ranks", "0F0,0F1,1B0\n1F0,1F1,1B1,0B0,0B1\n", kCsvWorkload("two_ranks"),
-                "TMP/two_ranks.csv: stage 0 has ops on several ranks: gpu0 (rank 0), gpu1 (rank 1) (a stage's "
+                "TMP/two_ranks.csv: rows: stage 0 has ops on several ranks: gpu0 (rank 0), gpu1 (rank 1) (a stage's "
                 "weights live on one device)"},
         BadCase{"unknown_action", "0F0,0X0\n", kCsvWorkload("unknown_action"),
                 "TMP/unknown_action.csv: line 1 (rank 0), column 2: expected an op <stage><F|B|I|W><micro-batch> "
                 "such as 2F0, 1I3, 0W1 or 3B2, an overlapped pair (aFm;bBn)OVERLAP_F_B (or SEND_F, RECV_F, SEND_B, RECV_B "
                 "in the comms format), got '0X0'"},
         BadCase{"missing_backward", "0F0,0F1,0B0\n1F0,1B0,1F1,1B1\n", kCsvWorkload("missing_backward"),
-                "TMP/missing_backward.csv: no backward (B, or I and W) of stage 0 for micro-batch 1 (micro-batches "
+                "TMP/missing_backward.csv: rows: no backward (B, or I and W) of stage 0 for micro-batch 1 (micro-batches "
                 "0..1: the workload gives no microbatches, so 2 = 1 + the largest micro-batch in "
                 "TMP/missing_backward.csv)"},
         BadCase{"missing_microbatch", "0F0,0B0\n1F0,1B0\n",
                 "microbatches: 3\n" + kCsvWorkload("missing_microbatch"),
-                "TMP/missing_microbatch.csv: no F of stage 0 for micro-batches 1..2 (the workload has micro-batches "
+                "TMP/missing_microbatch.csv: rows: no F of stage 0 for micro-batches 1..2 (the workload has micro-batches "
                 "0..2)"},
         BadCase{"send_without_recv", "0F0,0SEND_F0,0RECV_B0,0B0\n1F0,1B0,1SEND_B0\n", kCsvWorkload("send_without_recv"),
-                "TMP/send_without_recv.csv: 0SEND_F0 on gpu0 (rank 0) at column 2 has no matching 1RECV_F0 on gpu1 "
+                "TMP/send_without_recv.csv: rows: 0SEND_F0 on gpu0 (rank 0) at column 2 has no matching 1RECV_F0 on gpu1 "
                 "(rank 1)"},
         BadCase{"overlap_two_devices", "0F0,(0F1;1B0)OVERLAP_F_B,0B0,0B1\n1F0,1F1,1B1\n",
                 kCsvWorkload("overlap_two_devices"),
-                "TMP/overlap_two_devices.csv: (0F1;1B0)OVERLAP_F_B on gpu0 (rank 0) at column 2: stage 1 runs on "
+                "TMP/overlap_two_devices.csv: rows: (0F1;1B0)OVERLAP_F_B on gpu0 (rank 0) at column 2: stage 1 runs on "
                 "gpu1 (rank 1) too, so the pair would run on two devices (an overlapped pair shares one device)"},
         BadCase{"overlap_backward_first", "0F0,(0B0;0F1)OVERLAP_F_B,0B1\n", kCsvWorkload("overlap_backward_first"),
                 "TMP/overlap_backward_first.csv: line 1 (rank 0), column 2: an overlapped pair (aFm;bBn)OVERLAP_F_B "

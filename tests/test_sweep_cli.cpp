@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "studies/subprocess.hpp"
@@ -319,6 +321,53 @@ TEST(SweepCli, KilledSweepResumedGivesTheSameTable) {
   EXPECT_EQ(lines(r.err)[0], "sweep: " + std::to_string(12 - recorded) + " of 12 runs to do (" +
                                  std::to_string(recorded) + " done before), 2 at once");
   EXPECT_EQ(read_text(out + "/results.csv"), read_text(full + "/results.csv"));
+}
+
+// Peak resident memory of a running process, in bytes (0 if unknown).
+double peak_rss(pid_t pid) {
+  std::istringstream in(read_text("/proc/" + std::to_string(pid) + "/status"));
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("VmHWM:", 0) == 0) return 1024.0 * std::stod(line.substr(6));
+  return 0;
+}
+
+// A sweep of a million runs says it is checking them from the start, before
+// its plan is written (it once planned for 2 minutes in silence), and makes
+// its runs one at a time: a second into the checks its memory is that of a
+// few runs, not of a million (2.1 GB).
+TEST(SweepCli, AMillionRunsAreCheckedWithProgressInBoundedMemory) {
+  const std::string dir = temp_path("large-sweep");
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string values;
+  for (int i = 1; i <= 1000; ++i) values += (i > 1 ? ", " : "") + std::to_string(i);
+  const std::string spec = dir + "/spec.yaml", out = dir + "/out", err = dir + "/err";
+  std::ofstream(spec) << "platform: " << kRoot << "platforms/complete-4.xml\nworkload: " << kRoot
+                      << "workloads/examples/tiny.yaml\ngrid:\n  microbatches: [" << values << "]\n  iterations: ["
+                      << values << "]\n";
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ::freopen(err.c_str(), "w", stderr);
+    ::freopen("/dev/null", "w", stdout);
+    ::execl(PIPESIM_BINARY, PIPESIM_BINARY, "sweep", spec.c_str(), "-o", out.c_str(), "-j", "1", (char*)nullptr);
+    ::_exit(127);
+  }
+  for (int waited = 0; waited < 60000 && lines(read_text(err)).empty(); waited += 5)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const std::vector<std::string> first = lines(read_text(err));
+  const bool planned = fs::exists(out + "/plan.json");
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  const double peak = peak_rss(pid);
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_FALSE(first.empty());
+  EXPECT_EQ(first[0], "sweep: checking 0/1000000 runs");
+  EXPECT_FALSE(planned);
+#if !defined(__SANITIZE_ADDRESS__)
+  EXPECT_LT(peak, 64.0 * (1 << 20)) << "peak resident memory while checking";
+#endif
 }
 
 }  // namespace

@@ -108,7 +108,7 @@ TEST(OrdersCsv, RejectsWhatItCannotRead) {
   EXPECT_NE(error_of("0F0,0Q0\n").find("got '0Q0'"), std::string::npos);
   EXPECT_NE(error_of("0F\n").find("expected a micro-batch after 'F'"), std::string::npos);
   EXPECT_NE(error_of("99999999999999999999F0\n").find("at most 1000000"), std::string::npos);
-  EXPECT_EQ(error_of(",,\n\n"), "o.csv: no ops: expected one row per rank with cells such as 0F0, 0B0");
+  EXPECT_EQ(error_of(",,\n\n"), "o.csv: rows: no ops: expected one row per rank with cells such as 0F0, 0B0");
   EXPECT_THROW(read_orders_csv("/nonexistent/o.csv"), InputError);
 }
 

@@ -11,7 +11,7 @@ Calibration load_calibration(const std::string& path) {
   const YamlFields reader(path);
   return reader.parse(read_yaml_file(path), [&](const YAML::Node& root) {
     if (!root.IsMap())
-      reader.fail(root, "", "expected a map of op keys to durations ({block.forward: 1.2ms}), got " +
+      reader.fail(root, "document", "expected a map of op keys to durations ({block.forward: 1.2ms}), got " +
                                 YamlFields::describe(root));
     Calibration c;
     c.file = path;

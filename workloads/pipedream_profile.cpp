@@ -48,15 +48,16 @@ bool parse_number(const std::string& s, double& out) {
 class LineParser {
  public:
   LineParser(const std::string& file, int line) : file_(file), line_(line) {}
-  [[noreturn]] void fail(const std::string& what) const {
-    throw InputError(file_, "line " + std::to_string(line_), what);
+  // FIELD: what the line holds ("node", "edge node1 -- node2") or the node's key.
+  [[noreturn]] void fail(const std::string& field, const std::string& what) const {
+    throw InputError(file_, "line " + std::to_string(line_) + ": " + field, what);
   }
 
   // "key=VALUE" with the expected key; VALUE a number >= 0, or for lists "[a; b]" (summed).
   double field(const std::string& text, const std::string& key, bool list_allowed) const {
     const auto eq = text.find('=');
     if (eq == std::string::npos || trim(text.substr(0, eq)) != key)
-      fail("expected '" + key + "=...', got '" + text + "'");
+      fail(key, "expected '" + key + "=...', got '" + text + "'");
     std::string value = trim(text.substr(eq + 1));
     std::vector<std::string> items{value};
     if (list_allowed && value.size() >= 2 && value.front() == '[' && value.back() == ']')
@@ -64,8 +65,8 @@ class LineParser {
     double sum = 0;
     for (const std::string& item : items) {
       double x = 0;
-      if (!parse_number(trim(item), x)) fail(key + ": expected a number, got '" + value + "'");
-      if (x < 0) fail(key + ": must be >= 0, got '" + value + "'");
+      if (!parse_number(trim(item), x)) fail(key, "expected a number, got '" + value + "'");
+      if (x < 0) fail(key, "must be >= 0, got '" + value + "'");
       sum += x;
     }
     return sum;
@@ -73,20 +74,20 @@ class LineParser {
 
   ProfileNode node(const std::string& text) const {
     const std::vector<std::string> tokens = split(text, " -- ");
-    if (tokens.size() < 3 || tokens.size() > 4) fail(kNodeForm);
+    if (tokens.size() < 3 || tokens.size() > 4) fail("node", kNodeForm);
     ProfileNode n;
     n.id = trim(tokens[0]);
     n.desc = trim(tokens[1]);
     n.line = line_;
-    if (n.id.empty() || has_space(n.id)) fail("bad node id '" + tokens[0] + "': " + kNodeForm);
+    if (n.id.empty() || has_space(n.id)) fail("node", "bad id '" + tokens[0] + "': " + kNodeForm);
     const std::vector<std::string> f = split(tokens[2], ", ");
-    if (f.size() != 4) fail(kNodeForm);
+    if (f.size() != 4) fail("node '" + n.id + "'", kNodeForm);
     n.forward_ms = field(f[0], "forward_compute_time", false);
     n.backward_ms = field(f[1], "backward_compute_time", false);
     n.activation = field(f[2], "activation_size", true);
     n.parameters = field(f[3], "parameter_size", false);
     if (tokens.size() == 4 && trim(tokens[3]).find('=') == std::string::npos)  // stage_id=, vlayer_id=: ignored
-      fail("expected 'KEY=VALUE' after the sizes, got '" + tokens[3] + "'");
+      fail("node '" + n.id + "'", "expected 'KEY=VALUE' after the sizes, got '" + tokens[3] + "'");
     return n;
   }
 
@@ -162,17 +163,17 @@ ProfileGraph parse_pipedream_graph(const std::string& text, const std::string& f
     if (line[0] == '\t' || line[0] == ' ') {  // edge
       const std::vector<std::string> t = split(trim(line), " -- ");
       if (t.size() != 2 || t[0].empty() || t[1].empty() || has_space(t[0]) || has_space(t[1]))
-        p.fail("expected an edge 'ID -- ID', got '" + trim(line) + "'");
+        p.fail("edge", "expected 'ID -- ID', got '" + trim(line) + "'");
       raw.push_back({t[0], t[1], number});
       continue;
     }
     ProfileNode n = p.node(line);
     const auto [it, fresh] = index.emplace(n.id, static_cast<int>(g.nodes.size()));
     if (!fresh)
-      p.fail("duplicate node '" + n.id + "' (first on line " + std::to_string(g.nodes[it->second].line) + ")");
+      p.fail("node '" + n.id + "'", "duplicate (first on line " + std::to_string(g.nodes[it->second].line) + ")");
     g.nodes.push_back(std::move(n));
   }
-  if (g.nodes.empty()) throw InputError(file, "", "no operations: not a PipeDream graph.txt profile");
+  if (g.nodes.empty()) throw InputError(file, "nodes", "none: not a PipeDream graph.txt profile");
 
   std::set<std::pair<int, int>> seen;
   std::vector<int> edge_line;
@@ -182,11 +183,11 @@ ProfileGraph parse_pipedream_graph(const std::string& text, const std::string& f
     for (int k = 0; k < 2; ++k) {
       const std::string& id = k == 0 ? e.from : e.to;
       const auto it = index.find(id);
-      if (it == index.end()) p.fail("edge " + e.from + " -- " + e.to + ": unknown node '" + id + "'");
+      if (it == index.end()) p.fail("edge " + e.from + " -- " + e.to, "unknown node '" + id + "'");
       ends[k] = it->second;
     }
-    if (ends[0] == ends[1]) p.fail("edge from '" + e.from + "' to itself");
-    if (!seen.insert({ends[0], ends[1]}).second) p.fail("duplicate edge " + e.from + " -- " + e.to);
+    if (ends[0] == ends[1]) p.fail("edge " + e.from + " -- " + e.to, "from a node to itself");
+    if (!seen.insert({ends[0], ends[1]}).second) p.fail("edge " + e.from + " -- " + e.to, "duplicate");
     g.edges.push_back({ends[0], ends[1]});
     edge_line.push_back(e.line);
   }
@@ -198,9 +199,10 @@ ProfileGraph parse_pipedream_graph(const std::string& text, const std::string& f
     for (int u : order) ordered[u] = true;
     for (std::size_t i = 0; i < g.edges.size(); ++i)
       if (!ordered[g.edges[i].first] && !ordered[g.edges[i].second])
-        throw InputError(file, "line " + std::to_string(edge_line[i]),
-                         "the graph has a cycle (edge " + g.nodes[g.edges[i].first].id + " -- " +
-                             g.nodes[g.edges[i].second].id + " is on one or after one)");
+        throw InputError(file,
+                         "line " + std::to_string(edge_line[i]) + ": edge " + g.nodes[g.edges[i].first].id + " -- " +
+                             g.nodes[g.edges[i].second].id,
+                         "on a cycle or after one (the graph must have none)");
   }
   return g;
 }
@@ -259,7 +261,7 @@ ImportedProfile import_pipedream(const std::string& graph_txt, const ImportOptio
     }
   }
   if (std::find(skip.begin(), skip.end(), false) == skip.end())
-    throw InputError(graph_txt, "", "no operations besides inputs");
+    throw InputError(graph_txt, "nodes", "no operations besides inputs");
 
   r.groups = linearize_profile(g, skip);
   std::vector<int> group_of(n, -1);

@@ -47,9 +47,9 @@ class Loader : public YamlFields {
 
   Workload load(const YAML::Node& root) {
     if (root.IsNull())
-      fail(YAML::Node(), "", "expected a map with at least 'microbatches' and 'layers', got an empty document");
+      fail(YAML::Node(), "document", "expected a map with at least 'microbatches' and 'layers', got an empty document");
     if (!root.IsMap())
-      fail(root, "", "expected a map with at least 'microbatches' and 'layers', got " + describe(root));
+      fail(root, "document", "expected a map with at least 'microbatches' and 'layers', got " + describe(root));
     const Fields f = fields(root, "", &kTopKeys);
     const YAML::Node top;  // missing top-level fields have no useful line
 

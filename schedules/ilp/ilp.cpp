@@ -67,23 +67,36 @@ bool uniform(const Platform& p) {
 
 // One solve_optimal_pattern call. Its phases run in order and each fills
 // its part of the one result: the warm start, the model, then either no
-// solve (time limit 0) or CBC and its answer; at every end, a heuristic
-// pattern with other copies replaces the answer when it is faster.
+// solve (time limit 0, or the limit spent before CBC could run) or CBC and
+// its answer; at every end, a heuristic pattern with other copies replaces
+// the answer when it is faster. time_limit counts from the start: the
+// heuristic always ends (its pattern is the answer when the model is not
+// solved), the model's build and the solver stop in time.
 class OptimalPatternSearch {
  public:
   OptimalPatternSearch(const Workload& workload, const Platform& platform, const IlpOptions& options)
-      : workload_(workload), platform_(platform), options_(options) {
-    make_instance(workload, platform, options, 0);  // checks the options before any work
-  }
+      : workload_(workload),
+        platform_(platform),
+        options_(options),
+        // Checks the options before any work; its bounds are the answer's when no model is built.
+        base_(make_instance(workload, platform, options, 0)) {}
 
   IlpResult run() {
     choose_warm_start();
-    build_model();
+    invalid_ = warm_ ? violations(*warm_, workload_, platform_) : "";
+    // Without CBC the model only serves to be written.
+    if (!solving_ && options_.write_model.empty()) return unsolved("time limit 0");
+    try {
+      build_model();
+    } catch (const BuildTimeLimit& e) {
+      return unsolved(e.what());
+    }
     const LinearModel& model = formulation_->model();
     if (!model.constant_violation().empty())
       return no_pattern(IlpResult::Status::Infeasible,
                         "no pattern fits: constraint " + model.constant_violation() + " fails for every pattern");
-    if (options_.time_limit <= 0) return model_only();
+    if (!solving_) return unsolved("time limit 0");
+    if (seconds_left() <= 0) return unsolved("the time limit ended before CBC could run");
     return solve();
   }
 
@@ -112,10 +125,23 @@ class OptimalPatternSearch {
       say("ilp: heuristic pattern with other copies rejected: " + bad);
   }
 
+  double seconds_left() const { return std::chrono::duration<double>(deadline_ - Clock::now()).count(); }
+  // What the warm start's completing LP may take: what is left, or no limit without a solve.
+  double lp_seconds() const { return solving_ ? std::max(1e-3, seconds_left()) : 0; }
+
   void build_formulation(double upper_bound) {
     const auto start = Clock::now();
-    formulation_.emplace(make_instance(workload_, platform_, options_, upper_bound));
+    formulation_.reset();  // two models at once would double the memory
+    formulation_.emplace(make_instance(workload_, platform_, options_, upper_bound),
+                         solving_ ? std::optional<Clock::time_point>(deadline_) : std::nullopt);
     result_.build_seconds = since(start);
+  }
+
+  void take_warm_start() {
+    result_.pattern = warm_;
+    result_.period = exact(*warm_, workload_, platform_);
+    result_.heuristic_period = result_.period;
+    result_.first_solution_seconds = since(t0_);
   }
 
   // The warm start's period bounds T when the model times it as the
@@ -123,23 +149,21 @@ class OptimalPatternSearch {
   // is rebuilt without that bound if it rejects the warm start. A given
   // warm start may be invalid (overlaps, memory): then it bounds nothing.
   void build_model() {
-    const std::string invalid = warm_ ? violations(*warm_, workload_, platform_) : "";
     const double upper =
-        warm_ && invalid.empty() && (options_.allocation || uniform(platform_)) ? warm_->period : 0;
+        warm_ && invalid_.empty() && (options_.allocation || uniform(platform_)) ? warm_->period : 0;
     build_formulation(upper);
     if (warm_) {
-      std::string why = invalid;
-      auto values = invalid.empty() ? pattern_values(*formulation_, *warm_, workload_, platform_, why) : std::nullopt;
-      if (!values && upper > 0) {
+      std::string why = invalid_;
+      auto values = invalid_.empty()
+                        ? pattern_values(*formulation_, *warm_, workload_, platform_, why, lp_seconds())
+                        : std::nullopt;
+      if (!values && upper > 0 && (!solving_ || seconds_left() > 0)) {
         build_formulation(0);
-        values = pattern_values(*formulation_, *warm_, workload_, platform_, why);
+        values = pattern_values(*formulation_, *warm_, workload_, platform_, why, lp_seconds());
       }
       if (values) {
         start_ = std::move(*values);
-        result_.pattern = warm_;
-        result_.period = exact(*warm_, workload_, platform_);
-        result_.heuristic_period = result_.period;
-        result_.first_solution_seconds = since(t0_);
+        take_warm_start();
       } else {
         say("ilp: warm start rejected: " + why);
       }
@@ -179,7 +203,7 @@ class OptimalPatternSearch {
     result_.pattern = std::move(other_);
     result_.period = other_period_;
     result_.status = IlpResult::Status::Feasible;
-    result_.bound = std::min(instance().T_lower / k * k2, result_.period);
+    result_.bound = std::min(base_.T_lower / k * k2, result_.period);
     result_.gap = (result_.period - result_.bound) / result_.period;
     if (result_.first_solution_seconds < 0) result_.first_solution_seconds = other_seconds_;
     result_.message = "feasible: PipeDream's eager pattern of " + fmt::number(k2, 6) + " copies, " +
@@ -207,15 +231,18 @@ class OptimalPatternSearch {
     return std::move(result_);
   }
 
-  // Time limit 0: the model is built (and written), not solved.
-  IlpResult model_only() {
+  // Not solved (time limit 0, or spent before CBC could run): the warm
+  // start is the answer, if valid, whether or not a model judged it.
+  IlpResult unsolved(const std::string& why) {
+    if (!result_.pattern && warm_ && invalid_.empty()) take_warm_start();
     result_.model_period = result_.pattern ? result_.period : 0;
-    if (prefer_other_copies("not solved (time limit 0)")) return std::move(result_);
+    if (prefer_other_copies("not solved (" + why + ")")) return std::move(result_);
     result_.status = result_.pattern ? IlpResult::Status::Feasible : IlpResult::Status::Unknown;
-    result_.message = "not solved (time limit 0)";
-    result_.bound = instance().T_lower;
+    result_.message = "not solved (" + why + ")";
+    result_.bound = base_.T_lower;
     result_.gap = result_.pattern ? (result_.period - result_.bound) / result_.period : 0;
     result_.seconds = since(t0_);
+    say("ilp: " + result_.message);
     return std::move(result_);
   }
 
@@ -242,7 +269,7 @@ class OptimalPatternSearch {
 
   IlpResult solve() {
     const CbcRun run =
-        solve_with_cbc(formulation_->model(), start_, options_.time_limit, options_.threads, options_.log, t0_);
+        solve_with_cbc(formulation_->model(), start_, seconds_left(), options_.threads, options_.log, t0_);
     result_.bound = run.bound;
     const std::string rejected = take_solver_answer(run);
     if (!result_.pattern) {
@@ -270,7 +297,12 @@ class OptimalPatternSearch {
   const Platform& platform_;
   const IlpOptions& options_;
   const Clock::time_point t0_ = Clock::now();
+  const bool solving_ = options_.time_limit > 0;
+  const Clock::time_point deadline_ =
+      t0_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(solving_ ? options_.time_limit : 0));
+  const Instance base_;
   std::optional<Pattern> warm_;   // the model's warm start, if any
+  std::string invalid_;           // why the warm start is no valid pattern; "" if valid
   std::optional<Pattern> other_;  // a valid heuristic pattern with other copies, kept aside
   double other_period_ = 0, other_seconds_ = 0;
   std::optional<Formulation> formulation_;

@@ -9,6 +9,8 @@
 //   ilp_memory_constraints.cpp    (22), (31)-(36) memory
 #pragma once
 
+#include <chrono>
+#include <optional>
 #include <vector>
 
 #include "schedules/ilp/ilp_instance.hpp"
@@ -18,7 +20,9 @@ namespace pipesim::ilp {
 
 class Formulation {
  public:
-  explicit Formulation(Instance instance);  // builds everything
+  // Builds everything; past `deadline`, throws BuildTimeLimit (linear_model.hpp).
+  explicit Formulation(Instance instance,
+                       std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt);
 
   const Instance& instance() const { return in_; }
   const LinearModel& model() const { return model_; }

@@ -2,11 +2,13 @@
 // optimal pattern (seed 000 §6, solved by CBC) unrolled and run like any
 // other pattern, so that what the solver promised is simulated.
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 #include "patterns/pattern_timing.hpp"
 #include "patterns/pattern_unroll.hpp"
 #include "schedules/ilp/ilp.hpp"
+#include "schedules/ilp/ilp_size.hpp"
 #include "schedules/registry.hpp"
 #include "schedules/schedule_params.hpp"
 #include "sim/input_error.hpp"
@@ -17,7 +19,8 @@ namespace {
 
 // A parameter with a unit, parsed by `parse`; `fallback` when absent.
 template <class Parse>
-double unit_param(const Workload& w, const std::string& name, double fallback, Parse parse, const char* example) {
+double unit_param(const Workload& w, const std::string& name, double fallback, Parse parse, const char* example,
+                  bool zero_allowed = false) {
   const auto it = w.schedule_params.find(name);
   if (it == w.schedule_params.end()) return fallback;
   double value = 0;
@@ -26,10 +29,46 @@ double unit_param(const Workload& w, const std::string& name, double fallback, P
   } catch (const std::invalid_argument& e) {
     throw InputError(w.file, "schedule." + name, e.what());
   }
-  if (!(value > 0) || !std::isfinite(value))
+  if (!(value > 0 || (zero_allowed && value == 0)) || !std::isfinite(value))
     throw InputError(w.file, "schedule." + name,
-                     std::string("expected a positive value like '") + example + "', got '" + it->second + "'");
+                     std::string("expected a ") + (zero_allowed ? "" : "positive ") + "value like '" + example +
+                         "', got '" + it->second + "'");
   return value;
+}
+
+// time_limit 0: CBC is not run, the heuristic's pattern is the answer (docs/ilp.md).
+double time_limit_param(const Workload& w) { return unit_param(w, "time_limit", 60, parse_seconds, "60s", true); }
+
+// The run's tasks as for any schedule (a task per layer and micro-batch
+// each way, a transfer between any two layers), and the model the solver
+// builds, which is often far larger: its pairs of ops grow as (k L)^2.
+// Parameters the builder would refuse count as their defaults here.
+ScheduleSize ilp_size(const Workload& w, const Platform& platform) {
+  const double L = static_cast<double>(w.layers.size());
+  ScheduleSize size{static_cast<double>(w.microbatches) * w.iterations * (4 * L - 2), 4 * L - 2,
+                    std::to_string(w.layers.size()) + " layers"};
+  int k = 1;
+  std::optional<Allocation> allocation;
+  WeightPolicy weights = WeightPolicy::TwoBW;
+  try {
+    if (time_limit_param(w) == 0) return size;  // no model built
+    k = positive_param(w, "k", 1);
+    weights = weights_param(w);
+    if (w.schedule_params.count("allocation")) allocation = workload_allocation(w, platform);
+  } catch (const std::exception&) {
+    return size;  // the builder says why
+  }
+  size.pattern_items *= k;
+  const ilp::ModelSize model = ilp::estimated_model_size(static_cast<int>(w.layers.size()), platform.size(), k,
+                                                         allocation, weights);
+  char nonzeros[32];
+  std::snprintf(nonzeros, sizeof nonzeros, "%.2g", model.nonzeros);
+  size.builder_bytes = ilp::estimated_model_bytes(model);
+  size.builder_field = k > 1 ? "schedule.k" : "layers";
+  size.builder_what = "the ILP model (k = " + std::to_string(k) + " copies of " + std::to_string(w.layers.size()) +
+                      " layers, " + (allocation ? "fixed" : "free") + " allocation: about " + nonzeros +
+                      " nonzeros; time_limit: 0 runs the heuristic's pattern without it)";
+  return size;
 }
 
 const std::set<std::string> kParams = {"memory", "k", "time_limit", "weights", "allocation"};
@@ -39,7 +78,7 @@ GeneratedSchedule ilp_schedule(const Workload& w, const Platform& platform) {
   IlpOptions options;
   options.copies = positive_param(w, "k", 1);
   options.weights = weights_param(w);
-  options.time_limit = unit_param(w, "time_limit", 60, parse_seconds, "60s");
+  options.time_limit = time_limit_param(w);
   if (w.schedule_params.count("allocation")) options.allocation = workload_allocation(w, platform);
   // The solver's limit; the run itself is checked against the platform's memory.
   Platform limited = platform;
@@ -61,7 +100,7 @@ GeneratedSchedule ilp_schedule(const Workload& w, const Platform& platform) {
   return {std::move(g), std::move(p)};
 }
 
-const bool registered = register_schedule({"ilp"}, ilp_schedule) && register_schedule_params("ilp", kParams);
+const bool registered = register_schedule({"ilp"}, ilp_schedule, ilp_size) && register_schedule_params("ilp", kParams);
 
 }  // namespace
 }  // namespace pipesim

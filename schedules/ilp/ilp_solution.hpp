@@ -30,14 +30,16 @@ Pattern solution_to_pattern(const Formulation& formulation, const std::vector<do
 // from an LP with the integers fixed. nullopt, with `why`, when the pattern
 // is outside the formulation (other k, another allocation in fixed mode,
 // the copies of a layer on different devices, more than P devices) or the
-// model rejects it (it does not fit in memory).
+// model rejects it (it does not fit in memory), or the LP ran past
+// `seconds` (wall clock; 0: no limit).
 std::optional<std::vector<double>> pattern_values(const Formulation& formulation, const Pattern& pattern,
                                                   const Workload& workload, const Platform& platform,
-                                                  std::string& why);
+                                                  std::string& why, double seconds = 0);
 
 // The LP with every integer variable fixed at its value in x: T and the
 // times minimal, each auxiliary (sigma, o, b, y, versions) at its smallest
-// value. nullopt if infeasible.
-std::optional<std::vector<double>> complete_continuous(const Formulation& formulation, const std::vector<double>& x);
+// value. nullopt if infeasible or not solved within `seconds` (0: no limit).
+std::optional<std::vector<double>> complete_continuous(const Formulation& formulation, const std::vector<double>& x,
+                                                       double seconds = 0);
 
 }  // namespace pipesim::ilp

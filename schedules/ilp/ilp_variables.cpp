@@ -17,7 +17,9 @@ std::string task_name(const Instance& in, int j) {
 
 }  // namespace
 
-Formulation::Formulation(Instance instance) : in_(std::move(instance)) {
+Formulation::Formulation(Instance instance, std::optional<std::chrono::steady_clock::time_point> deadline)
+    : in_(std::move(instance)) {
+  if (deadline) model_.set_deadline(*deadline);
   add_variables();
   add_allocation_constraints();
   add_ordering_constraints();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <chrono>
 #include <tuple>
 
 #include "schedules/ilp/ilp_solution.hpp"
@@ -12,7 +13,8 @@
 
 namespace pipesim::ilp {
 
-std::optional<std::vector<double>> complete_continuous(const Formulation& F, const std::vector<double>& x) {
+std::optional<std::vector<double>> complete_continuous(const Formulation& F, const std::vector<double>& x,
+                                                       double seconds) {
   const LinearModel& model = F.model();
   const auto solver = model.to_osi();
   const int n = static_cast<int>(model.variables().size());
@@ -33,6 +35,7 @@ std::optional<std::vector<double>> complete_continuous(const Formulation& F, con
     solver->setObjCoeff(i, i == F.T_index() ? 1.0 : timing[i] ? 0.0 : v.type == VarType::Continuous ? 1.0 : 0.0);
   }
   solver->messageHandler()->setLogLevel(0);
+  if (seconds > 0) solver->getModelPtr()->setMaximumWallSeconds(seconds);
   solver->initialSolve();
   if (!solver->isProvenOptimal()) return std::nullopt;
   const double* solution = solver->getColSolution();
@@ -40,7 +43,7 @@ std::optional<std::vector<double>> complete_continuous(const Formulation& F, con
 }
 
 std::optional<std::vector<double>> pattern_values(const Formulation& F, const Pattern& p, const Workload& w,
-                                                  const Platform& platform, std::string& why) {
+                                                  const Platform& platform, std::string& why, double seconds) {
   const Instance& in = F.instance();
   const int N = in.ops(), k = in.k, L = in.L;
   if (p.layers != L || p.copies != k) {
@@ -150,11 +153,13 @@ std::optional<std::vector<double>> pattern_values(const Formulation& F, const Pa
       const bool one_route = on_link(ea) && (in.fixed || in.conflicts[Instance::SameRoute]);
       x[i] = (ea == eb ? one_route : shared(ea, eb)) && before(ttau, a, b);
     }
-  auto full = complete_continuous(F, x);
-  if (!full) {
-    why = "the model rejects it (memory or a time constraint)";
+  const auto start = std::chrono::steady_clock::now();
+  auto full = complete_continuous(F, x, seconds);
+  if (!full && seconds > 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= seconds) {
+    why = "its LP was not solved within the time limit";
     return std::nullopt;
   }
+  if (!full) why = "the model rejects it (memory or a time constraint)";
   return full;
 }
 

@@ -37,13 +37,19 @@ LinExpr operator*(double f, LinExpr a) { return a *= f; }
 LinExpr operator*(LinExpr a, double f) { return a *= f; }
 LinExpr operator-(LinExpr a) { return a *= -1; }
 
+void LinearModel::check_deadline() {
+  if (deadline_ && ++calls_ % 1024 == 0 && std::chrono::steady_clock::now() > *deadline_) throw BuildTimeLimit();
+}
+
 int LinearModel::add_var(std::string name, double lower, double upper, VarType type) {
+  check_deadline();
   if (type == VarType::Binary) lower = std::max(lower, 0.0), upper = std::min(upper, 1.0);
   vars_.push_back({std::move(name), lower, upper, type});
   return static_cast<int>(vars_.size()) - 1;
 }
 
 void LinearModel::add(const std::string& name, const LinExpr& lhs, Sense sense, const LinExpr& rhs) {
+  check_deadline();
   LinExpr e = lhs - rhs;
   std::sort(e.terms.begin(), e.terms.end());
   Row row{name, {}, sense, -e.constant};

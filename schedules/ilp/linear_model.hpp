@@ -4,7 +4,10 @@
 // COIN-OR (OsiClpSolverInterface), .lp and .mps.
 #pragma once
 
+#include <chrono>
 #include <memory>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,8 +57,17 @@ struct Row {
   double rhs = 0;
 };
 
+// Thrown while a LinearModel grows past its deadline (set_deadline): a
+// large model takes minutes to build, and a time limit bounds that too.
+struct BuildTimeLimit : std::runtime_error {
+  BuildTimeLimit() : std::runtime_error("the time limit ended while building the model") {}
+};
+
 class LinearModel {
  public:
+  // From now on, add_var and add throw BuildTimeLimit once `deadline` has
+  // passed (checked every 1024 calls: reading the clock costs).
+  void set_deadline(std::chrono::steady_clock::time_point deadline) { deadline_ = deadline; }
   int add_var(std::string name, double lower, double upper, VarType type);
   // Adds lhs (sense) rhs. A constraint without variables is checked instead
   // (a violated one marks the model infeasible: see constant_violation()).
@@ -95,6 +107,9 @@ class LinearModel {
   std::vector<Row> rows_;
   LinExpr objective_;
   std::string violation_;
+  std::optional<std::chrono::steady_clock::time_point> deadline_;
+  unsigned long calls_ = 0;
+  void check_deadline();
 };
 
 }  // namespace pipesim::ilp

@@ -385,7 +385,7 @@ GeneratedSchedule master_schedule(const Workload& w, const Platform& platform) {
                      "schedule 'master' simulates one round of seed 003's master scheduler (every micro-batch "
                      "forward and backward once); set iterations: 1, got " + std::to_string(w.iterations));
   const MasterSpec spec = workload_spec(w);
-  if (platform.size() == 0) throw InputError(platform.file, "", "no devices");
+  if (platform.size() == 0) throw InputError(platform.file, "hosts", "no devices");
   const double ref = reference_speed(w, platform);
   const std::vector<MasterStage> stages = workload_stages(w, ref);
   MasterShape shape;

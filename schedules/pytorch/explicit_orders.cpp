@@ -162,7 +162,7 @@ ExplicitOrders parse_orders_csv(const std::string& text, const std::string& file
       }
     }
   }
-  if (ops == 0) throw InputError(file, "", "no ops: expected one row per rank with cells such as 0F0, 0B0");
+  if (ops == 0) throw InputError(file, "rows", "no ops: expected one row per rank with cells such as 0F0, 0B0");
   return orders;
 }
 
@@ -208,7 +208,7 @@ std::vector<std::pair<int, int>> orders_stage_layers(const ExplicitOrders& order
                        "expected " + std::to_string(S) + ", the number of stages in " + orders.file + ", got " +
                            std::to_string(pl.stages));
     if (S > L)
-      throw InputError(orders.file, "", std::to_string(S) + " stages, but the workload has only " +
+      throw InputError(orders.file, "stages", std::to_string(S) + " stages, but the workload has only " +
                                             std::to_string(L) + " layers (at most one stage per layer)");
     for (int s = 0; s < S; ++s)
       layers.push_back({static_cast<int>(1LL * s * L / S), static_cast<int>(1LL * (s + 1) * L / S) - 1});
@@ -217,7 +217,7 @@ std::vector<std::pair<int, int>> orders_stage_layers(const ExplicitOrders& order
     if (rank[s] < 0 || rank[s + 1] < 0 || rank[s] == rank[s + 1]) continue;
     for (const Path* path : {&platform.path(rank[s], rank[s + 1]), &platform.path(rank[s + 1], rank[s])})
       if (!path->exists || !(path->bandwidth > 0))
-        throw InputError(orders.file, "",
+        throw InputError(orders.file, "stages",
                          "stages " + std::to_string(s) + " and " + std::to_string(s + 1) + " run on " +
                              device_name(platform, rank[s]) + " and " + device_name(platform, rank[s + 1]) +
                              ", which have no route with bandwidth between them");

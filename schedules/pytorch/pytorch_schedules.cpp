@@ -116,7 +116,7 @@ GeneratedSchedule csv(const Workload& w, const Platform& platform) {
   check_ranks_compute(orders, platform);
   const int M = w.microbatches > 0 ? w.microbatches : orders.microbatches();
   const std::vector<Violation> wrong = validate_orders(orders, M, platform, w.microbatches <= 0);
-  if (!wrong.empty()) throw InputError(path, "", wrong.front().message);
+  if (!wrong.empty()) throw InputError(path, "rows", wrong.front().message);
   const auto layers = orders_stage_layers(orders, w, platform);
   return {build_orders_graph(orders, layers, w, platform, M, w.iterations, comm_seconds).graph, std::nullopt};
 }

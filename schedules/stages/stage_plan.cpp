@@ -146,7 +146,7 @@ StagePlan automatic_plan(const Workload& w, const Platform& p, double ref, Stage
 
 StagePlan make_stage_plan(const Workload& workload, const Platform& platform, StagesPerDevice per_device) {
   if (workload.layers.empty()) throw InputError(workload.file, "layers", "no layers");
-  if (platform.size() == 0) throw InputError(platform.file, "", "no devices");
+  if (platform.size() == 0) throw InputError(platform.file, "hosts", "no devices");
   const double ref = reference_speed(workload, platform);
   return workload.placement.automatic ? automatic_plan(workload, platform, ref, per_device)
                                       : explicit_plan(workload, platform, ref, per_device);

@@ -374,7 +374,7 @@ bool check_platform_file(const std::string& file, const std::string& text,
   } catch (const pt::xml_parser_error& e) {
     // Reported here, not by SimGrid: its parser builds what it has read
     // before it finds the mistake, a huge cluster included.
-    throw InputError(file, "", single_line("invalid platform: line " + std::to_string(e.line()) + ": " + e.message()));
+    throw InputError(file, "line " + std::to_string(e.line()) + ": XML syntax error", single_line(e.message()));
   }
   size = count_platform(tree);
   size.xml_bytes = static_cast<double>(text.size());

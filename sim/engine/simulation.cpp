@@ -57,7 +57,7 @@ Simulation::Simulation(const std::string& platform_file, const std::vector<std::
   } catch (const InputError&) {
     throw;
   } catch (const simgrid::ParseError& e) {
-    throw InputError(platform_file, "", single_line(std::string("invalid platform: ") + e.what()));
+    throw InputError(platform_file, "XML syntax error", single_line(e.what()));
   } catch (const std::exception& e) {
     throw InputError(platform_file, "", single_line(std::string("SimGrid rejected the platform: ") + e.what()));
   }
