@@ -120,9 +120,12 @@ TEST(Subprocess, AWaitInterruptedByASignalWaitsAgain) {
 TEST(Subprocess, AGeneratorThatCannotStartIsAnInputErrorSayingWhy) {
   SweepPlan plan;
   plan.generator = "make_platform.py";
-  SweepRun run;
-  run.cluster = "--gpus 2";
-  plan.runs.push_back(run);
+  plan.size = 1;
+  plan.run = [](std::size_t) {
+    SweepRun run;
+    run.cluster = "--gpus 2";
+    return run;
+  };
   ASSERT_EQ(::setenv("PATH", "/nonexistent", 1), 0);  // one test per process: nothing else sees it
   try {
     generate_clusters(plan, "sweep.yaml");
