@@ -87,6 +87,7 @@ int run_command(const RunOptions& options) {
     }
     if (!(limits.max_memory_bytes > 0)) throw UsageError("--max-memory: '" + options.max_memory + "': must be positive");
   }
+  limits.export_pattern = !options.export_pattern.empty();
   OutputFiles outputs;
   outputs.declare_input("the platform", options.platform);
   outputs.declare_input("the workload", options.workload);

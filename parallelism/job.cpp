@@ -3,7 +3,7 @@
 #include "layout/rank_map.hpp"
 #include "parallelism/job_graph.hpp"
 #include "parallelism/pass_collectives.hpp"
-#include "schedules/memory_estimate.hpp"
+#include "sim/memory_limit.hpp"
 #include "sim/input_error.hpp"
 #include "sim/units.hpp"
 
@@ -24,7 +24,7 @@ void check_job_size(const TaskGraph& pipeline, const Workload& w, const RankMap&
         tasks += collectives_of(task.kind, w.layers[l].tp).count() * per_collective * map.dp;
       }
     }
-  const double need = estimated_memory_bytes({tasks, 0, ""});
+  const double need = estimated_memory_bytes(tasks);
   const double limit = limits.max_memory_bytes > 0 ? limits.max_memory_bytes : default_memory_limit();
   if (need > limit)
     throw InputError(w.file, "parallel",

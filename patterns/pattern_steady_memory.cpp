@@ -103,17 +103,4 @@ void window_readings(const TaskGraph& g, const std::vector<double>& start, const
   close_instant();
 }
 
-std::vector<WindowPeak> window_peaks(const TaskGraph& g, const std::vector<double>& start,
-                                     const std::vector<double>& finish, double from, double to) {
-  std::vector<WindowPeak> peaks(g.device_count());
-  std::vector<char> seen(g.device_count(), 0);
-  window_readings(g, start, finish, from, to, [&](double time, int d, const MemoryBreakdown& level) {
-    double sum = 0;
-    for (double v : level) sum += v;
-    if (!seen[d] || sum > peaks[d].total) peaks[d] = {sum, level, time};
-    seen[d] = 1;
-  });
-  return peaks;
-}
-
 }  // namespace pipesim

@@ -38,21 +38,11 @@ std::vector<double> earliest_starts(const TimedUnroll& unrolled);
 std::pair<double, double> steady_window(const TimedUnroll& unrolled, const std::vector<double>& start,
                                         const SteadyRange& range);
 
-struct WindowPeak {
-  double total = 0;
-  MemoryBreakdown breakdown{};
-  double time = 0;  // first instant of the window at this level
-};
-
 // The memory replay of analysis/memory.hpp (static memory first; at equal
 // times frees, then finish effects, then by effect index; levels read once
 // an instant is complete): visit(time, device, levels) for the level each
 // device carries into [from, to) (at time `from`) and for every reading in it.
 void window_readings(const TaskGraph& graph, const std::vector<double>& start, const std::vector<double>& finish,
                      double from, double to, const std::function<void(double, int, const MemoryBreakdown&)>& visit);
-
-// The highest of those readings per device (the first instant reaching it).
-std::vector<WindowPeak> window_peaks(const TaskGraph& graph, const std::vector<double>& start,
-                                     const std::vector<double>& finish, double from, double to);
 
 }  // namespace pipesim

@@ -7,6 +7,7 @@
 #include "schedules/schedule_params.hpp"
 #include "schedules/training_state.hpp"
 #include "sim/input_error.hpp"
+#include "sim/memory_limit.hpp"
 #include "sim/units.hpp"
 #include "workloads/costs.hpp"
 
@@ -109,7 +110,8 @@ ScheduleSize per_layer_size(const Workload& w) {
 }
 
 void check_memory(const Workload& w, const ScheduleSize& size, const RunLimits& limits) {
-  const double need = estimated_memory_bytes(size);
+  const bool pattern_built = !size.pattern_on_demand || limits.export_pattern;
+  const double need = estimated_memory_bytes(size.tasks, pattern_built ? size.pattern_items : 0);
   const double limit = memory_limit_or_default(limits.max_memory_bytes);
   if (size.builder_bytes > limit)
     throw InputError(w.file, size.builder_field,

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "patterns/pattern.hpp"
-#include "schedules/memory_estimate.hpp"
 #include "sim/memory_saving_summary.hpp"
 #include "sim/platform.hpp"
 #include "sim/split_plan.hpp"
@@ -38,13 +37,30 @@ struct GeneratedSchedule {
   std::function<Pattern()> iteration_pattern{};
 };
 
+// What a schedule will build, counted by its family before building it, so
+// that a run too large for the machine is one clear error instead of a
+// std::bad_alloc after minutes (sim/memory_limit.hpp: estimated_memory_bytes).
+struct ScheduleSize {
+  double tasks = 0;          // tasks of the task graph, transfers included
+  double pattern_items = 0;  // ops and transfers of its pattern (0 if none)
+  // For the message: what one micro-batch goes through, "8 stages".
+  std::string pieces;
+  // The pattern is built only for --export-pattern (iteration_pattern).
+  bool pattern_on_demand = false;
+  // Memory the builder needs beside what it builds (the ILP's model), freed
+  // before the run, so refused on its own: the parameter that sets it and
+  // what it is, for the message. 0: none.
+  double builder_bytes = 0;
+  std::string builder_field{}, builder_what{};
+};
+
 // Builds a schedule for workload.iterations iterations of
 // workload.microbatches micro-batches (both checked >= 1 by the registry);
 // checks its own parameters and throws InputError on bad ones.
 using ScheduleBuilder = GeneratedSchedule (*)(const Workload& workload, const Platform& platform);
 
 // What the builder will build, counted without building it (for the memory
-// estimate; schedules/memory_estimate.hpp). Must not throw on parameters the
+// estimate). Must not throw on parameters the
 // builder would reject: it runs first.
 using ScheduleSizer = ScheduleSize (*)(const Workload& workload, const Platform& platform);
 
@@ -66,6 +82,7 @@ bool schedule_shares_resources(const std::string& name);
 // Limits on what a run may use. The command line's --max-memory SIZE.
 struct RunLimits {
   double max_memory_bytes = 0;  // 0: the default (default_memory_limit())
+  bool export_pattern = false;  // --export-pattern: a pattern built on demand counts too
 };
 
 // Checks the costs (check_cost_times) and the memory the run needs

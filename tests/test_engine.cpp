@@ -3,6 +3,8 @@
 #include "tests/build_paths.hpp"
 #include <cmath>
 #include <limits>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -259,29 +261,37 @@ namespace {
 
 // Tasks that become ready at the same instant through different completions
 // compete by priority on a device without an order (the master scheduler's
-// greedy rule), whichever completion SimGrid reports first.
+// greedy rule), whichever completion SimGrid reports first. One Simulation
+// runs once, so the graph holds both orders side by side: on devices 0, 1 -> 2
+// the low-priority task's input is added first, on 3, 4 -> 5 the high one's.
 TEST(EnginePriority, SimultaneousArrivalsCompeteByPriority) {
-  Simulation sim(testing::complete_platform(3, "1GBps", "0s"));
-  for (int flip = 0; flip < 1; ++flip) {
-    TaskGraph g(3);
+  Simulation sim(testing::complete_platform(6, "1GBps", "0s"));
+  TaskGraph g(6);
+  std::vector<std::pair<TaskId, TaskId>> high_low;
+  for (int flip = 0; flip < 2; ++flip) {
+    const int base = 3 * flip;
     Task tx;
     tx.kind = TaskKind::Transfer;
-    tx.device = 0;
-    tx.peer = 2;
+    tx.peer = base + 2;
     tx.amount = 1e9;
-    const TaskId from0 = g.add(tx);
-    tx.device = 1;
-    const TaskId from1 = g.add(tx);
+    tx.device = base + flip;  // the first transfer added feeds `low` when flip is 0, `high` when 1
+    const TaskId first = g.add(tx);
+    tx.device = base + 1 - flip;
+    const TaskId second = g.add(tx);
     Task low;
     low.kind = TaskKind::Forward;
-    low.device = 2;
+    low.device = base + 2;
     low.amount = 1e12;
     low.priority = 5;
     Task high = low;
     high.priority = 1;
-    const TaskId l = g.add(low, {from0});
-    const TaskId h = g.add(high, {from1});
-    const Timeline tl = sim.run(g);
+    const TaskId into_low = flip == 0 ? first : second, into_high = flip == 0 ? second : first;
+    const TaskId l = g.add(low, {into_low});
+    const TaskId h = g.add(high, {into_high});
+    high_low.emplace_back(h, l);
+  }
+  const Timeline tl = sim.run(g);
+  for (const auto& [h, l] : high_low) {
     EXPECT_DOUBLE_EQ(tl.start[h], 1.0);
     EXPECT_DOUBLE_EQ(tl.start[l], 2.0);
   }

@@ -1,13 +1,12 @@
 // The memory a run needs, estimated before anything is built: runs over the
 // limit are one error line naming the estimate and the limit.
-#include "schedules/memory_estimate.hpp"
-
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include "schedules/registry.hpp"
 #include "sim/input_error.hpp"
+#include "sim/memory_limit.hpp"
 #include "sim/units.hpp"
 #include "tests/cli_runner.hpp"
 #include "tests/test_pattern_fixtures.hpp"
@@ -25,9 +24,9 @@ Workload four_layers(int microbatches, const std::string& schedule) {
   return w;
 }
 
-std::string generate_error(const Workload& w, double limit) {
+std::string generate_error(const Workload& w, double limit, bool export_pattern = false) {
   try {
-    generate(w, pattern_platform(4), RunLimits{limit});
+    generate(w, pattern_platform(4), RunLimits{limit, export_pattern});
   } catch (const InputError& e) {
     return e.what();
   }
@@ -39,34 +38,33 @@ TEST(MemoryEstimate, DefaultLimitIsThreeQuartersOfTheMachineAtMost16GiB) {
   EXPECT_EQ(default_memory_limit(), std::min(16.0 * (1ull << 30), 0.75 * physical));
 }
 
-TEST(MemoryEstimate, LinearInTasksAndPatternItems) {
-  EXPECT_EQ(estimated_memory_bytes({}), kBaseBytes);
-  EXPECT_EQ(estimated_memory_bytes({1000, 10, ""}), kBaseBytes + 1000 * kBytesPerTask + 10 * kBytesPerPatternItem);
-}
-
-// 1f1b, 1000 micro-batches, 4 stages: 1000 x (4 F/B + 3 x 2 transfers) =
-// 14,000 tasks, and a pattern of 1000 copies of 8 ops and 6 transfers:
-// 64 MiB + 14,000 x 400 + 14,000 x 480 bytes = 75.7 MiB.
+// The sizes counted: 1f1b, 1000 micro-batches, 4 stages: 1000 x (4 F/B +
+// 3 x 2 transfers) = 14,000 tasks, 49.2 MiB (the measured bytes per task:
+// tests/test_measured_memory.cpp). Its pattern, 1000 copies of 8 ops and 6
+// transfers, is built only for --export-pattern, and counts only then.
 TEST(MemoryEstimate, RefusesRunsOverTheLimit) {
   EXPECT_EQ(generate_error(four_layers(1000, "1f1b"), 1 << 20),
-            "chain.yaml: microbatches: this run needs about 75.7 MiB of memory to simulate (1000 micro-batches x 4 "
+            "chain.yaml: microbatches: this run needs about 49.2 MiB of memory to simulate (1000 micro-batches x 4 "
             "stages); the limit is 1.00 MiB (raise it with --max-memory)");
-  EXPECT_EQ(generate_error(four_layers(1000, "1f1b"), 80 << 20), "(no error)");
+  EXPECT_EQ(generate_error(four_layers(1000, "1f1b"), 1 << 20, true),
+            "chain.yaml: microbatches: this run needs about 55.6 MiB of memory to simulate (1000 micro-batches x 4 "
+            "stages); the limit is 1.00 MiB (raise it with --max-memory)");
+  EXPECT_EQ(generate_error(four_layers(1000, "1f1b"), 50 << 20), "(no error)");
+  EXPECT_NE(generate_error(four_layers(1000, "1f1b"), 50 << 20, true), "(no error)");
   Workload twice = four_layers(1000, "gpipe");
-  twice.iterations = 3;  // the graph triples, the pattern (one iteration) does not: 64 MiB + 42,000 x 400 + 14,000 x 480
+  twice.iterations = 3;  // the graph triples: 42,000 tasks
   EXPECT_EQ(generate_error(twice, 1 << 20),
-            "chain.yaml: microbatches: this run needs about 86.4 MiB of memory to simulate (1000 micro-batches x 3 "
+            "chain.yaml: microbatches: this run needs about 51.6 MiB of memory to simulate (1000 micro-batches x 3 "
             "iterations x 4 stages); the limit is 1.00 MiB (raise it with --max-memory)");
-  // Pattern schedules have a task per layer (4 layers, one per device):
-  // 64 MiB + 14 x 1,000,000 x 400 + 14 x 480 bytes.
+  // Pattern schedules have a task per layer (4 layers, one per device) and
+  // always build their pattern: 14 x 1,000,000 tasks and 14 pattern items.
   EXPECT_EQ(generate_error(four_layers(1000000, "1f1b-pattern"), 1 << 30),
-            "chain.yaml: microbatches: this run needs about 5.28 GiB of memory to simulate (1000000 micro-batches x 4 "
+            "chain.yaml: microbatches: this run needs about 1.22 GiB of memory to simulate (1000000 micro-batches x 4 "
             "layers); the limit is 1.00 GiB (raise it with --max-memory)");
 }
 
-// Ten million micro-batches on 8 stages: refused at once with the default
-// limit, not after minutes of building and a std::bad_alloc. 64 MiB +
-// 10^7 x 30 tasks x 400 + 10^7 x (16 ops + 14 transfers) x 480 bytes.
+// Ten million micro-batches on 8 stages (3 x 10^8 tasks): refused at once
+// with the default limit, not after minutes of building and a std::bad_alloc.
 TEST(MemoryEstimate, CommandLineRefusesTenMillionMicrobatches) {
   const std::string workload = write_file(
       "ten-million.yaml",
@@ -75,7 +73,7 @@ TEST(MemoryEstimate, CommandLineRefusesTenMillionMicrobatches) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err, "pipesim: error: " + workload +
-                       ": microbatches: this run needs about 246 GiB of memory to simulate (10000000 micro-batches x 8 "
+                       ": microbatches: this run needs about 25.2 GiB of memory to simulate (10000000 micro-batches x 8 "
                        "stages); the limit is " +
                        format_bytes(default_memory_limit()) + " (raise it with --max-memory)\n");
 }

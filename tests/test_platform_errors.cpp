@@ -2,12 +2,15 @@
 // must end with exit code 2 and exactly one error line naming the file at
 // fault (the platform, or --cfg), never a signal; valid ones keep running.
 #include "tests/build_paths.hpp"
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "sim/engine/simgrid_guard.hpp"
 #include "sim/engine/simulation.hpp"
@@ -45,6 +48,24 @@ void expect_one_error_line(const std::string& args, const std::string& expected)
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err, expected + "\n");
   EXPECT_FALSE(std::filesystem::exists(json));
+}
+
+// A run's JSON report (after checking it ran cleanly: exit 0, nothing on stderr).
+nlohmann::json run_report(const std::string& args, const std::string& name) {
+  const std::string json = temp_path(name + ".json");
+  const CliResult r = run_pipesim(args + " --quiet --json " + json);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  if (!std::filesystem::exists(json)) return nlohmann::json::object();
+  return nlohmann::json::parse(read_text(json));
+}
+
+// Each link's bytes, by name: where the transfers went.
+std::map<std::string, double> link_bytes(const nlohmann::json& report) {
+  std::map<std::string, double> bytes;
+  for (const auto& link : report.value("links", nlohmann::json::array()))
+    if (link["bytes"].get<double>() > 0) bytes[link["name"].get<std::string>()] = link["bytes"].get<double>();
+  return bytes;
 }
 
 struct PlatformMutation {
@@ -191,11 +212,13 @@ std::string two_hosts(const std::string& name, const std::string& routing, const
   return write_file(name + ".xml", xml);
 }
 
+// One device runs 2 micro-batches of 2 layers of 1 ms + 2 ms back to back: 12 ms.
 TEST(PlatformErrors, ConstantModelRunsOnAPlatformWithoutLinks) {
-  const CliResult r = run_pipesim("run " + two_hosts("constant", "Full") + " " + write_file("one.yaml", kOneDevice) +
-                                  " --cfg network/model:Constant --quiet");
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.err, "");
+  const nlohmann::json report = run_report("run " + two_hosts("constant", "Full") + " " +
+                                               write_file("one.yaml", kOneDevice) + " --cfg network/model:Constant",
+                                           "constant");
+  EXPECT_TRUE(report.value("completed", false));
+  EXPECT_NEAR(report.value("makespan", 0.0), 12e-3, 1e-12);
 }
 
 // What validation lets through and SimGrid still aborts on is contained.
@@ -277,9 +300,21 @@ TEST(ValidPlatforms, EveryShippedPlatformRuns) {
   for (const auto& entry : std::filesystem::directory_iterator(kRoot + "platforms")) {
     if (entry.path().extension() != ".xml") continue;
     ++count;
-    const CliResult r = run_pipesim("run " + entry.path().string() + " " + kTiny + " --quiet");
-    EXPECT_EQ(r.exit_code, 0) << entry.path() << ": " << r.err;
-    EXPECT_EQ(r.err, "") << entry.path();
+    SCOPED_TRACE(entry.path().string());
+    const nlohmann::json report = run_report("run " + entry.path().string() + " " + kTiny, "shipped");
+    EXPECT_TRUE(report.value("completed", false));
+    EXPECT_TRUE(report.value("valid", false));
+    // Every one of tiny's 8 micro-batches ran its forward and backward on every stage.
+    int tasks = 0, stages = 0;
+    double busiest = 0;
+    for (const auto& device : report.value("devices", nlohmann::json::array())) {
+      tasks += device["tasks"].get<int>();
+      stages += device["tasks"].get<int>() > 0;
+      busiest = std::max(busiest, device["busy_time"].get<double>());
+    }
+    EXPECT_GT(stages, 0);
+    EXPECT_EQ(tasks, 2 * 8 * stages);
+    EXPECT_GE(report.value("makespan", 0.0), busiest);
   }
   EXPECT_EQ(count, 13);  // with the two clusters of docs/whatif.md and the two single GPUs
 }
@@ -287,9 +322,13 @@ TEST(ValidPlatforms, EveryShippedPlatformRuns) {
 TEST(ValidPlatforms, MultiCoreHostsRunWithLazyCpuUpdates) {
   const std::string platform =
       nvswitch_with("cores", "<host id=\"gpu0\" speed=\"156Tf\"", "<host id=\"gpu0\" speed=\"156Tf\" core=\"4\"");
-  const CliResult r = run_pipesim("run " + platform + " " + kTiny + " --quiet --cfg cpu/optim:Lazy");
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.err, "");
+  // Each task uses one core at the host's speed per core: the same times as one core.
+  const nlohmann::json cores = run_report("run " + platform + " " + kTiny + " --cfg cpu/optim:Lazy", "cores");
+  const nlohmann::json one =
+      run_report("run " + kRoot + "platforms/nvswitch-4gpu.xml " + kTiny + " --cfg cpu/optim:Lazy", "one-core");
+  EXPECT_TRUE(cores.value("completed", false));
+  EXPECT_GT(cores.value("makespan", 0.0), 0);
+  EXPECT_NEAR(cores.value("makespan", 0.0), one.value("makespan", -1.0), 1e-12);
 }
 
 TEST(ValidPlatforms, OneWayRoutesInBothDirections) {
@@ -297,8 +336,14 @@ TEST(ValidPlatforms, OneWayRoutesInBothDirections) {
       "one-way", "<route src=\"gpu0\" dst=\"nvswitch\"><link_ctn id=\"gpu0-nvlink\" direction=\"UP\"/></route>",
       "<route src=\"gpu0\" dst=\"nvswitch\" symmetrical=\"NO\"><link_ctn id=\"gpu0-nvlink\" direction=\"UP\"/></route>"
       "<route src=\"nvswitch\" dst=\"gpu0\" symmetrical=\"NO\"><link_ctn id=\"gpu0-nvlink\" direction=\"DOWN\"/></route>");
-  const CliResult r = run_pipesim("run " + platform + " " + kTiny + " --quiet");
-  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // The same routes written one way each: the same run, on the same link directions.
+  const nlohmann::json one_way = run_report("run " + platform + " " + kTiny, "one-way");
+  const nlohmann::json both = run_report("run " + kRoot + "platforms/nvswitch-4gpu.xml " + kTiny, "both-ways");
+  EXPECT_TRUE(one_way.value("completed", false));
+  EXPECT_GT(one_way.value("makespan", 0.0), 0);
+  EXPECT_NEAR(one_way.value("makespan", 0.0), both.value("makespan", -1.0), 1e-12);
+  EXPECT_FALSE(link_bytes(one_way).empty());
+  EXPECT_EQ(link_bytes(one_way), link_bytes(both));
 }
 
 // The fat tree of docs/platform-format.md: SimGrid names the cluster's hosts and links.
@@ -309,9 +354,20 @@ TEST(ValidPlatforms, ClusterFromTheDocsRuns) {
       "  <cluster id=\"ft\" prefix=\"gpu\" suffix=\"\" radical=\"0-7\" speed=\"156Tf\" bw=\"25GBps\" lat=\"1us\"\n"
       "           topology=\"FAT_TREE\" topo_parameters=\"2;4,2;1,2;1,2\">\n"
       "    <prop id=\"memory\" value=\"80GiB\"/>\n  </cluster>\n</platform>\n");
-  const CliResult r = run_pipesim("run " + platform + " " + kTiny + " --quiet");
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.err, "");
+  const nlohmann::json report = run_report("run " + platform + " " + kTiny, "fat-tree");
+  EXPECT_TRUE(report.value("completed", false));
+  // tiny's 4 stages land on gpu0..gpu3; its 16 MiB activations and gradients
+  // cross the leaf links SimGrid named (8 each way on the ends, 16 inside).
+  const double mib = 1024 * 1024;
+  const std::map<std::string, double> expected = {
+      {"link_from_0_15_0_UP", 128 * mib}, {"link_from_0_15_0_DOWN", 128 * mib},
+      {"link_from_1_15_1_UP", 256 * mib}, {"link_from_1_15_1_DOWN", 256 * mib},
+      {"link_from_2_15_2_UP", 256 * mib}, {"link_from_2_15_2_DOWN", 256 * mib},
+      {"link_from_3_15_3_UP", 128 * mib}, {"link_from_3_15_3_DOWN", 128 * mib}};
+  EXPECT_EQ(link_bytes(report), expected);
+  // A leaf link carries at most its 25 GBps.
+  for (const auto& link : report.value("links", nlohmann::json::array()))
+    EXPECT_GE(link["busy_time"].get<double>(), link["bytes"].get<double>() / 25e9 * (1 - 1e-9)) << link["name"];
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "tests/cli_runner.hpp"
 #include "workloads/pipedream_profile.hpp"
@@ -145,6 +147,61 @@ TEST(StudyCli, StudyWithIlpPoints) {
     EXPECT_EQ(ilp_rows, 1);
     EXPECT_NE(read_text(dir + "/table.md").find("| 1.00 GiB |"), std::string::npos);
   }
+}
+
+// --name names the imported workload, in the file and in the message.
+TEST(StudyCli, ImportNameNamesTheWorkload) {
+  SKIP_UNLESS_WIRED("import");
+  const std::string out = temp_path("named.yaml");
+  const CliResult r = run_pipesim("import " + kResNet18 + " --name my-net -o " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "my-net: 70 operators -> 26 layers, written to " + out + "\n");
+  EXPECT_EQ(load_workload(out).name, "my-net");
+}
+
+// The row of the ILP's point in points.csv, as fields.
+std::vector<std::string> ilp_row(const std::string& csv) {
+  std::istringstream lines(csv);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("ilp,", 0) != 0) continue;
+    std::vector<std::string> fields;
+    std::stringstream row(line);
+    for (std::string x; std::getline(row, x, ',');) fields.push_back(x);
+    return fields;
+  }
+  return {};
+}
+
+// --ilp-threads: one CBC thread finds the same optimum as the default two;
+// --ilp-log: the solver's progress on standard error, absent without it;
+// --title: the plot's title (escaped) and the summary line's.
+TEST(StudyCli, StudyIlpThreadsLogAndTitle) {
+  SKIP_UNLESS_WIRED("study");
+  const std::string platform = complete_platform(2, "1GBps", "0s", "1Tf", "1TiB");
+  const std::string workload = write_file("options-chain.yaml", kTwoLayerChain);
+  const std::string base = "study " + platform + " " + workload + " --memory 1GiB --ilp-time-limit 30 -o ";
+  const std::string one = temp_path("study-one-thread"), two = temp_path("study-two-threads");
+  const CliResult logged = run_pipesim(base + one + " --ilp-threads 1 --ilp-log --title 'Two <layers>'");
+  ASSERT_EQ(logged.exit_code, 0) << logged.err;
+  EXPECT_NE(logged.err.find("\n  ilp: "), std::string::npos) << logged.err;
+  EXPECT_NE(logged.err.find("warm start: period"), std::string::npos) << logged.err;
+  EXPECT_EQ(logged.out.rfind("Two <layers>: 2 layers, ", 0), 0u) << logged.out;
+  EXPECT_NE(read_text(one + "/plot.svg").find(">Two &lt;layers&gt;</text>"), std::string::npos);
+
+  const CliResult quiet = run_pipesim(base + two);
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_EQ(quiet.err.find("  ilp: "), std::string::npos) << quiet.err;
+  EXPECT_NE(quiet.out.find(" on 2 devices: 2 layers, "), std::string::npos) << quiet.out;
+  const std::vector<std::string> a = ilp_row(read_text(one + "/points.csv")), b = ilp_row(read_text(two + "/points.csv"));
+  ASSERT_GE(a.size(), 7u);
+  ASSERT_GE(b.size(), 7u);
+  EXPECT_EQ(a[6], "optimal");
+  EXPECT_EQ(a[6], b[6]);
+  EXPECT_EQ(a[5], b[5]);  // the pattern's period
+
+  const CliResult zero = run_pipesim(base + temp_path("never") + " --ilp-threads 0");
+  EXPECT_EQ(zero.exit_code, 2);
+  EXPECT_EQ(zero.err, "pipesim: error: --ilp-threads needs a whole number >= 1, got '0'; see 'pipesim study --help'\n");
 }
 
 TEST(StudyCli, StudyUsageErrors) {

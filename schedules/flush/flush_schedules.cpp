@@ -50,11 +50,12 @@ GeneratedSchedule flush_schedule(const Workload& workload, const Platform& platf
 
 // Per micro-batch and iteration: a forward and a backward per stage, two
 // transfers per boundary. The pattern holds one iteration: M copies of
-// every layer's forward and backward, and of the boundaries' transfers.
+// every layer's forward and backward, and of the boundaries' transfers,
+// built only for --export-pattern.
 ScheduleSize flush_size(const Workload& w, const Platform& platform) {
   const int S = planned_stage_count(w, platform);
   const double M = w.microbatches, L = static_cast<double>(w.layers.size());
-  return {M * w.iterations * (4.0 * S - 2), M * (2 * L + 2.0 * (S - 1)), std::to_string(S) + " stages"};
+  return {M * w.iterations * (4.0 * S - 2), M * (2 * L + 2.0 * (S - 1)), std::to_string(S) + " stages", true};
 }
 
 const bool registered =

@@ -220,11 +220,4 @@ std::vector<TaskId> append_chain_sequence(TaskGraph& graph, const Chain& chain, 
   return ids;
 }
 
-TaskGraph chain_task_graph(const Chain& chain, const std::vector<Operation>& ops, const ChainPlacement& where,
-                           int device_count) {
-  TaskGraph graph(device_count);
-  append_chain_sequence(graph, chain, ops, where);
-  return graph;
-}
-
 }  // namespace pipesim::memory_saving

@@ -93,9 +93,6 @@ class SequenceEmitter {
 // one task per operation.
 std::vector<TaskId> append_chain_sequence(TaskGraph& graph, const Chain& chain, const std::vector<Operation>& ops,
                                           const ChainPlacement& where);
-// The same in a graph of its own.
-TaskGraph chain_task_graph(const Chain& chain, const std::vector<Operation>& ops, const ChainPlacement& where,
-                           int device_count);
 
 std::vector<Step> steps_of(const std::vector<Operation>& ops);
 

@@ -33,7 +33,7 @@ constexpr double kBytesPerLink = 1536;
 constexpr double kBytesPerRoute = 96;
 constexpr double kBytesPerRouteLink = 48;
 constexpr double kBytesPerXmlByte = 40;
-// SimGrid's own fixed cost is in the task graph's estimate (schedules/memory_estimate.hpp).
+// SimGrid's own fixed cost is in the run's estimate (sim/memory_limit.hpp).
 
 PlatformSize count_platform(const boost::property_tree::ptree& xml);
 double estimated_platform_bytes(const PlatformSize& size);

@@ -25,6 +25,12 @@ namespace {
 // Returns an empty string when the value is accepted, else what was expected.
 using Check = std::function<std::string(const std::string&)>;
 
+// One supported setting: its key, what it accepts (documentation beside the check).
+struct SupportedSetting {
+  std::string key;
+  std::string accepts;
+};
+
 struct Rule {
   SupportedSetting setting;
   Check check;
@@ -91,15 +97,6 @@ const std::vector<Rule>& rules() {
 const std::vector<std::string>& shared_resource_simgrid_config() {
   static const std::vector<std::string> config = {"cpu/optim:Lazy"};
   return config;
-}
-
-const std::vector<SupportedSetting>& supported_simgrid_settings() {
-  static const std::vector<SupportedSetting> list = [] {
-    std::vector<SupportedSetting> out;
-    for (const auto& r : rules()) out.push_back(r.setting);
-    return out;
-  }();
-  return list;
 }
 
 void check_simgrid_setting(const std::string& setting) {

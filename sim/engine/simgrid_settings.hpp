@@ -17,13 +17,6 @@ const std::vector<std::string>& default_simgrid_config();
 // execution (Exec::set_bound).
 const std::vector<std::string>& shared_resource_simgrid_config();
 
-// One supported setting: its key, what it accepts (for messages and docs).
-struct SupportedSetting {
-  std::string key;
-  std::string accepts;
-};
-const std::vector<SupportedSetting>& supported_simgrid_settings();
-
 // Throws InputError("--cfg", setting, ...) unless the setting is "KEY:VALUE"
 // with a supported key and an accepted value.
 void check_simgrid_setting(const std::string& setting);

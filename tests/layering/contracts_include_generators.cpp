@@ -1,0 +1,2 @@
+// The contracts lie below every stage.
+#include "schedules/registry.hpp"

@@ -1,0 +1,2 @@
+// The engine knows no schedule.
+#include "schedules/registry.hpp"

@@ -1,0 +1,2 @@
+// Only sim/engine/ uses SimGrid, even from the layers above it.
+#include <simgrid/s4u.hpp>
