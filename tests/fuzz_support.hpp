@@ -377,4 +377,16 @@ inline ChildResult run_child(const std::vector<std::string>& argv, const std::st
   return result;
 }
 
+// The orders-CSV cases' base: GPipe on 4 ranks, 4 micro-batches (every
+// forward, then every backward).
+inline std::string gpipe_orders() {
+  std::string csv;
+  for (int rank = 0; rank < 4; ++rank) {
+    for (int i = 0; i < 8; ++i)
+      csv += (i ? "," : "") + std::to_string(rank) + (i < 4 ? "F" : "B") + std::to_string(i % 4);
+    csv += "\n";
+  }
+  return csv;
+}
+
 }  // namespace pipesim::fuzz

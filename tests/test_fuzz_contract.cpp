@@ -418,17 +418,6 @@ class OrdersCsv : public FuzzCase {
   std::uint64_t seed_base() const override { return 4000; }
 };
 
-// GPipe on 4 ranks, 4 micro-batches: every forward, then every backward.
-std::string gpipe_orders() {
-  std::string csv;
-  for (int rank = 0; rank < 4; ++rank) {
-    for (int i = 0; i < 8; ++i)
-      csv += (i ? "," : "") + std::to_string(rank) + (i < 4 ? "F" : "B") + std::to_string(i % 4);
-    csv += "\n";
-  }
-  return csv;
-}
-
 TEST_P(OrdersCsv, KeepsTheErrorContract) {
   Rng rng(seed_);
   const bool zb1p = rng.chance(60);
