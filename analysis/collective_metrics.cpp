@@ -15,8 +15,10 @@ class BusyTime {
   void seal() {
     std::sort(raw_.begin(), raw_.end());
     for (const auto& [a, b] : raw_) {
-      if (!merged_.empty() && a <= merged_.back().second) merged_.back().second = std::max(merged_.back().second, b);
-      else merged_.push_back({a, b});
+      if (!merged_.empty() && a <= merged_.back().second)
+        merged_.back().second = std::max(merged_.back().second, b);
+      else
+        merged_.push_back({a, b});
     }
     raw_.clear();
     before_.assign(merged_.size() + 1, 0);

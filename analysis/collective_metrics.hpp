@@ -12,13 +12,13 @@
 namespace pipesim {
 
 struct CollectiveMetrics {
-  std::string purpose;     // "tp forward", "dp gradients", ...
-  std::string operation;   // "all-reduce"; "mixed" when the calls differ
-  std::string algorithm;   // "ring"; "mixed" when the calls differ
-  int group_size = 0;      // the largest group
+  std::string purpose;    // "tp forward", "dp gradients", ...
+  std::string operation;  // "all-reduce"; "mixed" when the calls differ
+  std::string algorithm;  // "ring"; "mixed" when the calls differ
+  int group_size = 0;     // the largest group
   long long calls = 0;
-  double bytes = 0;        // summed over calls: each call's buffer
-  double time = 0;         // summed over calls: first step's start to last step's finish
+  double bytes = 0;  // summed over calls: each call's buffer
+  double time = 0;   // summed over calls: first step's start to last step's finish
   // Summed over calls: the call's time when its ranks computed nothing,
   // averaged over its ranks (the time the collective added to them).
   double exposed_time = 0;

@@ -28,7 +28,10 @@ double total(const MemoryBreakdown& b) {
 class InstantGrouper {
  public:
   InstantGrouper(int device_count, const InstantVisitor& visit)
-      : device_count_(device_count), visit_(visit), level_(device_count, MemoryBreakdown{}), touched_(device_count, 0) {}
+      : device_count_(device_count),
+        visit_(visit),
+        level_(device_count, MemoryBreakdown{}),
+        touched_(device_count, 0) {}
 
   void add(const MemorySample& s) {
     if (!touched_list_.empty() && s.time != time_) flush();
@@ -172,8 +175,7 @@ std::vector<DevicePeak> peak_memory(const TaskGraph& graph, const Timeline& time
   return memory_outcome(graph, timeline, Platform{}).peaks;
 }
 
-std::vector<MemoryViolation> memory_violations(const std::vector<MemorySample>& trace,
-                                               const Platform& platform) {
+std::vector<MemoryViolation> memory_violations(const std::vector<MemorySample>& trace, const Platform& platform) {
   CapacityCheck check(platform);
   for_each_memory_instant(trace, platform.size(),
                           [&](double time, int d, const MemoryBreakdown& level) { check.visit(time, d, level); });

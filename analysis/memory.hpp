@@ -32,8 +32,8 @@ void for_each_memory_sample(const TaskGraph& graph, const Timeline& timeline,
                             const std::function<void(const MemorySample&)>& visit);
 
 struct DevicePeak {
-  double total = 0;  // highest sum over categories
-  double time = 0;   // first instant at which it was reached
+  double total = 0;                  // highest sum over categories
+  double time = 0;                   // first instant at which it was reached
   MemoryBreakdown breakdown{};       // per category at that instant
   MemoryBreakdown category_peaks{};  // each category's own highest level
 };
@@ -62,15 +62,14 @@ std::vector<DevicePeak> peak_memory(const std::vector<MemorySample>& trace, int 
 std::vector<DevicePeak> peak_memory(const TaskGraph& graph, const Timeline& timeline);
 
 // Devices whose total exceeds Device::memory (0 = unlimited), by device.
-std::vector<MemoryViolation> memory_violations(const std::vector<MemorySample>& trace,
-                                               const Platform& platform);
+std::vector<MemoryViolation> memory_violations(const std::vector<MemorySample>& trace, const Platform& platform);
 std::vector<MemoryViolation> memory_violations(const TaskGraph& graph, const Timeline& timeline,
                                                const Platform& platform);
 
 // Peaks and violations in one pass over the streamed trace (what the run's
 // metrics need, without storing the trace).
 struct MemoryOutcome {
-  std::vector<DevicePeak> peaks;             // one per device of the graph
+  std::vector<DevicePeak> peaks;            // one per device of the graph
   std::vector<MemoryViolation> violations;  // by device
 };
 MemoryOutcome memory_outcome(const TaskGraph& graph, const Timeline& timeline, const Platform& platform);

@@ -46,8 +46,10 @@ class IntervalUnion {
       return;
     }
     if (!open_.empty() && s >= open_.back().first) {  // in start order: the usual case
-      if (s <= open_.back().second) open_.back().second = std::max(open_.back().second, f);
-      else open_.push_back({s, f});
+      if (s <= open_.back().second)
+        open_.back().second = std::max(open_.back().second, f);
+      else
+        open_.push_back({s, f});
     } else {
       merge_late(s, f);
     }
@@ -63,7 +65,8 @@ class IntervalUnion {
   static constexpr std::size_t kTail = 256;
   // The first open segment that ends at or after s; those after it that f reaches join it.
   void merge_late(double s, double f) {
-    auto it = std::lower_bound(open_.begin(), open_.end(), s, [](const Interval& seg, double x) { return seg.second < x; });
+    auto it =
+        std::lower_bound(open_.begin(), open_.end(), s, [](const Interval& seg, double x) { return seg.second < x; });
     if (it == open_.end() || it->first > f) {
       open_.insert(it, {s, f});
     } else {
@@ -96,8 +99,10 @@ std::vector<double> union_lengths(std::size_t count, ForEach for_each) {
   std::vector<double> length(count, 0);
   bool any_unsorted = false;
   for (std::size_t i = 0; i < count; ++i) {
-    if (merge[i].unsorted()) any_unsorted = true;
-    else length[i] = merge[i].length();
+    if (merge[i].unsorted())
+      any_unsorted = true;
+    else
+      length[i] = merge[i].length();
   }
   if (!any_unsorted) return length;
   std::vector<std::vector<Interval>> kept(count);
@@ -113,8 +118,8 @@ bool ran(const Timeline& tl, TaskId t) { return std::isfinite(tl.start[t]) && st
 
 }  // namespace
 
-double steady_time_per_microbatch(const TaskGraph& graph, const Timeline& timeline, int iteration,
-                                  int first_mb, int last_mb) {
+double steady_time_per_microbatch(const TaskGraph& graph, const Timeline& timeline, int iteration, int first_mb,
+                                  int last_mb) {
   if (last_mb <= first_mb) throw std::invalid_argument("steady time per micro-batch: empty range");
   // Completion of each micro-batch, in time order: schedules such as the
   // master scheduler's finish micro-batches out of index order.
@@ -124,8 +129,8 @@ double steady_time_per_microbatch(const TaskGraph& graph, const Timeline& timeli
     if (task.iteration != iteration || task.microbatch < 0) continue;
     if (completion.size() <= static_cast<std::size_t>(task.microbatch))
       completion.resize(task.microbatch + 1, -INFINITY);
-    completion[task.microbatch] = std::isfinite(timeline.finish[t]) ? std::max(completion[task.microbatch], timeline.finish[t])
-                                                                     : NAN;
+    completion[task.microbatch] =
+        std::isfinite(timeline.finish[t]) ? std::max(completion[task.microbatch], timeline.finish[t]) : NAN;
   }
   if (completion.size() <= static_cast<std::size_t>(last_mb)) return NAN;
   for (double c : completion)
@@ -183,9 +188,9 @@ Metrics compute_metrics(const TaskGraph& graph, const Timeline& timeline, const 
   m.iteration_time = m.iterations > 0 ? m.makespan / m.iterations : 0;
   m.iteration_time_per_microbatch = m.microbatches > 0 ? m.iteration_time / m.microbatches : 0;
   // A run that deadlocked did not train its micro-batches: no throughput.
-  m.throughput = m.makespan > 0 && timeline.completed() ? static_cast<double>(m.microbatches) * samples_per_microbatch *
-                                      m.iterations / m.makespan
-                                : 0;
+  m.throughput = m.makespan > 0 && timeline.completed()
+                     ? static_cast<double>(m.microbatches) * samples_per_microbatch * m.iterations / m.makespan
+                     : 0;
 
   // Steady state: skip the fill and drain quarters of the last iteration.
   const int M = m.microbatches;

@@ -1,7 +1,7 @@
 #include "analysis/pattern_summary.hpp"
 
-#include "sim/exact_period.hpp"
 #include "analysis/metrics.hpp"
+#include "sim/exact_period.hpp"
 
 namespace pipesim {
 

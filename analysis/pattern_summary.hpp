@@ -11,10 +11,10 @@
 namespace pipesim {
 
 struct PatternSummary {
-  int copies = 1;             // micro-batches per period
-  double period = 0;          // the pattern's own T
-  double exact_period = 0;    // maximum cycle ratio of its event graph
-  double simulated_period = 0;  // measured in the run (see simulated_period())
+  int copies = 1;                           // micro-batches per period
+  double period = 0;                        // the pattern's own T
+  double exact_period = 0;                  // maximum cycle ratio of its event graph
+  double simulated_period = 0;              // measured in the run (see simulated_period())
   std::vector<std::string> critical_cycle;  // node names, in order
   std::vector<double> analytic_peak;        // per device, seed 000 §6.2 model; empty with a note
   std::string analytic_memory_note;         // why there is no analytic peak ("" when there is one)

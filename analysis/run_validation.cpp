@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "sim/format.hpp"
 #include "analysis/memory.hpp"
+#include "sim/format.hpp"
 
 namespace pipesim {
 namespace {
@@ -47,9 +47,9 @@ std::vector<Violation> run_violations(const TaskGraph& graph, const Timeline& ti
   for (const MemoryViolation& v : memory_violations(graph, timeline, platform)) {
     const std::string task = task_at(graph, timeline, v.device, v.time, names);
     out.push_back({"memory",
-                   platform.devices[v.device].name + " at t=" + fmt::time(v.time) + (task.empty() ? "" : " (" + task + ")") +
-                       " uses " + fmt::bytes(v.used) + " of " + fmt::bytes(v.capacity) + " (" +
-                       breakdown_text(v.breakdown) + ")",
+                   platform.devices[v.device].name + " at t=" + fmt::time(v.time) +
+                       (task.empty() ? "" : " (" + task + ")") + " uses " + fmt::bytes(v.used) + " of " +
+                       fmt::bytes(v.capacity) + " (" + breakdown_text(v.breakdown) + ")",
                    v.device, v.time});
   }
   return out;

@@ -18,8 +18,8 @@ struct TrainingFigures {
   double hardware_flops_per_iteration = 0;  // with recompute
   int gpus = 0;                             // devices that ran compute
   double model_flops_per_gpu = 0;           // flop/s
-  double peak_flops_per_gpu = 0;            // the device type's dense peak at the model's precision, else the host speed
-  std::string peak_source;                  // "h100-sxm bf16 peak" or "host speed"
+  double peak_flops_per_gpu = 0;  // the device type's dense peak at the model's precision, else the host speed
+  std::string peak_source;        // "h100-sxm bf16 peak" or "host speed"
   double mfu = 0;
   double hfu = 0;
 };

@@ -153,11 +153,11 @@ void write_worker_report(std::ostream& out, const WorkerReport& r) {
                             "stashes", "owned w", "peak w", "peak memory"}};
   for (const WorkerMetrics& w : r.per_worker)
     rows.push_back({w.name, std::to_string(w.jobs), fmt::time(w.busy_time), fmt::time(w.last_finish),
-                    fmt::fixed(w.rho, 4), std::to_string(w.activation_receives),
-                    std::to_string(w.gradient_receives), std::to_string(w.weight_receives),
+                    fmt::fixed(w.rho, 4), std::to_string(w.activation_receives), std::to_string(w.gradient_receives),
+                    std::to_string(w.weight_receives),
                     fmt::bytes(w.activation_bytes_received + w.gradient_bytes_received + w.weight_bytes_received),
-                    std::to_string(w.peak_activations), std::to_string(w.owned_weights),
-                    std::to_string(w.peak_weights), fmt::bytes(w.memory.total)});
+                    std::to_string(w.peak_activations), std::to_string(w.owned_weights), std::to_string(w.peak_weights),
+                    fmt::bytes(w.memory.total)});
   std::vector<std::size_t> width(rows[0].size(), 0);
   for (const Row& row : rows)
     for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
@@ -171,8 +171,8 @@ void write_worker_report(std::ostream& out, const WorkerReport& r) {
   }
   out << "  S = " << r.stages << " stages, B = " << r.microbatches << " micro-batches, W = " << r.workers
       << " workers, latency L = " << fmt::time(r.latency) << '\n'
-      << "  throughput per worker rho = work / (W L) = " << fmt::fixed(r.rho, 4) << "; bound M / S = "
-      << r.peak_activations << " / " << r.stages << " = " << fmt::fixed(r.rho_bound, 4) << '\n'
+      << "  throughput per worker rho = work / (W L) = " << fmt::fixed(r.rho, 4)
+      << "; bound M / S = " << r.peak_activations << " / " << r.stages << " = " << fmt::fixed(r.rho_bound, 4) << '\n'
       << "  moved: activations " << fmt::bytes(r.activation_bytes_moved) << ", gradients "
       << fmt::bytes(r.gradient_bytes_moved) << ", weights " << fmt::bytes(r.weight_bytes_moved) << '\n';
 }

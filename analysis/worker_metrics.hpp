@@ -20,13 +20,13 @@ namespace pipesim {
 struct WorkerMetrics {
   int device = 0;
   std::string name;
-  int jobs = 0;           // compute tasks run on it
+  int jobs = 0;  // compute tasks run on it
   // Sum of its compute tasks' durations, each times its Task::share (1 but
   // for split): resource-seconds, so a device with several resources can
   // exceed L.
   double busy_time = 0;
-  double last_finish = 0; // when its last compute task finished (its own latency)
-  double rho = 0;         // busy_time / L: this worker's share of the round spent computing
+  double last_finish = 0;  // when its last compute task finished (its own latency)
+  double rho = 0;          // busy_time / L: this worker's share of the round spent computing
   // Receives (seed 003, "Latency, network, and memory usage"): transfers into
   // this worker. An activation receive is a Transfer fed by a Forward (the
   // input of F(s, b) computed elsewhere: the seed's count); a gradient receive

@@ -27,12 +27,12 @@
 #include <string>
 #include <vector>
 
+#include "bench/forked_run.hpp"
 #include "schedules/flush/flush_sequences.hpp"
 #include "schedules/stages/pipeline_builder.hpp"
 #include "schedules/stages/stage_plan.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/task_graph.hpp"
-#include "bench/forked_run.hpp"
 
 namespace {
 
@@ -76,8 +76,7 @@ void one_f_one_b(benchmark::State& state, bool analytic) {
   const std::string& platform = platform_file(P);
 
   const auto b0 = Clock::now();
-  const pipesim::TaskGraph graph =
-      pipesim::build_pipeline(uniform_plan(P), pipesim::one_f_one_b_sequences(P, M), 1, P);
+  const pipesim::TaskGraph graph = pipesim::build_pipeline(uniform_plan(P), pipesim::one_f_one_b_sequences(P, M), 1, P);
   const double build_seconds = std::chrono::duration<double>(Clock::now() - b0).count();
 
   double compute = 0, transfers = 0;
@@ -103,8 +102,8 @@ void one_f_one_b(benchmark::State& state, bool analytic) {
       return;
     }
     if (!(r.makespan >= ideal * (1 - 1e-12) && r.makespan <= bound * (1 + 1e-12))) {
-      const std::string msg = "makespan " + std::to_string(r.makespan) + " outside [" + std::to_string(ideal) +
-                              ", " + std::to_string(bound) + "]";
+      const std::string msg = "makespan " + std::to_string(r.makespan) + " outside [" + std::to_string(ideal) + ", " +
+                              std::to_string(bound) + "]";
       state.SkipWithError(msg.c_str());
       return;
     }
@@ -128,7 +127,8 @@ void one_f_one_b(benchmark::State& state, bool analytic) {
   state.counters["peak_rss_MiB"] = peak_kib / 1024.0;
   state.counters["makespan"] = makespan;
   state.counters["makespan_free_transfers"] = ideal;
-  std::string label = std::string(analytic ? "analytic " : "") + "1F1B P=" + std::to_string(P) + " M=" + std::to_string(M);
+  std::string label =
+      std::string(analytic ? "analytic " : "") + "1F1B P=" + std::to_string(P) + " M=" + std::to_string(M);
   for (const std::string& c : extra_simgrid_config()) label += " --cfg=" + c;
   state.SetLabel(label);
 }
@@ -138,16 +138,61 @@ void BM_OneFOneBAnalytic(benchmark::State& state) { one_f_one_b(state, true); }
 
 // Fixed iteration counts keep a full run of the binary short on 2 cores
 // (each iteration is one fork + platform load + run).
-BENCHMARK(BM_OneFOneB)->ArgNames({"P", "M"})->Args({4, 1000})->Iterations(20)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_OneFOneB)->ArgNames({"P", "M"})->Args({4, 10000})->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_OneFOneB)->ArgNames({"P", "M"})->Args({8, 1000})->Iterations(10)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_OneFOneB)->ArgNames({"P", "M"})->Args({8, 10000})->Iterations(2)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_OneFOneB)->ArgNames({"P", "M"})->Args({64, 1000})->Iterations(2)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_OneFOneB)->ArgNames({"P", "M"})->Args({64, 10000})->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_OneFOneB)
+    ->ArgNames({"P", "M"})
+    ->Args({4, 1000})
+    ->Iterations(20)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_OneFOneB)
+    ->ArgNames({"P", "M"})
+    ->Args({4, 10000})
+    ->Iterations(5)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_OneFOneB)
+    ->ArgNames({"P", "M"})
+    ->Args({8, 1000})
+    ->Iterations(10)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_OneFOneB)
+    ->ArgNames({"P", "M"})
+    ->Args({8, 10000})
+    ->Iterations(2)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_OneFOneB)
+    ->ArgNames({"P", "M"})
+    ->Args({64, 1000})
+    ->Iterations(2)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_OneFOneB)
+    ->ArgNames({"P", "M"})
+    ->Args({64, 10000})
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 // The analytic engine on the same graphs (its reason to exist: at least 20x SimGrid at P = 64, M = 10^4).
-BENCHMARK(BM_OneFOneBAnalytic)->ArgNames({"P", "M"})->Args({4, 10000})->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_OneFOneBAnalytic)->ArgNames({"P", "M"})->Args({64, 1000})->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_OneFOneBAnalytic)->ArgNames({"P", "M"})->Args({64, 10000})->Iterations(5)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_OneFOneBAnalytic)
+    ->ArgNames({"P", "M"})
+    ->Args({4, 10000})
+    ->Iterations(5)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_OneFOneBAnalytic)
+    ->ArgNames({"P", "M"})
+    ->Args({64, 1000})
+    ->Iterations(5)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_OneFOneBAnalytic)
+    ->ArgNames({"P", "M"})
+    ->Args({64, 10000})
+    ->Iterations(5)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

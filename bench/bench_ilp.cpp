@@ -78,9 +78,17 @@ void BM_IlpFirstSolutionResNet18(benchmark::State& state) {
   state.counters["period_s"] = period;
   state.counters["solve_s"] = seconds;
 }
-BENCHMARK(BM_IlpFirstSolutionResNet18)->ArgNames({"warm"})->Arg(1)->Iterations(3)->UseManualTime()
+BENCHMARK(BM_IlpFirstSolutionResNet18)
+    ->ArgNames({"warm"})
+    ->Arg(1)
+    ->Iterations(3)
+    ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_IlpFirstSolutionResNet18)->ArgNames({"warm"})->Arg(0)->Iterations(1)->UseManualTime()
+BENCHMARK(BM_IlpFirstSolutionResNet18)
+    ->ArgNames({"warm"})
+    ->Arg(0)
+    ->Iterations(1)
+    ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -32,7 +32,7 @@ void BM_Master(benchmark::State& state) {
   const int which = static_cast<int>(state.range(0));
   const int priority = static_cast<int>(state.range(1));
   pipesim::MasterSpec spec;
-  spec.scheme = which == 0 ? pipesim::MasterScheme::LPP
+  spec.scheme = which == 0   ? pipesim::MasterScheme::LPP
                 : which == 1 ? pipesim::MasterScheme::FSLPP
                              : pipesim::MasterScheme::GPipe;
   spec.priority = priority == 0 ? pipesim::MasterPriority::OneFOneB : pipesim::MasterPriority::BreadthFirst;
@@ -46,9 +46,12 @@ void BM_Master(benchmark::State& state) {
 
   double jobs = 0, transfers = 0, fetches = 0;
   for (const pipesim::Task& t : graph.tasks()) {
-    if (!pipesim::is_transfer(t.kind)) jobs += 1;
-    else if (t.kind == pipesim::TaskKind::WeightFetch) fetches += 1;
-    else transfers += 1;
+    if (!pipesim::is_transfer(t.kind))
+      jobs += 1;
+    else if (t.kind == pipesim::TaskKind::WeightFetch)
+      fetches += 1;
+    else
+      transfers += 1;
   }
   // Every worker runs S B / W jobs of 3 s: a lower bound on the latency.
   const double work_bound = 2.0 * kS * kB / kW / 2 * 3.0;

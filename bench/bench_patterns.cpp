@@ -5,12 +5,12 @@
 
 #include <numeric>
 
-#include "sim/exact_period.hpp"
-#include "patterns/pattern_analysis.hpp"
 #include "bench/forked_run.hpp"
 #include "patterns/pattern.hpp"
+#include "patterns/pattern_analysis.hpp"
 #include "patterns/pattern_timing.hpp"
 #include "patterns/pattern_unroll.hpp"
+#include "sim/exact_period.hpp"
 
 namespace {
 

@@ -34,7 +34,8 @@ void BM_SplitGroupingLocalSearch(benchmark::State& state) {
   const pipesim::split::GroupingProblem problem{devices(n, m), static_cast<int>(state.range(2)), 1e12, 2e12};
   double period = 0;
   for (auto _ : state) {
-    const pipesim::split::Grouping g = pipesim::split::group_devices(problem, pipesim::split::GroupingMethod::LocalSearch);
+    const pipesim::split::Grouping g =
+        pipesim::split::group_devices(problem, pipesim::split::GroupingMethod::LocalSearch);
     // On the object, not on a double: with DoNotOptimize(period) (Google
     // Benchmark 1.7.1's "+m,r" asm operand, GCC 12) the counter read garbage
     // (6.95e-310) although the same code is clean under ASan and UBSan.

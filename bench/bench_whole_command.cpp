@@ -16,7 +16,6 @@
 
 namespace {
 
-
 const char* const kSchedules[] = {"1f1b", "gpipe"};
 
 void BM_WholeCommand(benchmark::State& state) {
@@ -30,10 +29,14 @@ void BM_WholeCommand(benchmark::State& state) {
   const std::string json = pipesim::testing::temp_path("whole-" + tag + ".json");
   const std::string out = pipesim::testing::temp_path("whole-" + tag + ".out");
   auto number = pipesim::bench::exact_number;
-  const std::vector<std::string> pipesim_args = {PIPESIM_RUN_BINARY, "run", platform, workload, "--json", json,
-                                                 "--quiet"};
-  const std::vector<std::string> bare_args = {PIPESIM_BARE_BINARY, platform, schedule, std::to_string(P),
-                                              std::to_string(M), number(pipesim::bench::kForwardFlops),
+  const std::vector<std::string> pipesim_args = {PIPESIM_RUN_BINARY, "run", platform, workload,
+                                                 "--json",           json,  "--quiet"};
+  const std::vector<std::string> bare_args = {PIPESIM_BARE_BINARY,
+                                              platform,
+                                              schedule,
+                                              std::to_string(P),
+                                              std::to_string(M),
+                                              number(pipesim::bench::kForwardFlops),
                                               number(pipesim::bench::kBackwardFlops),
                                               number(pipesim::bench::kActivationBytes)};
   pipesim::bench::PairTotals totals;

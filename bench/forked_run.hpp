@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "sim/engine/simulation.hpp"
-#include "studies/forked_run.hpp"
 #include "sim/task_graph.hpp"
+#include "studies/forked_run.hpp"
 #include "tests/fixtures.hpp"
 
 namespace pipesim::bench {

@@ -70,8 +70,9 @@ void configure_root(CLI::App& root) {
   root.set_help_flag("-h,--help", "print this help and exit");
   root.require_subcommand(1);
   root.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  root.footer("Run 'pipesim COMMAND --help' for a command's arguments and options.\n"
-              "Exit status: 0 valid, 1 invalid run (memory exceeded, deadlock, violations), 2 bad input or usage.");
+  root.footer(
+      "Run 'pipesim COMMAND --help' for a command's arguments and options.\n"
+      "Exit status: 0 valid, 1 invalid run (memory exceeded, deadlock, violations), 2 bad input or usage.");
 }
 
 CLI::App* add_command(CLI::App& root, const std::string& name, const std::string& description,
@@ -134,13 +135,13 @@ std::string usage_error_line(const CLI::App& root, const CLI::ParseError& error)
     for (const std::string& arg : top->remaining()) extra.push_back(arg);
   for (const std::string& arg : root.remaining()) extra.push_back(arg);  // after "--"
   if (!extra.empty())
-    return usage_error_line(name, "unexpected argument '" + extra[0] + "' (" + name + " takes " +
-                                      positional_names(command) + ")");
+    return usage_error_line(
+        name, "unexpected argument '" + extra[0] + "' (" + name + " takes " + positional_names(command) + ")");
   std::string what = error.what();
   // "--json: 1 required FILE missing" -> "--json needs a value"
   const std::size_t colon = what.find(':');
-  if (dynamic_cast<const CLI::ArgumentMismatch*>(&error) && colon != std::string::npos &&
-      what.size() >= 8 && what.compare(what.size() - 8, 8, " missing") == 0)
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&error) && colon != std::string::npos && what.size() >= 8 &&
+      what.compare(what.size() - 8, 8, " missing") == 0)
     what = what.substr(0, colon) + " needs a value";
   return usage_error_line(name, what);
 }

@@ -8,7 +8,7 @@
 namespace pipesim {
 
 struct ImportCommandOptions {
-  std::string graph, output;  // output empty or "-": standard output
+  std::string graph, output;                        // output empty or "-": standard output
   std::string microbatches, microbatch_size, name;  // as given; checked by import_command
 };
 

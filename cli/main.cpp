@@ -1,12 +1,12 @@
 // pipesim COMMAND ...: one CLI11 App with a subcommand per command. Usage
 // mistakes and bad input are one stderr line and exit 2 (docs/outputs.md).
+#include <unistd.h>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 
@@ -44,8 +44,10 @@ class CapturedStdout {
     for (std::size_t done = 0; error == 0 && done < text.size();) {
       const ssize_t n = ::write(STDOUT_FILENO, text.data() + done, text.size() - done);
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) error = n < 0 ? errno : EIO;
-      else done += static_cast<std::size_t>(n);
+      if (n <= 0)
+        error = n < 0 ? errno : EIO;
+      else
+        done += static_cast<std::size_t>(n);
     }
     if (::close(STDOUT_FILENO) != 0 && error == 0 && errno != EBADF) error = errno;
     if (error == 0) return status;
@@ -62,9 +64,8 @@ class CapturedStdout {
 
 int main(int argc, char** argv) {
   using namespace pipesim;
-  CLI::App root(
-      "Simulates pipelined model-parallel training of a deep network on a described\ncluster (README.md).",
-      "pipesim");
+  CLI::App root("Simulates pipelined model-parallel training of a deep network on a described\ncluster (README.md).",
+                "pipesim");
   configure_root(root);
   RunOptions run;
   ValidateOptions validate;

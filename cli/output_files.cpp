@@ -1,19 +1,19 @@
 #include "cli/output_files.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fcntl.h>
 #include <filesystem>
 #include <iostream>
 #include <new>
 #include <sstream>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "sim/write_all.hpp"
 #include "sim/input_error.hpp"
+#include "sim/write_all.hpp"
 
 namespace pipesim {
 namespace {
@@ -167,7 +167,7 @@ void OutputFiles::declare(const std::string& option, const std::string& path, Pa
   struct stat file, out;
   const bool is_stdout = ::stat(path.c_str(), &file) == 0 && ::fstat(STDOUT_FILENO, &out) == 0 &&
                          file.st_dev == out.st_dev && file.st_ino == out.st_ino;
-  const Output::Write write = is_stdout ? Output::Write::Stdout
+  const Output::Write write = is_stdout                                        ? Output::Write::Stdout
                               : fs::exists(node) && !fs::is_regular_file(node) ? Output::Write::InPlace
                                                                                : Output::Write::Replace;
   if (write == Output::Write::Replace) {

@@ -5,15 +5,16 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "analysis/training_figures.hpp"
 #include "analysis/memory.hpp"
 #include "analysis/metrics.hpp"
 #include "analysis/pattern_summary.hpp"
+#include "analysis/training_figures.hpp"
 #include "analysis/worker_metrics.hpp"
 #include "cli/command_line.hpp"
 #include "cli/engine_choice.hpp"
 #include "cli/output_files.hpp"
 #include "cli/workload_overrides.hpp"
+#include "parallelism/job.hpp"
 #include "patterns/pattern_timing.hpp"
 #include "patterns/pattern_yaml.hpp"
 #include "reports/chrome_trace.hpp"
@@ -22,7 +23,6 @@
 #include "reports/orders_csv.hpp"
 #include "reports/pipeline_diagram.hpp"
 #include "reports/summary.hpp"
-#include "parallelism/job.hpp"
 #include "sim/engine/simgrid_settings.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/input_error.hpp"
@@ -63,7 +63,8 @@ CLI::App* add_run_command(CLI::App& root, RunOptions& o) {
                   "memory the simulation itself may use, e.g. 32GiB (default:\n3/4 of this machine's, at most 16 GiB)")
       ->type_name("SIZE");
   run->add_option("--engine", o.engine,
-                  "simgrid, analytic (exact without SimGrid, refused where\nflows would share a link) or auto (default: analytic\nwhen exact, else simgrid)")
+                  "simgrid, analytic (exact without SimGrid, refused where\nflows would share a link) or auto "
+                  "(default: analytic\nwhen exact, else simgrid)")
       ->type_name("ENGINE")
       ->check(CLI::IsMember({"simgrid", "analytic", "auto"}));
   run->add_flag("--quiet", o.quiet, "no summary on stdout");
@@ -85,16 +86,20 @@ int run_command(const RunOptions& options) {
     } catch (const std::invalid_argument& e) {
       throw UsageError("--max-memory: '" + options.max_memory + "': " + e.what());
     }
-    if (!(limits.max_memory_bytes > 0)) throw UsageError("--max-memory: '" + options.max_memory + "': must be positive");
+    if (!(limits.max_memory_bytes > 0))
+      throw UsageError("--max-memory: '" + options.max_memory + "': must be positive");
   }
   limits.export_pattern = !options.export_pattern.empty();
   OutputFiles outputs;
   outputs.declare_input("the platform", options.platform);
   outputs.declare_input("the workload", options.workload);
-  const std::pair<const char*, const std::string*> files[] = {
-      {"--json", &options.json},       {"--trace", &options.trace},     {"--memory-trace", &options.memory_trace},
-      {"--export-pattern", &options.export_pattern}, {"--export-orders", &options.export_orders},
-      {"--diagram", &options.diagram}, {"--workers", &options.workers}};
+  const std::pair<const char*, const std::string*> files[] = {{"--json", &options.json},
+                                                              {"--trace", &options.trace},
+                                                              {"--memory-trace", &options.memory_trace},
+                                                              {"--export-pattern", &options.export_pattern},
+                                                              {"--export-orders", &options.export_orders},
+                                                              {"--diagram", &options.diagram},
+                                                              {"--workers", &options.workers}};
   for (const auto& [option, path] : files)
     if (!path->empty()) outputs.declare(option, *path);
 
@@ -108,7 +113,8 @@ int run_command(const RunOptions& options) {
   // The pattern or CSV the workload's schedule reads is an input too, and so are a model's files.
   if (const std::string file = schedule_file_path(workload); !file.empty())
     outputs.declare_input("the schedule file", file);
-  if (workload.model && !workload.model->config.empty()) outputs.declare_input("the model's config", workload.model->config);
+  if (workload.model && !workload.model->config.empty())
+    outputs.declare_input("the model's config", workload.model->config);
   if (workload.model && !workload.model->calibration.empty())
     outputs.declare_input("the calibration file", workload.model->calibration);
   // Settings the schedule needs (bounded executions for shared resources), then the user's.
@@ -157,7 +163,8 @@ int run_command(const RunOptions& options) {
     });
   if (!options.export_pattern.empty()) {
     if (!schedule.pattern && !schedule.iteration_pattern)
-      throw InputError(options.workload, "schedule", "schedule '" + workload.schedule + "' has no periodic pattern to export");
+      throw InputError(options.workload, "schedule",
+                       "schedule '" + workload.schedule + "' has no periodic pattern to export");
     outputs.set(options.export_pattern, [&](std::ostream& text) {
       write_pattern_yaml(text, schedule.pattern ? *schedule.pattern : schedule.iteration_pattern(), platform);
     });

@@ -17,7 +17,7 @@ struct RunOptions {
   // Seed 003 (master scheduler) additions.
   std::vector<std::string> schedule_params;  // KEY=VALUE, checked by run_command
   std::string diagram, workers, export_orders;
-  std::string max_memory;  // SIZE for RunLimits, empty: the default
+  std::string max_memory;       // SIZE for RunLimits, empty: the default
   std::string engine = "auto";  // simgrid, analytic or auto (cli/engine_choice.hpp)
   bool quiet = false;
 };

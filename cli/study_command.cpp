@@ -8,15 +8,15 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "patterns/pattern_yaml.hpp"
-#include "sim/format.hpp"
-#include "studies/study.hpp"
-#include "studies/study_runs.hpp"
 #include "cli/command_line.hpp"
 #include "cli/output_files.hpp"
+#include "patterns/pattern_yaml.hpp"
 #include "sim/engine/simulation.hpp"
+#include "sim/format.hpp"
 #include "sim/input_error.hpp"
 #include "sim/units.hpp"
+#include "studies/study.hpp"
+#include "studies/study_runs.hpp"
 #include "workloads/model_costs.hpp"
 #include "workloads/pipedream_profile.hpp"
 #include "workloads/workload_yaml.hpp"
@@ -102,40 +102,45 @@ bool is_yaml(const std::string& path) {
 }  // namespace
 
 CLI::App* add_study_command(CLI::App& root, StudyCommandOptions& o) {
-  CLI::App* study = add_command(
-      root, "study",
-      "Seed 000 section 7's memory-period study: PipeDream's partitions for every memory target\n"
-      "that changes them, with and without its communication term, and NOAM values, each\n"
-      "simulated as the eager 1F1B schedule, against the ILP's pattern for each memory limit\n"
-      "(docs/study.md).",
-      "Exit status: 0 written, 2 bad input.");
+  CLI::App* study =
+      add_command(root, "study",
+                  "Seed 000 section 7's memory-period study: PipeDream's partitions for every memory target\n"
+                  "that changes them, with and without its communication term, and NOAM values, each\n"
+                  "simulated as the eager 1F1B schedule, against the ILP's pattern for each memory limit\n"
+                  "(docs/study.md).",
+                  "Exit status: 0 written, 2 bad input.");
   study->add_option("PLATFORM.xml", o.platform, "a SimGrid platform")->required();
-  study->add_option("PROFILE|WORKLOAD", o.input,
-                    "a PipeDream graph.txt (imported as by pipesim import)\nor a .yaml workload")
+  study
+      ->add_option("PROFILE|WORKLOAD", o.input,
+                   "a PipeDream graph.txt (imported as by pipesim import)\nor a .yaml workload")
       ->required();
-  study->add_option("-o,--output", o.output,
-                    "writes DIR/points.csv, DIR/table.md, DIR/plot.svg\n(and DIR/workload.yaml); "
-                    "DIR is created if needed")
+  study
+      ->add_option("-o,--output", o.output,
+                   "writes DIR/points.csv, DIR/table.md, DIR/plot.svg\n(and DIR/workload.yaml); "
+                   "DIR is created if needed")
       ->type_name("DIR")
       ->required();
   study->add_option("--memory", o.memory, "per-device memory limits for the ILP and the table,\ne.g. 2GiB,4GiB")
       ->type_name("LIMIT[,LIMIT...]");
-  study->add_option("--ilp-time-limit", o.ilp_time_limit,
-                    "seconds per ILP solve (default 300; 0: the heuristic\nwarm start only)")
+  study
+      ->add_option("--ilp-time-limit", o.ilp_time_limit,
+                   "seconds per ILP solve (default 300; 0: the heuristic\nwarm start only)")
       ->type_name("S");
   study->add_option("--ilp-threads", o.ilp_threads, "CBC threads (default 2)")->type_name("N");
   study->add_flag("--no-ilp", o.no_ilp, "PipeDream points only");
   study->add_flag("--ilp-log", o.ilp_log, "the solver's progress lines on standard error");
-  study->add_option("--ilp-weights", o.ilp_weights,
-                    "the ILP's weight versions: stashing (as PipeDream's\nruns, default), 2bw (seed 000), flush")
+  study
+      ->add_option("--ilp-weights", o.ilp_weights,
+                   "the ILP's weight versions: stashing (as PipeDream's\nruns, default), 2bw (seed 000), flush")
       ->type_name("POLICY");
   study->add_option("--noam", o.noams, "NOAM values (default 1..number of devices); repeatable")
       ->type_name("N[,N...]")
       ->allow_extra_args(false);
-  study->add_option("--microbatches", o.microbatches, "micro-batches per simulated run (default 500)")
-      ->type_name("N");
-  study->add_option("--export-patterns", o.export_patterns,
-                    "writes every point's periodic pattern (pattern format) as\nDIR/NNN-SOURCE.yaml, NNN its row in points.csv")
+  study->add_option("--microbatches", o.microbatches, "micro-batches per simulated run (default 500)")->type_name("N");
+  study
+      ->add_option(
+          "--export-patterns", o.export_patterns,
+          "writes every point's periodic pattern (pattern format) as\nDIR/NNN-SOURCE.yaml, NNN its row in points.csv")
       ->type_name("DIR");
   study->add_option("--title", o.title, "plot title (default: workload and device count)")->type_name("TEXT");
   study->add_option("--cfg", o.simgrid_config, "a SimGrid setting; repeatable")
@@ -188,7 +193,8 @@ int study_command(const StudyCommandOptions& options) {
     if (!points[i].pattern) continue;
     char name[32];
     std::snprintf(name, sizeof(name), "%03zu-", i);
-    const std::string path = (std::filesystem::path(options.export_patterns) / (name + points[i].source + ".yaml")).string();
+    const std::string path =
+        (std::filesystem::path(options.export_patterns) / (name + points[i].source + ".yaml")).string();
     files.declare("--export-patterns", path, OutputFiles::Parent::Create);
     files.set(path, [&](std::ostream& text) { write_pattern_yaml(text, *points[i].pattern, platform); });
   }

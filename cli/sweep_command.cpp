@@ -36,8 +36,10 @@ std::string this_binary() {
 std::string duration(double seconds) {
   const long s = static_cast<long>(seconds + 0.5);
   char text[32];
-  if (s >= 3600) std::snprintf(text, sizeof text, "%ldh%02ldm", s / 3600, s / 60 % 60);
-  else std::snprintf(text, sizeof text, "%ldm%02lds", s / 60, s % 60);
+  if (s >= 3600)
+    std::snprintf(text, sizeof text, "%ldh%02ldm", s / 3600, s / 60 % 60);
+  else
+    std::snprintf(text, sizeof text, "%ldm%02lds", s / 60, s % 60);
   return text;
 }
 
@@ -49,9 +51,11 @@ std::vector<RunRecord> collect(const SweepPlan& plan, const std::vector<std::str
     std::optional<RunRecord> found;
     for (const std::string& dir : dirs)
       if (!found) found = find_record(dir, run);
-    if (found) records.push_back(*found);
+    if (found)
+      records.push_back(*found);
     else if (all_required)
-      throw InputError(dirs.front(), "runs", "run " + run.id + " is in none of the folders (a shard missing or unfinished)");
+      throw InputError(dirs.front(), "runs",
+                       "run " + run.id + " is in none of the folders (a shard missing or unfinished)");
   }
   return records;
 }
@@ -69,8 +73,7 @@ int merge_command(const SweepCommandOptions& o) {
   check_sweep_folder("-o", o.merge_output, inputs);
   const std::vector<RunRecord> records = collect(plan, o.merge_inputs, true);
   const SweepFolderLock lock("-o", o.merge_output);
-  for (const RunRecord& r : records)
-    write_file_atomically(o.merge_output + "/runs/" + r.id + ".json", record_json(r));
+  for (const RunRecord& r : records) write_file_atomically(o.merge_output + "/runs/" + r.id + ".json", record_json(r));
   write_file_atomically(o.merge_output + "/plan.json", plan_json(plan));
   write_file_atomically(o.merge_output + "/results.csv", results_csv(plan, records));
   std::cout << "sweep merge: " << records.size() << " runs from " << o.merge_inputs.size() << " folders -> "
@@ -88,7 +91,9 @@ CLI::App* add_sweep_command(CLI::App& root, SweepCommandOptions& o) {
   sweep->add_option("SPEC.yaml", o.spec, "a sweep spec (docs/whatif.md)");
   sweep->add_option("-o,--output", o.output, "the output folder: results.csv, plan.json, runs/")->type_name("DIR");
   sweep->add_option("-j,--jobs", o.jobs, "runs at once (default: the machine's cores)")->type_name("N");
-  sweep->add_option("--shard", o.shard, "run only the I-th of N disjoint parts (1 <= I <= N);\njoin them with 'sweep merge'")
+  sweep
+      ->add_option("--shard", o.shard,
+                   "run only the I-th of N disjoint parts (1 <= I <= N);\njoin them with 'sweep merge'")
       ->type_name("I/N");
   sweep->add_option("--cfg", o.simgrid_config, "a SimGrid setting for every run; repeatable")
       ->type_name("KEY:VALUE")
@@ -117,8 +122,8 @@ int sweep_command(const SweepCommandOptions& o) {
   // Every input is checked before anything runs: a million runs take minutes, so it is shown.
   SweepPlan plan = load_sweep_plan(o.spec, [&, tenth = std::size_t(0)](std::size_t checked, std::size_t total) mutable {
     if (tty) {
-      std::cerr << "\rsweep: checking " << checked << "/" << total << " runs\x1b[K" << (checked == total ? "\r\x1b[K" : "")
-                << std::flush;
+      std::cerr << "\rsweep: checking " << checked << "/" << total << " runs\x1b[K"
+                << (checked == total ? "\r\x1b[K" : "") << std::flush;
     } else if (total >= kQuietChecking && checked * 10 >= tenth * total) {
       std::cerr << "sweep: checking " << checked << "/" << total << " runs\n";
       ++tenth;
@@ -152,16 +157,16 @@ int sweep_command(const SweepCommandOptions& o) {
   }
   const auto started = std::chrono::steady_clock::now();
   std::size_t failed = 0;
-  std::cerr << "sweep: " << todo.size() << " of " << mine.size() << " runs to do ("
-            << mine.size() - todo.size() << " done before), " << run.jobs << " at once\n";
+  std::cerr << "sweep: " << todo.size() << " of " << mine.size() << " runs to do (" << mine.size() - todo.size()
+            << " done before), " << run.jobs << " at once\n";
   run_sweep(plan, todo, run, [&](const RunRecord& r, std::size_t done, std::size_t total) {
     failed += r.status != "valid" && r.status != "invalid";
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     const std::string eta = duration(elapsed / done * (total - done));
     if (tty) {  // one line, redrawn
       const int width = 30, filled = static_cast<int>(width * done / total);
-      std::cerr << "\r[" << std::string(filled, '#') << std::string(width - filled, ' ') << "] " << done << "/"
-                << total << " ETA " << eta << (failed ? " (" + std::to_string(failed) + " failed)" : "") << "\x1b[K"
+      std::cerr << "\r[" << std::string(filled, '#') << std::string(width - filled, ' ') << "] " << done << "/" << total
+                << " ETA " << eta << (failed ? " (" + std::to_string(failed) + " failed)" : "") << "\x1b[K"
                 << (done == total ? "\n" : "") << std::flush;
     } else {
       std::cerr << "sweep: " << done << "/" << total << " run " << r.id << " " << r.status << ", ETA " << eta << "\n";

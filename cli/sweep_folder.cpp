@@ -40,10 +40,11 @@ SweepFolderLock::SweepFolderLock(const std::string& option, const std::string& d
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     const int error = errno;
     ::close(fd_);
-    throw InputError(dir, option,
-                     error == EWOULDBLOCK
-                         ? "another sweep is writing this folder (it holds .lock); wait for it to end, or choose another folder"
-                         : "cannot lock .lock: " + std::string(std::strerror(error)));
+    throw InputError(
+        dir, option,
+        error == EWOULDBLOCK
+            ? "another sweep is writing this folder (it holds .lock); wait for it to end, or choose another folder"
+            : "cannot lock .lock: " + std::string(std::strerror(error)));
   }
   fs::create_directories(fs::path(dir) / "runs", ec);  // once it is ours
   if (ec) {

@@ -6,17 +6,17 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "patterns/pattern_validation.hpp"
-#include "schedules/pytorch/orders_validation.hpp"
 #include "analysis/metrics.hpp"
 #include "analysis/run_validation.hpp"
-#include "reports/violations_report.hpp"
-#include "schedules/pytorch/explicit_orders.hpp"
-#include "patterns/pattern_timing.hpp"
-#include "patterns/pattern_yaml.hpp"
 #include "cli/command_line.hpp"
 #include "cli/output_files.hpp"
 #include "cli/workload_overrides.hpp"
+#include "patterns/pattern_timing.hpp"
+#include "patterns/pattern_validation.hpp"
+#include "patterns/pattern_yaml.hpp"
+#include "reports/violations_report.hpp"
+#include "schedules/pytorch/explicit_orders.hpp"
+#include "schedules/pytorch/orders_validation.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/input_error.hpp"
 #include "workloads/model_costs.hpp"
@@ -25,20 +25,22 @@
 namespace pipesim {
 
 CLI::App* add_validate_command(CLI::App& root, ValidateOptions& o) {
-  CLI::App* validate =
-      add_command(root, "validate", "Checks SCHEDULE for WORKLOAD on PLATFORM and prints every violation,\n"
-                                    "then VALID or INVALID (docs/validate.md).",
-                  "Exit status: 0 valid, 1 invalid, 2 bad input.");
+  CLI::App* validate = add_command(root, "validate",
+                                   "Checks SCHEDULE for WORKLOAD on PLATFORM and prints every violation,\n"
+                                   "then VALID or INVALID (docs/validate.md).",
+                                   "Exit status: 0 valid, 1 invalid, 2 bad input.");
   validate->add_option("PLATFORM.xml", o.platform, "a SimGrid platform")->required();
   validate->add_option("WORKLOAD.yaml", o.workload, "the workload (its schedule is ignored)")->required();
-  validate->add_option("SCHEDULE", o.schedule,
-                       "a periodic pattern (.yaml, .yml; docs/pattern-format.md)\n"
-                       "or per-device orders as a PyTorch pipelining compute CSV (.csv)")
+  validate
+      ->add_option("SCHEDULE", o.schedule,
+                   "a periodic pattern (.yaml, .yml; docs/pattern-format.md)\n"
+                   "or per-device orders as a PyTorch pipelining compute CSV (.csv)")
       ->required();
   validate->add_option("--json", o.json, "the verdict and the violations as a JSON object")->type_name("FILE");
-  validate->add_option("--memory-policy", o.memory_policy,
-                       "how a pattern holds communication buffers: lifetime (default) or seed000\n"
-                       "(docs/memory-model.md)")
+  validate
+      ->add_option("--memory-policy", o.memory_policy,
+                   "how a pattern holds communication buffers: lifetime (default) or seed000\n"
+                   "(docs/memory-model.md)")
       ->check(CLI::IsMember({"lifetime", "seed000"}))
       ->type_name("POLICY");
   add_set_option(validate, o.overrides);

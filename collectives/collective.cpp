@@ -11,20 +11,28 @@ namespace pipesim {
 
 std::string_view to_string(CollectiveOp op) {
   switch (op) {
-    case CollectiveOp::AllReduce: return "all-reduce";
-    case CollectiveOp::ReduceScatter: return "reduce-scatter";
-    case CollectiveOp::AllGather: return "all-gather";
-    case CollectiveOp::Broadcast: return "broadcast";
+    case CollectiveOp::AllReduce:
+      return "all-reduce";
+    case CollectiveOp::ReduceScatter:
+      return "reduce-scatter";
+    case CollectiveOp::AllGather:
+      return "all-gather";
+    case CollectiveOp::Broadcast:
+      return "broadcast";
   }
   return "?";
 }
 
 std::string_view to_string(CollectiveAlgorithm algorithm) {
   switch (algorithm) {
-    case CollectiveAlgorithm::Auto: return "auto";
-    case CollectiveAlgorithm::Ring: return "ring";
-    case CollectiveAlgorithm::Tree: return "tree";
-    case CollectiveAlgorithm::Hierarchical: return "hierarchical";
+    case CollectiveAlgorithm::Auto:
+      return "auto";
+    case CollectiveAlgorithm::Ring:
+      return "ring";
+    case CollectiveAlgorithm::Tree:
+      return "tree";
+    case CollectiveAlgorithm::Hierarchical:
+      return "hierarchical";
   }
   return "?";
 }
@@ -85,7 +93,6 @@ const Path& collectives::route(const CollectiveSpec& spec, const Platform& platf
   return path;
 }
 
-
 double tree_threshold_bytes(const CollectiveSpec& spec, const Platform& platform) {
   check_spec(spec, platform);
   const int n = static_cast<int>(spec.group.size());
@@ -104,7 +111,8 @@ double tree_threshold_bytes(const CollectiveSpec& spec, const Platform& platform
 CollectiveAlgorithm choose_algorithm(const CollectiveSpec& spec, const Platform& platform) {
   check_spec(spec, platform);
   switch (spec.algorithm) {
-    case CollectiveAlgorithm::Ring: return CollectiveAlgorithm::Ring;
+    case CollectiveAlgorithm::Ring:
+      return CollectiveAlgorithm::Ring;
     case CollectiveAlgorithm::Tree:
       if (spec.op != CollectiveOp::AllReduce)
         throw std::invalid_argument("the tree algorithm runs only all-reduce (NCCL runs " + op_name(spec) +
@@ -115,7 +123,8 @@ CollectiveAlgorithm choose_algorithm(const CollectiveSpec& spec, const Platform&
         throw std::invalid_argument("the hierarchical algorithm runs only all-reduce, not a " + op_name(spec));
       collectives::ranks_by_node(spec, platform);  // throws its refusals
       return CollectiveAlgorithm::Hierarchical;
-    case CollectiveAlgorithm::Auto: break;
+    case CollectiveAlgorithm::Auto:
+      break;
   }
   // NCCL: only all-reduce has a tree; one node (or nodes unknown) runs rings;
   // across nodes the tree while its latency saves more than its extra bytes cost.

@@ -32,8 +32,8 @@ struct CollectiveSpec {
   // S: all-reduce/broadcast: the buffer each rank holds; all-gather: the
   // gathered result; reduce-scatter: each rank's full input.
   double bytes = 0;
-  int root = 0;    // broadcast: rank index in group
-  int chunks = 1;  // pipelining: the buffer split into this many chunks that flow one behind the other; 1 = none
+  int root = 0;         // broadcast: rank index in group
+  int chunks = 1;       // pipelining: the buffer split into this many chunks that flow one behind the other; 1 = none
   std::string purpose;  // for the record ("tp forward", "dp gradients")
 };
 
@@ -54,8 +54,8 @@ CollectiveAlgorithm choose_algorithm(const CollectiveSpec& spec, const Platform&
 double tree_threshold_bytes(const CollectiveSpec& spec, const Platform& platform);
 
 struct CollectiveTasks {
-  int record = -1;            // index into TaskGraph::collectives()
-  std::vector<TaskId> done;   // per rank: finishes when the collective is done on that rank
+  int record = -1;           // index into TaskGraph::collectives()
+  std::vector<TaskId> done;  // per rank: finishes when the collective is done on that rank
 };
 
 // Adds the collective's transfers to the graph. `ready[i]`: tasks after which

@@ -13,8 +13,10 @@ std::vector<std::vector<int>> ranks_by_node(const CollectiveSpec& spec, const Pl
   for (int r = 0; r < static_cast<int>(spec.group.size()); ++r) {
     const Device& device = platform.devices[spec.group[r]];
     if (device.node.empty())
-      throw std::invalid_argument("hierarchical " + std::string(to_string(spec.op)) + " needs the node of every device "
-                                  "of the group (host property node), and " + device.name + " has none");
+      throw std::invalid_argument("hierarchical " + std::string(to_string(spec.op)) +
+                                  " needs the node of every device "
+                                  "of the group (host property node), and " +
+                                  device.name + " has none");
     std::size_t i = 0;
     while (i < names.size() && names[i] != device.node) ++i;
     if (i == names.size()) {
@@ -25,14 +27,15 @@ std::vector<std::vector<int>> ranks_by_node(const CollectiveSpec& spec, const Pl
   }
   for (std::size_t i = 1; i < nodes.size(); ++i)
     if (nodes[i].size() != nodes[0].size())
-      throw std::invalid_argument("hierarchical " + std::string(to_string(spec.op)) + " needs as many ranks in every "
-                                  "node, and node " + names[0] + " holds " + std::to_string(nodes[0].size()) +
-                                  " of the group while " + names[i] + " holds " + std::to_string(nodes[i].size()));
+      throw std::invalid_argument("hierarchical " + std::string(to_string(spec.op)) +
+                                  " needs as many ranks in every "
+                                  "node, and node " +
+                                  names[0] + " holds " + std::to_string(nodes[0].size()) + " of the group while " +
+                                  names[i] + " holds " + std::to_string(nodes[i].size()));
   return nodes;
 }
 
-void add_hierarchical_all_reduce(StepList& list, const std::vector<std::vector<int>>& nodes, double bytes,
-                                 int chunks) {
+void add_hierarchical_all_reduce(StepList& list, const std::vector<std::vector<int>>& nodes, double bytes, int chunks) {
   const int node_count = static_cast<int>(nodes.size());
   const int local = static_cast<int>(nodes.front().size());
   std::vector<std::vector<int>> after(list.ranks);  // per rank, where it stands

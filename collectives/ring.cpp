@@ -33,8 +33,7 @@ std::vector<std::vector<int>> add_chain(StepList& list, const std::vector<int>& 
 }  // namespace
 
 std::vector<std::vector<int>> add_ring(StepList& list, RingKind kind, const std::vector<int>& ring, double bytes,
-                                       int chunks, int channel, int root,
-                                       const std::vector<std::vector<int>>& start) {
+                                       int chunks, int channel, int root, const std::vector<std::vector<int>>& start) {
   const int m = static_cast<int>(ring.size());
   if (m < 2) return start.empty() ? std::vector<std::vector<int>>(m) : start;
   if (kind == RingKind::Broadcast) return add_chain(list, ring, bytes, chunks, channel, root, start);

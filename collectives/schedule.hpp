@@ -11,7 +11,7 @@ namespace pipesim::collectives {
 struct Step {
   int from = 0, to = 0;  // ranks
   double bytes = 0;
-  int channel = 0;       // steps of one channel between one ordered pair run one after the other
+  int channel = 0;         // steps of one channel between one ordered pair run one after the other
   std::vector<int> after;  // earlier steps whose data this one forwards or reduces
 };
 
@@ -39,8 +39,7 @@ enum class RingKind { AllReduce, ReduceScatter, AllGather, Broadcast };
 // each ring member sends waits for start[k] (k = position in `ring`; empty:
 // nothing). Returns, per position, the steps the member ends with.
 std::vector<std::vector<int>> add_ring(StepList& list, RingKind kind, const std::vector<int>& ring, double bytes,
-                                       int chunks, int channel, int root,
-                                       const std::vector<std::vector<int>>& start);
+                                       int chunks, int channel, int root, const std::vector<std::vector<int>>& start);
 
 // The double binary tree over n ranks (Sanders, Speck, Traeff 2009): tree 0
 // is the in-order binary tree over ranks 1..n-1 (a rank's parent found from
@@ -59,7 +58,6 @@ const Path& route(const CollectiveSpec& spec, const Platform& platform, int from
 // Ranks grouped by Device::node, nodes in order of first appearance, ranks
 // in rank order. Throws std::invalid_argument (hierarchical's refusals).
 std::vector<std::vector<int>> ranks_by_node(const CollectiveSpec& spec, const Platform& platform);
-void add_hierarchical_all_reduce(StepList& list, const std::vector<std::vector<int>>& nodes, double bytes,
-                                 int chunks);
+void add_hierarchical_all_reduce(StepList& list, const std::vector<std::vector<int>>& nodes, double bytes, int chunks);
 
 }  // namespace pipesim::collectives

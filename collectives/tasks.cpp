@@ -12,15 +12,16 @@ namespace pipesim {
 
 namespace {
 
-collectives::StepList build_steps(const CollectiveSpec& spec, CollectiveAlgorithm algorithm,
-                                  const Platform& platform) {
+collectives::StepList build_steps(const CollectiveSpec& spec, CollectiveAlgorithm algorithm, const Platform& platform) {
   using collectives::RingKind;
   collectives::StepList list;
   list.ranks = static_cast<int>(spec.group.size());
   list.ends.resize(list.ranks);
   if (list.ranks < 2) return list;
   switch (algorithm) {
-    case CollectiveAlgorithm::Tree: collectives::add_tree_all_reduce(list, spec.bytes, spec.chunks); break;
+    case CollectiveAlgorithm::Tree:
+      collectives::add_tree_all_reduce(list, spec.bytes, spec.chunks);
+      break;
     case CollectiveAlgorithm::Hierarchical:
       collectives::add_hierarchical_all_reduce(list, collectives::ranks_by_node(spec, platform), spec.bytes,
                                                spec.chunks);
@@ -52,10 +53,10 @@ CollectiveTasks add_collective(TaskGraph& graph, const CollectiveSpec& spec, con
   const collectives::StepList list = build_steps(spec, algorithm, platform);
 
   CollectiveTasks result;
-  result.record = record >= 0 ? record
-                              : graph.add_collective({std::string(to_string(spec.op)),
-                                                      std::string(to_string(algorithm)), spec.purpose, spec.group,
-                                                      spec.bytes});
+  result.record = record >= 0
+                      ? record
+                      : graph.add_collective({std::string(to_string(spec.op)), std::string(to_string(algorithm)),
+                                              spec.purpose, spec.group, spec.bytes});
   Task task;
   task.kind = TaskKind::Transfer;
   task.stage = tag.stage;

@@ -15,16 +15,15 @@ namespace {
 
 bool has_gemm(const OpWork& op) { return op.gemm_m > 0 && op.gemm_n > 0 && op.gemm_k > 0; }
 
-double limit(double half, double size, double exponent) {
-  return half > 0 ? std::pow(half / size, exponent) : 0.0;
-}
+double limit(double half, double size, double exponent) { return half > 0 ? std::pow(half / size, exponent) : 0.0; }
 
 }  // namespace
 
 EfficiencyCurve efficiency_curve(const DeviceSpec& device, const OpWork& op) {
   const bool fp8 = op.precision == Precision::FP8;
   switch (op.pass) {
-    case Pass::Gemm: return fp8 ? device.gemm_fp8 : device.gemm;
+    case Pass::Gemm:
+      return fp8 ? device.gemm_fp8 : device.gemm;
     case Pass::Forward:
     case Pass::Backward: {
       EfficiencyCurve c = op.pass == Pass::Forward ? device.forward : device.backward;

@@ -43,8 +43,8 @@ struct HostCosts {
 constexpr HostCosts kH100Host{51.2 * us, 36.4 * us, 20.7 * us, 22.2 * us, 15.8 * us};
 constexpr HostCosts kH200Host{40.4 * us, 31.5 * us, 31.6 * us, 24.8 * us, 19.3 * us};
 // By analogy, for the devices not measured: the mean of the two.
-constexpr HostCosts kMeanHost{(kH100Host.forward + kH200Host.forward) / 2, (kH100Host.backward + kH200Host.backward) / 2,
-                              (kH100Host.launch + kH200Host.launch) / 2,
+constexpr HostCosts kMeanHost{(kH100Host.forward + kH200Host.forward) / 2,
+                              (kH100Host.backward + kH200Host.backward) / 2, (kH100Host.launch + kH200Host.launch) / 2,
                               (kH100Host.chain_forward + kH200Host.chain_forward) / 2,
                               (kH100Host.chain_backward + kH200Host.chain_backward) / 2};
 
@@ -54,11 +54,11 @@ constexpr HostCosts kMeanHost{(kH100Host.forward + kH200Host.forward) / 2, (kH10
 // tokens, geometric mean): the head's fp32 cross-entropy moves more than its
 // OpWork bytes, the embedding's backward sorts and scatter-adds.
 std::map<std::string, double> h100_op_scale() {
-  return {{"head.forward", 1.95},      {"head.recompute", 1.95},      {"head.backward_input", 1.18},
+  return {{"head.forward", 1.95},         {"head.recompute", 1.95},    {"head.backward_input", 1.18},
           {"head.backward_weight", 1.18}, {"embedding.forward", 1.52}, {"embedding.backward_weight", 5.67}};
 }
 std::map<std::string, double> h200_op_scale() {
-  return {{"head.forward", 1.93},      {"head.recompute", 1.93},      {"head.backward_input", 1.14},
+  return {{"head.forward", 1.93},         {"head.recompute", 1.93},    {"head.backward_input", 1.14},
           {"head.backward_weight", 1.14}, {"embedding.forward", 1.67}, {"embedding.backward_weight", 6.46}};
 }
 
@@ -78,9 +78,9 @@ DeviceSpec datasheet(const std::string& name, double fp32, double bf16, double f
 }
 
 // The fitted part: curves, memory efficiency, host costs, op factors.
-DeviceSpec fitted(DeviceSpec d, const EfficiencyCurve& gemm, const EfficiencyCurve& fp8,
-                  const EfficiencyCurve& forward, const EfficiencyCurve& backward, double memory_efficiency,
-                  const HostCosts& host, std::map<std::string, double> op_scale, bool measured) {
+DeviceSpec fitted(DeviceSpec d, const EfficiencyCurve& gemm, const EfficiencyCurve& fp8, const EfficiencyCurve& forward,
+                  const EfficiencyCurve& backward, double memory_efficiency, const HostCosts& host,
+                  std::map<std::string, double> op_scale, bool measured) {
   d.gemm = gemm;
   d.gemm_fp8 = fp8;
   d.forward = forward;
@@ -98,8 +98,8 @@ DeviceSpec fitted(DeviceSpec d, const EfficiencyCurve& gemm, const EfficiencyCur
 
 // Measured on the H100 (tests/data/measured); the others by analogy with it.
 DeviceSpec h100_fit(DeviceSpec d, bool measured) {
-  return fitted(std::move(d), kH100Gemm, kH100Fp8, kH100Forward, kH100Backward, 0.876,
-                measured ? kH100Host : kMeanHost, h100_op_scale(), measured);
+  return fitted(std::move(d), kH100Gemm, kH100Fp8, kH100Forward, kH100Backward, 0.876, measured ? kH100Host : kMeanHost,
+                h100_op_scale(), measured);
 }
 
 std::map<std::string, DeviceSpec> make_presets() {
@@ -118,15 +118,18 @@ std::map<std::string, DeviceSpec> make_presets() {
              kH200Gemm, kH200Fp8, kH200Forward, kH200Backward, 0.814, kH200Host, h200_op_scale(), true),
       h100_fit(datasheet("a100-40gb", 19.5, 312, 0, 1.555, 40,
                          std::string("NVIDIA A100 Tensor Core GPU datasheet (A100 SXM: FP32 19.5 TFLOP/s, BF16/FP16 "
-                                     "312 TFLOP/s dense, no FP8; 40 GB HBM2, 1,555 GB/s)") + analogy),
+                                     "312 TFLOP/s dense, no FP8; 40 GB HBM2, 1,555 GB/s)") +
+                             analogy),
                false),
       h100_fit(datasheet("a100-80gb", 19.5, 312, 0, 2.039, 80,
                          std::string("NVIDIA A100 Tensor Core GPU datasheet (A100 SXM: FP32 19.5 TFLOP/s, BF16/FP16 "
-                                     "312 TFLOP/s dense, no FP8; 80 GB HBM2e, 2,039 GB/s)") + analogy),
+                                     "312 TFLOP/s dense, no FP8; 80 GB HBM2e, 2,039 GB/s)") +
+                             analogy),
                false),
       h100_fit(datasheet("mi300x", 163.4, 1307.4, 2614.9, 5.3, 192,
                          std::string("AMD Instinct MI300X data sheet (FP32 vector 163.4 TFLOP/s, BF16/FP16 1,307.4 and "
-                                     "FP8 2,614.9 TFLOP/s dense, 192 GB HBM3, 5.3 TB/s)") + analogy),
+                                     "FP8 2,614.9 TFLOP/s dense, 192 GB HBM3, 5.3 TB/s)") +
+                             analogy),
                false),
   };
   std::map<std::string, DeviceSpec> p;
@@ -143,10 +146,14 @@ const std::map<std::string, DeviceSpec>& presets() {
 
 double peak_flops(const DeviceSpec& d, Precision p) {
   switch (p) {
-    case Precision::FP32: return d.peak_fp32;
-    case Precision::BF16: return d.peak_bf16;
-    case Precision::FP16: return d.peak_fp16;
-    case Precision::FP8: return d.peak_fp8;
+    case Precision::FP32:
+      return d.peak_fp32;
+    case Precision::BF16:
+      return d.peak_bf16;
+    case Precision::FP16:
+      return d.peak_fp16;
+    case Precision::FP8:
+      return d.peak_fp8;
   }
   return 0;
 }

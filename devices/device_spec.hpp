@@ -27,8 +27,8 @@ struct EfficiencyCurve {
 };
 
 struct DeviceSpec {
-  std::string name;             // "h100-sxm", ...
-  double peak_fp32 = 0;         // dense flop/s (no sparsity); 0 = unsupported
+  std::string name;      // "h100-sxm", ...
+  double peak_fp32 = 0;  // dense flop/s (no sparsity); 0 = unsupported
   double peak_bf16 = 0;
   double peak_fp16 = 0;
   double peak_fp8 = 0;
@@ -60,8 +60,8 @@ struct DeviceSpec {
   // curves do not describe (the LM head's fp32 cross-entropy, the
   // embedding's scatter-add backward); fitted per device (docs/devices.md).
   std::map<std::string, double> op_scale;
-  bool measured = false;        // the curves are fitted to measurements of this device (else by analogy)
-  std::string source;           // where the figures come from
+  bool measured = false;  // the curves are fitted to measurements of this device (else by analogy)
+  std::string source;     // where the figures come from
 };
 
 // Dense peak flop/s of a precision; 0 when the device lacks it.

@@ -4,19 +4,26 @@ namespace pipesim {
 
 const char* to_string(Precision precision) {
   switch (precision) {
-    case Precision::FP32: return "fp32";
-    case Precision::BF16: return "bf16";
-    case Precision::FP16: return "fp16";
-    case Precision::FP8: return "fp8";
+    case Precision::FP32:
+      return "fp32";
+    case Precision::BF16:
+      return "bf16";
+    case Precision::FP16:
+      return "fp16";
+    case Precision::FP8:
+      return "fp8";
   }
   return "?";
 }
 
 const char* to_string(Pass pass) {
   switch (pass) {
-    case Pass::Gemm: return "gemm";
-    case Pass::Forward: return "forward";
-    case Pass::Backward: return "backward";
+    case Pass::Gemm:
+      return "gemm";
+    case Pass::Forward:
+      return "forward";
+    case Pass::Backward:
+      return "backward";
   }
   return "?";
 }

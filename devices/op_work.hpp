@@ -29,8 +29,8 @@ const char* to_string(Pass pass);
 // One pass of one layer (a forward, an input-gradient or a weight-gradient
 // step, or a recompute), as the device sees it.
 struct OpWork {
-  double flops = 0;        // floating-point operations (multiply-add = 2)
-  double bytes = 0;        // bytes read and written in device memory (for the roofline's memory side)
+  double flops = 0;  // floating-point operations (multiply-add = 2)
+  double bytes = 0;  // bytes read and written in device memory (for the roofline's memory side)
   // The shape of the op's dominant GEMM, for the efficiency curve (0 when the
   // op has no GEMM, an embedding lookup: then it is memory-bound):
   //   gemm_m: tokens of the micro-batch, b*s;
@@ -40,7 +40,7 @@ struct OpWork {
   double gemm_m = 0;
   double gemm_n = 0;
   double gemm_k = 0;
-  int kernels = 1;         // kernel launches, for the per-kernel host overhead
+  int kernels = 1;  // kernel launches, for the per-kernel host overhead
   Precision precision = Precision::BF16;
   // Forward for "*.forward" and "*.recompute", Backward for "*.backward_input"
   // and "*.backward_weight"; Gemm for a bare GEMM kernel.

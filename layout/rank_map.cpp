@@ -81,13 +81,13 @@ RankMap make_rank_map(const Workload& w, const Platform& platform) {
     if (replicas * par.pp != n)
       throw InputError(w.file, "parallel",
                        "tp x pp x dp = " + std::to_string(par.tp) + " x " + std::to_string(par.pp) + " x " +
-                           std::to_string(par.dp) + " = " + std::to_string(replicas * par.pp) + " ranks, but there are " +
-                           where);
+                           std::to_string(par.dp) + " = " + std::to_string(replicas * par.pp) +
+                           " ranks, but there are " + where);
   } else {
     if (n % replicas != 0 || n < replicas)
-      throw InputError(w.file, "parallel",
-                       "tp x dp = " + std::to_string(replicas) + " does not divide the " + where +
-                           " (give pp, or a device list)");
+      throw InputError(
+          w.file, "parallel",
+          "tp x dp = " + std::to_string(replicas) + " does not divide the " + where + " (give pp, or a device list)");
     map.pp = static_cast<int>(n / replicas);
   }
   map.devices.assign(ranks.size(), -1);

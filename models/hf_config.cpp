@@ -12,7 +12,6 @@ namespace {
 
 using nlohmann::json;
 
-
 struct Fields {
   const json& j;
   const std::string& path;
@@ -23,7 +22,8 @@ struct Fields {
   int positive_int(const std::string& key) const {
     if (!j.contains(key)) fail(key, "missing");
     const json& v = j.at(key);
-    if (!v.is_number_integer()) fail(key, "expected a positive integer, got " + std::string(v.type_name()) + " " + v.dump());
+    if (!v.is_number_integer())
+      fail(key, "expected a positive integer, got " + std::string(v.type_name()) + " " + v.dump());
     const long long n = v.get<long long>();
     if (n <= 0 || n > 1000000000) fail(key, "expected a positive integer, got " + v.dump());
     return static_cast<int>(n);
@@ -59,7 +59,8 @@ std::string read_bounded(const std::string& path) {
   char chunk[1 << 16];
   while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
     text.append(chunk, static_cast<std::size_t>(in.gcount()));
-    if (text.size() > kMaxHfConfigBytes) throw InputError(path, "", "expected a config.json of at most 4 MiB, got more");
+    if (text.size() > kMaxHfConfigBytes)
+      throw InputError(path, "", "expected a config.json of at most 4 MiB, got more");
   }
   if (in.bad()) throw InputError(path, "", "read error");
   return text;
@@ -115,7 +116,8 @@ TransformerConfig llama_like(const Fields& f, const std::string& type) {
   check_divides(f, "num_key_value_heads", c.kv_heads, "num_attention_heads", c.heads);
   if (f.has("head_dim") && f.positive_int("head_dim") != c.hidden / c.heads)
     f.fail("head_dim", "unsupported: " + std::to_string(f.positive_int("head_dim")) +
-                           " differs from hidden_size / num_attention_heads (" + std::to_string(c.hidden / c.heads) + ")");
+                           " differs from hidden_size / num_attention_heads (" + std::to_string(c.hidden / c.heads) +
+                           ")");
   return c;
 }
 
@@ -129,8 +131,9 @@ TransformerConfig gpt2(const Fields& f) {
   c.max_positions = f.positive_int("n_positions");
   c.tied_embeddings = f.boolean_or("tie_word_embeddings", true);
   const std::string act = f.string_or("activation_function", f.string_or("hidden_act", "gelu_new"));
-  if (act.compare(0, 4, "gelu") != 0) f.fail(f.has("activation_function") ? "activation_function" : "hidden_act",
-                                             "unsupported \"" + act + "\" for gpt2 (gelu*)");
+  if (act.compare(0, 4, "gelu") != 0)
+    f.fail(f.has("activation_function") ? "activation_function" : "hidden_act",
+           "unsupported \"" + act + "\" for gpt2 (gelu*)");
   c.activation = FfnActivation::Gelu;
   c.learned_positions = true;
   c.bias = true;
@@ -154,10 +157,10 @@ TransformerConfig parse_hf_config(const std::string& text, const std::string& pa
     const std::string message = parse_message(e.what());
     const std::size_t open = message.find('\''), close = message.rfind('\'');
     const std::size_t at = open < close ? text.find(message.substr(open + 1, close - open - 1)) : std::string::npos;
-    throw InputError(path,
-                     (at == std::string::npos ? "" : "line " + std::to_string(line_of(text, at + 1)) + ": ") +
-                         "JSON syntax error",
-                     single_line(message));
+    throw InputError(
+        path,
+        (at == std::string::npos ? "" : "line " + std::to_string(line_of(text, at + 1)) + ": ") + "JSON syntax error",
+        single_line(message));
   }
   if (!j.is_object()) throw InputError(path, "document", "expected a JSON object, got " + std::string(j.type_name()));
   const Fields f{j, path};

@@ -81,8 +81,8 @@ LayerMemory head_memory(const TransformerConfig& c) {
   const double e = d.elem, T = d.tokens, h = d.h, V = d.vocab_rank;
   LayerMemory m;
   m.stash = 2 * e * T * h * d.rep + d.norm_stat_bytes * T * d.rep  // input, norm output, norm statistics
-            + e * T * V + 4 * T * V + kLossScalarBytes;             // logits, fp32 log-softmax, scalars
-  m.output = 0;  // the loss; the logits stay
+            + e * T * V + 4 * T * V + kLossScalarBytes;            // logits, fp32 log-softmax, scalars
+  m.output = 0;                                                    // the loss; the logits stay
   m.forward_workspace = 4 * T * V + e * T * h;
   m.backward_workspace = 8 * T * V + e * V * h;
   return m;

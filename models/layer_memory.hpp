@@ -11,18 +11,17 @@ namespace pipesim {
 // The bytes one block keeps from its forward to its backward, term by term
 // (Korthikanti et al. 2022, sec. 4.1), under the config's recompute mode.
 struct BlockStash {
-  double input = 0;          // the block's input (first norm's input)
-  double norm_input = 0;     // the second norm's input (after the first residual)
-  double norm_outputs = 0;   // both norms' outputs: QKV's input and the FFN's input
-  double qkv = 0;            // Q, K, V (K and V kv_heads wide under GQA)
-  double attention_out = 0;  // attention output, the output projection's input
-  double ffn = 0;            // GELU: its input and output; SwiGLU: gate, up, silu(gate), product
-  double dropout_masks = 0;  // post-attention and post-FFN masks, one byte per element
-  double attention_core = 0; // unfused: softmax output (+ its dropout mask and output); flash: logsumexp + RNG state
-  double norm_stats = 0;     // fp32 per-token statistics of the two norms
+  double input = 0;           // the block's input (first norm's input)
+  double norm_input = 0;      // the second norm's input (after the first residual)
+  double norm_outputs = 0;    // both norms' outputs: QKV's input and the FFN's input
+  double qkv = 0;             // Q, K, V (K and V kv_heads wide under GQA)
+  double attention_out = 0;   // attention output, the output projection's input
+  double ffn = 0;             // GELU: its input and output; SwiGLU: gate, up, silu(gate), product
+  double dropout_masks = 0;   // post-attention and post-FFN masks, one byte per element
+  double attention_core = 0;  // unfused: softmax output (+ its dropout mask and output); flash: logsumexp + RNG state
+  double norm_stats = 0;      // fp32 per-token statistics of the two norms
   double total() const {
-    return input + norm_input + norm_outputs + qkv + attention_out + ffn + dropout_masks + attention_core +
-           norm_stats;
+    return input + norm_input + norm_outputs + qkv + attention_out + ffn + dropout_masks + attention_core + norm_stats;
   }
 };
 

@@ -55,16 +55,11 @@ ModelPreset llama(const std::string& name, int layers, int hidden, int heads, in
 
 std::vector<ModelPreset> make_presets() {
   std::vector<ModelPreset> all = {
-      megatron_gpt("gpt3-1.7b", 24, 2304, 24, 1.7),
-      megatron_gpt("gpt3-3.6b", 32, 3072, 30, 3.6),
-      megatron_gpt("gpt3-7.5b", 32, 4096, 36, 7.5),
-      megatron_gpt("gpt3-18b", 48, 6144, 40, 18.4),
-      megatron_gpt("gpt3-39b", 64, 8192, 48, 39.1),
-      megatron_gpt("gpt3-76b", 80, 10240, 60, 76.1),
-      megatron_gpt("gpt3-145b", 96, 12288, 80, 145.6),
-      megatron_gpt("gpt3-310b", 128, 16384, 96, 310.1),
-      megatron_gpt("gpt3-530b", 128, 20480, 105, 529.6),
-      megatron_gpt("gpt3-1t", 160, 25600, 128, 1008.0),
+      megatron_gpt("gpt3-1.7b", 24, 2304, 24, 1.7),      megatron_gpt("gpt3-3.6b", 32, 3072, 30, 3.6),
+      megatron_gpt("gpt3-7.5b", 32, 4096, 36, 7.5),      megatron_gpt("gpt3-18b", 48, 6144, 40, 18.4),
+      megatron_gpt("gpt3-39b", 64, 8192, 48, 39.1),      megatron_gpt("gpt3-76b", 80, 10240, 60, 76.1),
+      megatron_gpt("gpt3-145b", 96, 12288, 80, 145.6),   megatron_gpt("gpt3-310b", 128, 16384, 96, 310.1),
+      megatron_gpt("gpt3-530b", 128, 20480, 105, 529.6), megatron_gpt("gpt3-1t", 160, 25600, 128, 1008.0),
   };
   {
     // Brown et al. 2020, "Language Models are Few-Shot Learners", Table 2.1:
@@ -76,7 +71,8 @@ std::vector<ModelPreset> make_presets() {
     all.push_back(p);
   }
   const std::string l2 = "Touvron et al. 2023 (Llama 2); Hugging Face meta-llama/Llama-2-*-hf config.json";
-  const std::string l3 = "Grattafiori et al. 2024 (The Llama 3 Herd of Models), Table 3; Hugging Face meta-llama config.json";
+  const std::string l3 =
+      "Grattafiori et al. 2024 (The Llama 3 Herd of Models), Table 3; Hugging Face meta-llama config.json";
   all.push_back(llama("llama2-7b", 32, 4096, 32, 0, 11008, 32000, 4096, 6.74e9, 0.005e9, l2));
   all.push_back(llama("llama2-13b", 40, 5120, 40, 0, 13824, 32000, 4096, 13.0e9, 0.05e9, l2));
   all.push_back(llama("llama2-70b", 80, 8192, 64, 8, 28672, 32000, 4096, 68.98e9, 0.005e9, l2));

@@ -10,9 +10,9 @@
 namespace pipesim {
 
 struct ModelPreset {
-  TransformerConfig config;        // name, sizes, and a default training set-up (b = 1, s = context)
-  double published_parameters = 0; // as the source states it
-  double tolerance = 0;            // |transformer_parameters - published| allowed (the published rounding)
+  TransformerConfig config;         // name, sizes, and a default training set-up (b = 1, s = context)
+  double published_parameters = 0;  // as the source states it
+  double tolerance = 0;             // |transformer_parameters - published| allowed (the published rounding)
   std::string source;
 };
 

@@ -87,8 +87,8 @@ ModelLayer block_layer(const TransformerConfig& c, const TransformerDims& d) {
   const double weights = l.parameters;
   const double m = T, n = f / t, k = h;
   l.forward = op("block.forward", fwd, e * (traffic + weights), m, n, k, fwd_kernels, c.precision);
-  l.backward_input = op("block.backward_input", igrad, e * (2 * traffic + weights), m, n, k,
-                        gemms + 2 * others, c.precision);
+  l.backward_input =
+      op("block.backward_input", igrad, e * (2 * traffic + weights), m, n, k, gemms + 2 * others, c.precision);
   l.backward_weight = op("block.backward_weight", wgrad, e * (traffic + 2 * weights), m, n, k,
                          gemms + (c.bias ? gemms : 0), c.precision);
   if (c.recompute == Recompute::Full)

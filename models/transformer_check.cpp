@@ -23,8 +23,7 @@ struct Checker {
   // "tp (3) must divide heads (32)", reported on the divisor's field.
   void divides(const std::string& divisor, int d, const std::string& dividend, int n) const {
     if (n % d != 0)
-      fail(divisor, divisor + " (" + std::to_string(d) + ") must divide " + dividend + " (" +
-                        std::to_string(n) + ")");
+      fail(divisor, divisor + " (" + std::to_string(d) + ") must divide " + dividend + " (" + std::to_string(n) + ")");
   }
 };
 
@@ -50,8 +49,8 @@ void check_transformer(const TransformerConfig& c, const std::string& file, cons
   k.divides("tp", c.tp, "kv_heads", kv);
   k.divides("tp", c.tp, "ffn_hidden", ffn);
   if (c.sequence_parallel && c.seq_length % c.tp != 0)
-    k.fail("sequence_parallel", "needs tp (" + std::to_string(c.tp) + ") to divide seq_length (" +
-                                    std::to_string(c.seq_length) + ")");
+    k.fail("sequence_parallel",
+           "needs tp (" + std::to_string(c.tp) + ") to divide seq_length (" + std::to_string(c.seq_length) + ")");
   if (c.learned_positions && c.max_positions > 0 && c.seq_length > c.max_positions)
     k.fail("seq_length", "seq_length (" + std::to_string(c.seq_length) + ") exceeds max_positions (" +
                              std::to_string(c.max_positions) + ") of the learned position table");

@@ -3,8 +3,8 @@
 #include "layout/rank_map.hpp"
 #include "parallelism/job_graph.hpp"
 #include "parallelism/pass_collectives.hpp"
-#include "sim/memory_limit.hpp"
 #include "sim/input_error.hpp"
+#include "sim/memory_limit.hpp"
 #include "sim/units.hpp"
 
 namespace pipesim {
@@ -29,9 +29,9 @@ void check_job_size(const TaskGraph& pipeline, const Workload& w, const RankMap&
   if (need > limit)
     throw InputError(w.file, "parallel",
                      "this job needs about " + format_bytes(need) + " of memory to simulate (about " +
-                         std::to_string(static_cast<long long>(tasks)) +
-                         " tasks: " + std::to_string(map.tp * map.dp) + " copies of the pipeline and their collectives); the limit is " +
-                         format_bytes(limit) + " (raise it with --max-memory)");
+                         std::to_string(static_cast<long long>(tasks)) + " tasks: " + std::to_string(map.tp * map.dp) +
+                         " copies of the pipeline and their collectives); the limit is " + format_bytes(limit) +
+                         " (raise it with --max-memory)");
 }
 
 }  // namespace

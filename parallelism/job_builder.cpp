@@ -57,7 +57,8 @@ void JobBuilder::copy_deferred() {
     for (int d = 0; d < map_.dp; ++d)
       for (int t = 0; t < map_.tp; ++t) {
         const int r = d * map_.tp + t;
-        copy_task(x, r, step ? reduced_[static_cast<std::size_t>(task.device) * replicas() + r] : std::vector<TaskId>{});
+        copy_task(x, r,
+                  step ? reduced_[static_cast<std::size_t>(task.device) * replicas() + r] : std::vector<TaskId>{});
       }
     if (step) gather_weights(x);
   }
@@ -152,13 +153,14 @@ void JobBuilder::add_tp_collectives(TaskId x, int d) {
     const TpPassCollectives pass = collectives_of(task.kind, layer.tp);
     Task tag = task;
     tag.layer_first = tag.layer_last = l;
-    for (const auto& [op, count] : {std::pair{CollectiveOp::AllGather, pass.all_gather},
-                                    std::pair{CollectiveOp::AllReduce, pass.all_reduce},
-                                    std::pair{CollectiveOp::ReduceScatter, pass.reduce_scatter}})
+    for (const auto& [op, count] :
+         {std::pair{CollectiveOp::AllGather, pass.all_gather}, std::pair{CollectiveOp::AllReduce, pass.all_reduce},
+          std::pair{CollectiveOp::ReduceScatter, pass.reduce_scatter}})
       for (int c = 0; c < count; ++c) {
         std::vector<std::vector<TaskId>> ready(map_.tp);
         for (int t = 0; t < map_.tp; ++t) ready[t] = {last_[slot(x, d * map_.tp + t)]};
-        const auto done = collective(op, w_.parallel.tp_algorithm, group, layer.tp.bytes, pass_name(task.kind), ready, tag);
+        const auto done =
+            collective(op, w_.parallel.tp_algorithm, group, layer.tp.bytes, pass_name(task.kind), ready, tag);
         for (int t = 0; t < map_.tp; ++t) last_[slot(x, d * map_.tp + t)] = done[t];
       }
   }

@@ -5,9 +5,9 @@
 #pragma once
 
 #include <map>
-#include <utility>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "collectives/collective.hpp"
@@ -21,10 +21,10 @@ namespace pipesim {
 class JobBuilder {
  public:
   JobBuilder(const TaskGraph& pipeline, const Workload& w, const Platform& platform, const RankMap& map);
-  void copy_passes();        // every task but those deferred, replica by replica
-  void reduce_gradients();   // parallelism/gradient_reduction.cpp
-  void copy_deferred();      // the optimizer steps, after the reduction
-  TaskGraph finish();        // device orders and static memory
+  void copy_passes();       // every task but those deferred, replica by replica
+  void reduce_gradients();  // parallelism/gradient_reduction.cpp
+  void copy_deferred();     // the optimizer steps, after the reduction
+  TaskGraph finish();       // device orders and static memory
   const std::string& failing_field() const { return field_; }
 
  private:
@@ -35,11 +35,11 @@ class JobBuilder {
   void add_tp_collectives(TaskId x, int d);
   // Adds one collective over `group`; ready[i] for rank i; returns the done tasks.
   std::vector<TaskId> collective(CollectiveOp op, const std::string& algorithm, const std::vector<int>& group,
-                                 double bytes, const std::string& purpose, const std::vector<std::vector<TaskId>>& ready,
-                                 const Task& tag);
+                                 double bytes, const std::string& purpose,
+                                 const std::vector<std::vector<TaskId>>& ready, const Task& tag);
   struct Bucket {
     double bytes = 0;
-    TaskId ready = 0;    // the pipeline task after which its gradients are final
+    TaskId ready = 0;         // the pipeline task after which its gradients are final
     int first = 0, last = 0;  // its layers
   };
   void plan_buckets();
@@ -52,9 +52,9 @@ class JobBuilder {
   const Platform& platform_;
   const RankMap& map_;
   TaskGraph job_;
-  std::vector<TaskId> first_, last_;  // per (pipeline task, replica): its copy, and what finishes it
-  std::vector<TaskId> order_previous_;  // per pipeline task: the ordered task before it on its device
-  std::vector<bool> deferred_;          // the optimizer steps and their dependants
+  std::vector<TaskId> first_, last_;          // per (pipeline task, replica): its copy, and what finishes it
+  std::vector<TaskId> order_previous_;        // per pipeline task: the ordered task before it on its device
+  std::vector<bool> deferred_;                // the optimizer steps and their dependants
   std::vector<std::vector<TaskId>> reduced_;  // per (device p, replica): the gradient reduction's done tasks
   std::vector<std::vector<Bucket>> buckets_;  // per pipeline device, in backward order
   std::map<TaskId, std::vector<int>> cuts_;   // per cut backward: the layers where a bucket ends

@@ -126,8 +126,7 @@ Allocation parse_allocation(const std::string& text, int layers, int devices) {
     pos = comma + 1;
   }
   if (static_cast<int>(a.size()) != layers)
-    throw std::invalid_argument(std::to_string(a.size()) + " device indices for " + std::to_string(layers) +
-                                " layers");
+    throw std::invalid_argument(std::to_string(a.size()) + " device indices for " + std::to_string(layers) + " layers");
   return a;
 }
 

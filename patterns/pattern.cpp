@@ -4,23 +4,27 @@ namespace pipesim {
 
 std::string_view to_string(WeightPolicy policy) {
   switch (policy) {
-    case WeightPolicy::Flush: return "flush";
-    case WeightPolicy::TwoBW: return "2bw";
-    case WeightPolicy::Stashing: return "stashing";
+    case WeightPolicy::Flush:
+      return "flush";
+    case WeightPolicy::TwoBW:
+      return "2bw";
+    case WeightPolicy::Stashing:
+      return "stashing";
   }
   return "?";
 }
 
 std::string_view to_string(LinkModel model) { return model == LinkModel::Pair ? "pair" : "platform"; }
 
-std::string_view to_string(BufferPolicy policy) {
-  return policy == BufferPolicy::Seed000 ? "seed000" : "lifetime";
-}
+std::string_view to_string(BufferPolicy policy) { return policy == BufferPolicy::Seed000 ? "seed000" : "lifetime"; }
 
 bool parse_buffer_policy(const std::string& text, BufferPolicy& policy) {
-  if (text == "lifetime") policy = BufferPolicy::Lifetime;
-  else if (text == "seed000") policy = BufferPolicy::Seed000;
-  else return false;
+  if (text == "lifetime")
+    policy = BufferPolicy::Lifetime;
+  else if (text == "seed000")
+    policy = BufferPolicy::Seed000;
+  else
+    return false;
   return true;
 }
 

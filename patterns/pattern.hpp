@@ -41,9 +41,12 @@ std::string_view to_string(LinkModel model);
 // most micro-batches of one of its layers in flight at once.
 inline int weight_versions(WeightPolicy policy, int in_flight) {
   switch (policy) {
-    case WeightPolicy::Flush: return 1;
-    case WeightPolicy::TwoBW: return 2;
-    case WeightPolicy::Stashing: return in_flight > 1 ? in_flight : 1;  // the newest forward uses the current one
+    case WeightPolicy::Flush:
+      return 1;
+    case WeightPolicy::TwoBW:
+      return 2;
+    case WeightPolicy::Stashing:
+      return in_flight > 1 ? in_flight : 1;  // the newest forward uses the current one
   }
   return 1;
 }
@@ -84,9 +87,9 @@ struct PatternTransfer {
 };
 
 struct Pattern {
-  int layers = 0;       // L
-  int copies = 1;       // k
-  double period = 0;    // T: time for `copies` micro-batches
+  int layers = 0;     // L
+  int copies = 1;     // k
+  double period = 0;  // T: time for `copies` micro-batches
   WeightPolicy weights = WeightPolicy::TwoBW;
   LinkModel links = LinkModel::Platform;
   // How its unrolled run and its analytic memory hold buffers. Seed 000 here
@@ -112,9 +115,11 @@ struct Pattern {
     std::vector<int> at(n > 0 ? n : 0, -1), next(ops.size(), -1);
     auto slot = [&](const PatternOp& op) { return (task_number(op) - 1) * copies + op.copy; };
     for (std::size_t i = 0; i < ops.size(); ++i)
-      if (int s = slot(ops[i]); s >= 0 && s < n && ops[i].copy >= 0 && ops[i].copy < copies) at[s] = static_cast<int>(i);
+      if (int s = slot(ops[i]); s >= 0 && s < n && ops[i].copy >= 0 && ops[i].copy < copies)
+        at[s] = static_cast<int>(i);
     for (std::size_t i = 0; i < ops.size(); ++i)
-      if (int s = slot(ops[i]) + copies; s >= copies && s < n && ops[i].copy >= 0 && ops[i].copy < copies) next[i] = at[s];
+      if (int s = slot(ops[i]) + copies; s >= copies && s < n && ops[i].copy >= 0 && ops[i].copy < copies)
+        next[i] = at[s];
     return next;
   }
   // For every op, the index into transfers of its transfer, -1 if none.

@@ -40,8 +40,7 @@ std::vector<std::vector<int>> device_orders(const Pattern& p, int device_count) 
     if (d < 0 || d >= device_count) throw std::invalid_argument("pattern analysis: op on an unknown device");
     order[d].push_back(static_cast<int>(i));
   }
-  for (auto& items : order)
-    std::sort(items.begin(), items.end(), [&](int a, int b) { return p.runs_before(a, b); });
+  for (auto& items : order) std::sort(items.begin(), items.end(), [&](int a, int b) { return p.runs_before(a, b); });
   return order;
 }
 
@@ -70,8 +69,8 @@ void lifetime_peaks(const Pattern& p, const PatternTiming& t, int device_count, 
   for (PatternDeviceMemory& dev : result.devices) dev.peak_op = -1, dev.peak = -1;
   window_readings(u.graph, start, finish, from, to, [&](double time, int d, const MemoryBreakdown& level) {
     const auto& order = ops[d];
-    const auto after = std::upper_bound(order.begin(), order.end(), time,
-                                        [&](double x, TaskId id) { return x < start[id]; });
+    const auto after =
+        std::upper_bound(order.begin(), order.end(), time, [&](double x, TaskId id) { return x < start[id]; });
     int op = -1;
     if (after != order.begin()) {
       const TaskId id = *(after - 1);
@@ -127,7 +126,8 @@ TimedEventGraph pattern_event_graph(const Pattern& p, const PatternTiming& t) {
   int devices = 0;
   for (const PatternOp& o : p.ops) devices = std::max(devices, o.device + 1);
   for (const auto& items : device_orders(p, devices))
-    add_cycle(g, items, [](int i) { return i; }, [&](int i) { return t.duration[i]; });
+    add_cycle(
+        g, items, [](int i) { return i; }, [&](int i) { return t.duration[i]; });
 
   // One cycle per link resource: a transfer holding several gets an arc on each.
   for (const auto& items : transfers_by_link(p, t))
@@ -176,7 +176,8 @@ PatternMemory pattern_memory(const Pattern& p, const PatternTiming& t, const Wor
         layer_count[p.ops[f].layer] += count;
       }
     for (int j : order[d])
-      if (succ[j] >= 0 && p.ops[succ[j]].device == d) direct += (p.ops[j].shift - p.ops[succ[j]].shift) * t.output_bytes[j];
+      if (succ[j] >= 0 && p.ops[succ[j]].device == d)
+        direct += (p.ops[j].shift - p.ops[succ[j]].shift) * t.output_bytes[j];
     auto note_in_flight = [&](int layer) {
       dev.in_flight = std::max(dev.in_flight, layer_count[layer]);
       result.stash_counts[layer] = std::max(result.stash_counts[layer], layer_count[layer]);

@@ -82,7 +82,8 @@ void check_pattern(const Pattern& p, int device_count, bool require_transfers) {
     if (succ[tr.from] < 0) fail(name + ": the last backward sends nothing");
     if (p.ops[succ[tr.from]].device == p.ops[tr.from].device) fail(name + ": its consumer is on the same device");
     if (transfer[tr.from] >= 0) fail(name + " appears twice");
-    if (!(tr.start >= 0 && tr.start < p.period)) fail(name + ": start offset " + num(tr.start) + " outside [0, period)");
+    if (!(tr.start >= 0 && tr.start < p.period))
+      fail(name + ": start offset " + num(tr.start) + " outside [0, period)");
     transfer[tr.from] = static_cast<int>(t);
   }
   if (require_transfers)
@@ -164,8 +165,8 @@ void assign_minimal_shifts(Pattern& p, const PatternTiming& timing) {
         continue;
       }
       PatternTransfer& tr = p.transfers[t];
-      tr.shift = bounded(0LL + cons.shift + minimal_shift_step(tr.start + timing.transfer_duration[tr.from], cons.start, T),
-                         producer);
+      tr.shift = bounded(
+          0LL + cons.shift + minimal_shift_step(tr.start + timing.transfer_duration[tr.from], cons.start, T), producer);
       prod.shift = bounded(0LL + tr.shift + minimal_shift_step(end, tr.start, T), producer);
     }
   }
@@ -193,8 +194,9 @@ std::string find_overlap(const Pattern& p, const PatternTiming& timing, const Pl
       const double next = start(b) + (wraps ? T : 0);
       if (start(a) + length(a) > next + kTolerance * T)
         return "on " + where + ", " + name(a) + " (start " + num(start(a)) + ", lasts " + num(length(a)) +
-               ") overlaps " + (a == b ? "itself in the next period" : name(b) + " (start " + num(start(b)) +
-               (wraps ? " in the next period)" : ")"));
+               ") overlaps " +
+               (a == b ? "itself in the next period"
+                       : name(b) + " (start " + num(start(b)) + (wraps ? " in the next period)" : ")"));
     }
     return "";
   };
@@ -202,16 +204,14 @@ std::string find_overlap(const Pattern& p, const PatternTiming& timing, const Pl
   for (std::size_t i = 0; i < p.ops.size(); ++i) on_device.at(p.ops[i].device).push_back(static_cast<int>(i));
   for (int d = 0; d < platform.size(); ++d) {
     const std::string s = check(
-        on_device[d], [&](int a, int b) { return p.runs_before(a, b); },
-        [&](int a) { return p.ops[a].start; }, [&](int a) { return timing.duration[a]; },
-        [&](int a) { return op_name(p, a); }, platform.devices[d].name);
+        on_device[d], [&](int a, int b) { return p.runs_before(a, b); }, [&](int a) { return p.ops[a].start; },
+        [&](int a) { return timing.duration[a]; }, [&](int a) { return op_name(p, a); }, platform.devices[d].name);
     if (!s.empty()) return s;
   }
   std::vector<std::vector<int>> on_link = transfers_by_link(p, timing);
   for (std::size_t r = 0; r < on_link.size(); ++r) {
     const std::string s = check(
-        on_link[r], [&](int a, int b) { return p.transfer_before(a, b); },
-        [&](int t) { return p.transfers[t].start; },
+        on_link[r], [&](int a, int b) { return p.transfer_before(a, b); }, [&](int t) { return p.transfers[t].start; },
         [&](int t) { return timing.transfer_duration[p.transfers[t].from]; },
         [&](int t) { return "the transfer after " + op_name(p, p.transfers[t].from); },
         "the link " + timing.link_names[r]);

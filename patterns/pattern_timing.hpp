@@ -15,8 +15,9 @@ struct PatternTiming {
   std::vector<double> duration;      // per op: seconds on its device
   std::vector<double> flops;         // per op: its amount of work (duration = flops / speed)
   std::vector<double> output_bytes;  // per op: F_l: a_l; B_l: a_{l-1} (gradient of its input), a_{-1} = workload.input
-  std::vector<double> transfer_duration;  // per op: sending its output to its successor's device; 0 if same device or none
-  std::vector<double> weights;            // per layer: bytes of its parameters W_l
+  std::vector<double>
+      transfer_duration;        // per op: sending its output to its successor's device; 0 if same device or none
+  std::vector<double> weights;  // per layer: bytes of its parameters W_l
   // Per op: the link resources its transfer holds (pattern.links, see
   // LinkResources), as ids into link_names; empty when it sends nothing
   // across devices, sends 0 bytes, or crosses only FatPipe links.

@@ -19,10 +19,10 @@ struct Instance {
   double start;
   int chain;  // 2 * task number, + 1 for the transfer after it: ties go along the chain
   int copy;
-  int item;   // index into ops or transfers
+  int item;  // index into ops or transfers
   bool transfer;
   int microbatch;
-  std::size_t dep = kNone;            // data (producer)
+  std::size_t dep = kNone;           // data (producer)
   std::vector<std::size_t> links{};  // the previous transfer on each link resource it holds
 };
 
@@ -33,13 +33,16 @@ bool earlier(const Instance& a, const Instance& b) {
 
 class Unroller {
  public:
-  Unroller(const Pattern& p, const PatternTiming& t, int device_count, int microbatches, int per_iteration,
-           bool timed)
-      : p_(p), t_(t), n_(microbatches), per_it_(per_iteration > 0 ? per_iteration : std::max(1, microbatches)),
-        timed_(timed), graph_(device_count) {
+  Unroller(const Pattern& p, const PatternTiming& t, int device_count, int microbatches, int per_iteration, bool timed)
+      : p_(p),
+        t_(t),
+        n_(microbatches),
+        per_it_(per_iteration > 0 ? per_iteration : std::max(1, microbatches)),
+        timed_(timed),
+        graph_(device_count) {
     check_pattern(p, device_count, true);
-    if (t.duration.size() != p.ops.size() || t.flops.size() != p.ops.size() ||
-        t.output_bytes.size() != p.ops.size() || t.transfer_links.size() != p.ops.size() || t.weights.size() != static_cast<std::size_t>(p.layers))
+    if (t.duration.size() != p.ops.size() || t.flops.size() != p.ops.size() || t.output_bytes.size() != p.ops.size() ||
+        t.transfer_links.size() != p.ops.size() || t.weights.size() != static_cast<std::size_t>(p.layers))
       throw std::invalid_argument("pattern unroll: timing does not match the pattern");
     if (microbatches < 0) throw std::invalid_argument("pattern unroll: negative micro-batch count");
     succ_ = p.successors();
@@ -50,7 +53,8 @@ class Unroller {
     // For F_l: B_l of the same copy, whose output has F_l's input size a_{l-1}.
     std::vector<int> backward(p.layers * p.copies, -1);
     for (std::size_t i = 0; i < p.ops.size(); ++i)
-      if (p.ops[i].kind == TaskKind::Backward) backward[p.ops[i].layer * p.copies + p.ops[i].copy] = static_cast<int>(i);
+      if (p.ops[i].kind == TaskKind::Backward)
+        backward[p.ops[i].layer * p.copies + p.ops[i].copy] = static_cast<int>(i);
     backward_of_.assign(p.ops.size(), -1);
     for (std::size_t i = 0; i < p.ops.size(); ++i)
       if (p.ops[i].kind == TaskKind::Forward) backward_of_[i] = backward[p.ops[i].layer * p.copies + p.ops[i].copy];
@@ -186,7 +190,8 @@ class Unroller {
     // A first pass counts tasks and dependencies, so the graph is allocated once.
     std::size_t tasks = 0, dependencies = 0;
     for_each_in_pattern_order([&](int i, long long) {
-      pattern_order_deps(i, last, [](int) { return TaskId{0}; }, deps);
+      pattern_order_deps(
+          i, last, [](int) { return TaskId{0}; }, deps);
       dependencies += deps.size();
       if (is_transfer_item(i))
         for (int r : links_of_[transfer_index(i)]) last[r] = static_cast<TaskId>(tasks);
@@ -240,7 +245,8 @@ class Unroller {
         inst_[op_inst_[o][q]].dep = t >= 0 ? tr_inst_[t][q] : op_inst_[pr][q];
     }
     for (std::size_t t = 0; t < p_.transfers.size(); ++t)
-      for (std::size_t q = 0; q < tr_inst_[t].size(); ++q) inst_[tr_inst_[t][q]].dep = op_inst_[p_.transfers[t].from][q];
+      for (std::size_t q = 0; q < tr_inst_[t].size(); ++q)
+        inst_[tr_inst_[t][q]].dep = op_inst_[p_.transfers[t].from][q];
     // Each link resource's instances in pattern time order (an empty
     // message holds none: timing.transfer_links).
     for (const std::vector<int>& on_link : on_link_) {
@@ -407,8 +413,10 @@ class Unroller {
       std::vector<int> count(p_.layers, 0);
       for (TaskId id : graph_.device_order(d)) {
         const Task& task = graph_.task(id);
-        if (task.kind == TaskKind::Forward) result[d] = std::max(result[d], ++count[task.layer_first]);
-        else --count[task.layer_first];
+        if (task.kind == TaskKind::Forward)
+          result[d] = std::max(result[d], ++count[task.layer_first]);
+        else
+          --count[task.layer_first];
       }
     }
     return result;

@@ -1,9 +1,9 @@
 // A periodic pattern unrolled into a finite task graph the engine can run.
 #pragma once
 
+#include <vector>
 #include "patterns/pattern.hpp"
 #include "patterns/pattern_timing.hpp"
-#include <vector>
 
 #include "sim/task_graph.hpp"
 

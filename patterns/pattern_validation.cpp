@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/format.hpp"
 #include "patterns/pattern_analysis.hpp"
 #include "patterns/pattern_validation.hpp"
+#include "sim/format.hpp"
 
 namespace pipesim {
 namespace {
@@ -49,14 +49,15 @@ class PatternChecker {
     std::vector<std::vector<int>> at(2 * L * k);
     for (std::size_t i = 0; i < p_.ops.size(); ++i) {
       const PatternOp& o = p_.ops[i];
-      if ((o.kind != TaskKind::Forward && o.kind != TaskKind::Backward) || o.layer < 0 || o.layer >= L ||
-          o.copy < 0 || o.copy >= k) {
+      if ((o.kind != TaskKind::Forward && o.kind != TaskKind::Backward) || o.layer < 0 || o.layer >= L || o.copy < 0 ||
+          o.copy >= k) {
         add("structure", "op " + std::to_string(i) + " is not F or B of a layer 1.." + std::to_string(L) +
                              " and a copy 0.." + std::to_string(k - 1));
         continue;
       }
       const std::string who = name(p_, static_cast<int>(i));
-      if (o.device < 0 || o.device >= platform_.size()) add("structure", who + " is on no device of the platform");
+      if (o.device < 0 || o.device >= platform_.size())
+        add("structure", who + " is on no device of the platform");
       else if (!(o.start >= 0 && o.start < T))
         add("structure", who + " starts at " + num(o.start) + ", outside [0, " + num(T) + ")", o.device, o.start);
       at[(p_.task_number(o) - 1) * k + o.copy].push_back(static_cast<int>(i));
@@ -75,8 +76,10 @@ class PatternChecker {
       for (int l = 0; l < L; ++l) {
         const int f = p_.find(l + 1, c), b = p_.find(2 * L - l, c);
         if (p_.ops[f].device != p_.ops[b].device)
-          add("structure", name(p_, f) + " runs on " + dev(f) + " but " + name(p_, b) + " on " + dev(b) +
-                               ": a layer's forward and backward share a device (seed 000 eq. 4)", p_.ops[b].device);
+          add("structure",
+              name(p_, f) + " runs on " + dev(f) + " but " + name(p_, b) + " on " + dev(b) +
+                  ": a layer's forward and backward share a device (seed 000 eq. 4)",
+              p_.ops[b].device);
       }
     const std::vector<int> succ = p_.successors();
     std::vector<int> transfer(p_.ops.size(), -1);
@@ -87,10 +90,12 @@ class PatternChecker {
         continue;
       }
       const std::string who = transfer_name(p_, static_cast<int>(t));
-      if (succ[tr.from] < 0) add("structure", who + ": the last backward sends nothing");
+      if (succ[tr.from] < 0)
+        add("structure", who + ": the last backward sends nothing");
       else if (p_.ops[succ[tr.from]].device == p_.ops[tr.from].device)
         add("structure", who + ": " + name(p_, succ[tr.from]) + " is on the same device, " + dev(tr.from));
-      else if (transfer[tr.from] >= 0) add("structure", who + " appears twice");
+      else if (transfer[tr.from] >= 0)
+        add("structure", who + " appears twice");
       else if (!(tr.start >= 0 && tr.start < T))
         add("structure", who + " starts at " + num(tr.start) + ", outside [0, " + num(T) + ")", -1, tr.start);
       transfer[tr.from] = static_cast<int>(t);
@@ -192,8 +197,9 @@ class PatternChecker {
   void memory(const PatternTiming& t, const Workload& w) {
     // Lifetime memory replays the unrolled pattern, which shifts that send
     // data back in time or a deadlock make impossible: nothing to measure.
-    if (p_.buffers == BufferPolicy::Lifetime &&
-        std::any_of(out_.begin(), out_.end(), [](const Violation& v) { return v.kind == "shift" || v.kind == "deadlock"; }))
+    if (p_.buffers == BufferPolicy::Lifetime && std::any_of(out_.begin(), out_.end(), [](const Violation& v) {
+          return v.kind == "shift" || v.kind == "deadlock";
+        }))
       return;
     const PatternMemory m = pattern_memory(p_, t, w, platform_.size());
     for (int d = 0; d < platform_.size(); ++d) {
@@ -243,7 +249,9 @@ class PatternChecker {
   }
   std::string dev(int op) const { return platform_.devices.at(p_.ops[op].device).name; }
 
-  std::string interval(const Item& x) const { return x.name + " [" + num(x.start) + ", " + num(x.start + x.length) + ")"; }
+  std::string interval(const Item& x) const {
+    return x.name + " [" + num(x.start) + ", " + num(x.start + x.length) + ")";
+  }
 
   // Items in period order: a before b overlap if a runs into b, or b (past
   // the period's end) into a's next instance.
@@ -253,7 +261,9 @@ class PatternChecker {
     for (std::size_t i = 0; i < items.size(); ++i) {
       const Item& a = items[i];
       if (a.length > T + tol)
-        add("overlap", where + ": " + interval(a) + " lasts longer than the period " + num(T) + ": it overlaps its own next instance",
+        add("overlap",
+            where + ": " + interval(a) + " lasts longer than the period " + num(T) +
+                ": it overlaps its own next instance",
             device, a.start);
       for (std::size_t j = i + 1; j < items.size(); ++j) {
         const Item& b = items[j];
@@ -281,8 +291,8 @@ class PatternChecker {
       message = who + when + "before " + from + " ends at " + num(producer.end) +
                 ", but does not have a smaller shift (Definition 1)";
     } else {
-      message = who + when + "more than " + std::to_string(need - 1) + " period" + (need > 2 ? "s" : "") +
-                " before " + from + " ends at " + num(producer.end) + ": its shift must be at most " +
+      message = who + when + "more than " + std::to_string(need - 1) + " period" + (need > 2 ? "s" : "") + " before " +
+                from + " ends at " + num(producer.end) + ": its shift must be at most " +
                 std::to_string(producer.shift - need) + " (Definition 1, seed 000 Lemma 9)";
     }
     add("shift", message, consumer.device, consumer.start);

@@ -19,7 +19,7 @@ namespace pipesim {
 // deadlock (a cycle of the pattern's event graph carrying no token), and
 // each device's steady-state peak memory against its capacity.
 // Throws std::invalid_argument if the timing does not belong to the pattern.
-std::vector<Violation> validate_pattern(const Pattern& pattern, const PatternTiming& timing,
-                                        const Platform& platform, const Workload& workload);
+std::vector<Violation> validate_pattern(const Pattern& pattern, const PatternTiming& timing, const Platform& platform,
+                                        const Workload& workload);
 
 }  // namespace pipesim

@@ -22,8 +22,8 @@ namespace {
 // or transfers rather than one entry: the field is the list that holds them.
 InputError pattern_error(const std::string& file, std::string what) {
   if (what.rfind("pattern: ", 0) == 0) what.erase(0, 9);
-  const bool transfers = what.rfind("on the link", 0) == 0 || what.rfind("transfer", 0) == 0 ||
-                         what.rfind("missing the transfer", 0) == 0;
+  const bool transfers =
+      what.rfind("on the link", 0) == 0 || what.rfind("transfer", 0) == 0 || what.rfind("missing the transfer", 0) == 0;
   return InputError(file, transfers ? "transfers" : "tasks", what);
 }
 
@@ -124,7 +124,8 @@ class Reader : public YamlFields {
 
   void read_tasks(const YAML::Node& list, Pattern& p, PatternSource& src) {
     if (!list.IsSequence() || list.size() == 0)
-      fail(list, "tasks", "expected a non-empty list of tasks, got " + (list.IsSequence() ? "an empty list" : describe(list)));
+      fail(list, "tasks",
+           "expected a non-empty list of tasks, got " + (list.IsSequence() ? "an empty list" : describe(list)));
     src.tasks_line = list.Mark().is_null() ? 0 : list.Mark().line + 1;
     std::map<std::tuple<TaskKind, int, int>, std::size_t> seen;  // (kind, layer, copy) -> index in tasks[]
     std::vector<YAML::Node> device_nodes;
@@ -149,8 +150,9 @@ class Reader : public YamlFields {
       if (shift) op.shift = static_cast<int>(integer(shift->value, path + ".shift", -kMaxShift, kMaxShift));
       auto [it, fresh] = seen.insert({{op.kind, op.layer, op.copy}, i});
       if (!fresh)
-        fail(f.at("task").value, path + ".task",
-             "duplicate " + name(op.kind, op.layer, op.copy, p.copies) + " (already " + item("tasks", it->second) + ")");
+        fail(
+            f.at("task").value, path + ".task",
+            "duplicate " + name(op.kind, op.layer, op.copy, p.copies) + " (already " + item("tasks", it->second) + ")");
       p.ops.push_back(op);
       device_nodes.push_back(dev);
       src.op_line.push_back(n.Mark().is_null() ? 0 : n.Mark().line + 1);
@@ -189,7 +191,8 @@ class Reader : public YamlFields {
       const Fields f = fields(n, path, &kTransferKeys);
       const YAML::Node& after = require(f, n, path, "after", "the task whose output is sent, like F1");
       const auto [kind, layer] = task(after, path + ".after");
-      if (layer >= p.layers) fail(after, path + ".after", "no such task: the pattern has " + std::to_string(p.layers) + " layers");
+      if (layer >= p.layers)
+        fail(after, path + ".after", "no such task: the pattern has " + std::to_string(p.layers) + " layers");
       const int c = copy(f, path, p.copies);
       const int from = p.find(kind == TaskKind::Forward ? layer + 1 : 2 * p.layers - layer, c);
       const std::string who = name(kind, layer, c, p.copies);
@@ -199,7 +202,9 @@ class Reader : public YamlFields {
         fail(after, path + ".after",
              who + " and its successor both run on " + platform_.devices[p.ops[from].device].name + ": no transfer");
       auto [it, fresh] = seen.insert({from, i});
-      if (!fresh) fail(after, path + ".after", "duplicate transfer after " + who + " (already " + item("transfers", it->second) + ")");
+      if (!fresh)
+        fail(after, path + ".after",
+             "duplicate transfer after " + who + " (already " + item("transfers", it->second) + ")");
       PatternTransfer tr;
       tr.from = from;
       tr.start = start(require(f, n, path, "start", "an offset in seconds"), path + ".start", p.period);
@@ -225,8 +230,9 @@ std::string where(int line, const std::string& list, int index, const std::strin
 Pattern make_ready(Pattern p, const PatternSource& src, const Workload& w, const Platform& platform) {
   const std::string& file = src.file;
   if (p.layers != static_cast<int>(w.layers.size()))
-    throw InputError(file, "tasks", "the pattern has " + std::to_string(p.layers) + " layers, the workload " +
-                                        std::to_string(w.layers.size()));
+    throw InputError(
+        file, "tasks",
+        "the pattern has " + std::to_string(p.layers) + " layers, the workload " + std::to_string(w.layers.size()));
   PatternTiming t;
   try {
     t = pattern_timing(p, w, platform);
@@ -249,15 +255,18 @@ Pattern make_ready(Pattern p, const PatternSource& src, const Workload& w, const
     } catch (const std::invalid_argument& e) {
       throw pattern_error(file, e.what());
     }
-    const std::string why = " (the smallest valid shift: shifts are computed because some shift or transfer is "
-                            "missing; give them all to choose larger ones), got ";
+    const std::string why =
+        " (the smallest valid shift: shifts are computed because some shift or transfer is "
+        "missing; give them all to choose larger ones), got ";
     for (std::size_t i = 0; i < p.ops.size(); ++i)
       if (src.op_shift[i] && q.ops[i].shift != p.ops[i].shift)
-        throw InputError(file, op_where(i), "expected " + std::to_string(q.ops[i].shift) + why + std::to_string(p.ops[i].shift));
+        throw InputError(file, op_where(i),
+                         "expected " + std::to_string(q.ops[i].shift) + why + std::to_string(p.ops[i].shift));
     for (std::size_t k = 0; k < p.transfers.size(); ++k)
       if (src.transfer_shift[k] && q.transfers[k].shift != p.transfers[k].shift)
-        throw InputError(file, tr_where(k),
-                         "expected " + std::to_string(q.transfers[k].shift) + why + std::to_string(p.transfers[k].shift));
+        throw InputError(
+            file, tr_where(k),
+            "expected " + std::to_string(q.transfers[k].shift) + why + std::to_string(p.transfers[k].shift));
     p = q;
   } else {
     // Each step producer -> consumer lags at least minimal_shift_step periods.
@@ -265,9 +274,10 @@ Pattern make_ready(Pattern p, const PatternSource& src, const Workload& w, const
                      const std::string& what) {
       const int need = next_shift + minimal_shift_step(end, next_start, p.period);
       if (shift < need)
-        throw InputError(file, at, "expected at least " + std::to_string(need) + ": " + what + " ends at " + number(end) +
-                                       " and its consumer starts at " + number(next_start) + " with shift " +
-                                       std::to_string(next_shift) + " (seed 000 Definition 1), got " + std::to_string(shift));
+        throw InputError(file, at,
+                         "expected at least " + std::to_string(need) + ": " + what + " ends at " + number(end) +
+                             " and its consumer starts at " + number(next_start) + " with shift " +
+                             std::to_string(next_shift) + " (seed 000 Definition 1), got " + std::to_string(shift));
     };
     for (std::size_t i = 0; i < p.ops.size(); ++i) {
       const int s = succ[i];
@@ -321,7 +331,8 @@ Pattern load_workload_pattern(const Workload& w, const Platform& platform) {
                        "unknown parameter '" + param + "' for schedule 'pattern' (expected: file, memory_policy)");
   const auto file = w.schedule_params.find("file");
   if (file == w.schedule_params.end() || file->second.empty())
-    throw InputError(w.file, "schedule.file", "missing: the pattern file, as in schedule: {name: pattern, file: my.pattern.yaml}");
+    throw InputError(w.file, "schedule.file",
+                     "missing: the pattern file, as in schedule: {name: pattern, file: my.pattern.yaml}");
   if (!w.placement.automatic || w.placement.stages != 0)
     throw InputError(w.file, "placement", "not used with schedule 'pattern': the pattern file places every task");
   return load_pattern(schedule_file_path(w), w, platform);
@@ -355,8 +366,7 @@ void write_pattern_yaml(std::ostream& out, const Pattern& p, const Platform& pla
       << "period: " << number(p.period) << "\n"
       << "copies: " << p.copies << "\n"
       << "weights: " << to_string(p.weights) << "\n"
-      << (p.links == LinkModel::Platform ? "" : "links: " + std::string(to_string(p.links)) + "\n")
-      << "tasks:\n";
+      << (p.links == LinkModel::Platform ? "" : "links: " + std::string(to_string(p.links)) + "\n") << "tasks:\n";
   for (int i : ops) {
     const PatternOp& o = p.ops[i];
     out << "  - {task: " << task(i) << ", copy: " << o.copy << ", device: " << device(o.device)

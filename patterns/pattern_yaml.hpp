@@ -16,7 +16,7 @@ namespace pipesim {
 // file gave; parallel to Pattern::ops and Pattern::transfers.
 struct PatternSource {
   std::string file;
-  int tasks_line = 0;  // line of the `tasks:` key; 0 = unknown
+  int tasks_line = 0;                 // line of the `tasks:` key; 0 = unknown
   std::vector<int> op_line, op_item;  // 1-based line and index in tasks[]
   std::vector<bool> op_shift;         // shift given
   std::vector<int> transfer_line, transfer_item;
@@ -33,8 +33,8 @@ struct PatternSource {
 // after the last task, between ops of one device, or given twice.
 Pattern read_pattern_yaml(const std::string& path, const Platform& platform, int layers = 0,
                           PatternSource* source = nullptr);
-Pattern parse_pattern_yaml(const std::string& text, const std::string& file, const Platform& platform,
-                           int layers = 0, PatternSource* source = nullptr);
+Pattern parse_pattern_yaml(const std::string& text, const std::string& file, const Platform& platform, int layers = 0,
+                           PatternSource* source = nullptr);
 
 // A pattern file ready to unroll for a workload: its layer count must be the
 // workload's; when every shift and every transfer is given they are checked

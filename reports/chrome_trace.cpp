@@ -7,9 +7,9 @@
 #include <tuple>
 #include <vector>
 
+#include "analysis/memory.hpp"
 #include "reports/json_writer.hpp"
 #include "reports/track_lanes.hpp"
-#include "analysis/memory.hpp"
 
 namespace pipesim {
 namespace {
@@ -19,17 +19,28 @@ constexpr int kLinksPid = 1;
 
 const char* short_kind(TaskKind kind) {
   switch (kind) {
-    case TaskKind::Forward: return "F";
-    case TaskKind::Backward: return "B";
-    case TaskKind::BackwardInput: return "BI";
-    case TaskKind::BackwardWeight: return "BW";
-    case TaskKind::Recompute: return "R";
-    case TaskKind::Update: return "U";
-    case TaskKind::Transfer: return "T";
-    case TaskKind::Offload: return "O";
-    case TaskKind::Prefetch: return "P";
-    case TaskKind::WeightFetch: return "WF";
-    case TaskKind::Communication: return "C";
+    case TaskKind::Forward:
+      return "F";
+    case TaskKind::Backward:
+      return "B";
+    case TaskKind::BackwardInput:
+      return "BI";
+    case TaskKind::BackwardWeight:
+      return "BW";
+    case TaskKind::Recompute:
+      return "R";
+    case TaskKind::Update:
+      return "U";
+    case TaskKind::Transfer:
+      return "T";
+    case TaskKind::Offload:
+      return "O";
+    case TaskKind::Prefetch:
+      return "P";
+    case TaskKind::WeightFetch:
+      return "WF";
+    case TaskKind::Communication:
+      return "C";
   }
   return "?";
 }
@@ -91,8 +102,7 @@ std::string trace_event_name(const Task& t) {
   return s;
 }
 
-void write_chrome_trace(std::ostream& os, const TaskGraph& graph, const Timeline& timeline,
-                        const Platform& platform) {
+void write_chrome_trace(std::ostream& os, const TaskGraph& graph, const Timeline& timeline, const Platform& platform) {
   std::vector<Event> events;
   EventBuilder b;
   add_metadata(events, b, "process_name", kDevicesPid, -1, "devices", -1);
@@ -119,8 +129,9 @@ void write_chrome_trace(std::ostream& os, const TaskGraph& graph, const Timeline
     auto& w = b.begin();
     // A collective's steps say which collective they are (docs/parallelism.md).
     const CollectiveRecord* collective =
-        t.collective >= 0 && t.collective < static_cast<int>(graph.collectives().size()) ? &graph.collectives()[t.collective]
-                                                                                         : nullptr;
+        t.collective >= 0 && t.collective < static_cast<int>(graph.collectives().size())
+            ? &graph.collectives()[t.collective]
+            : nullptr;
     w.field("name", collective ? collective->operation + " " + collective->purpose + " " + trace_event_name(t)
                                : trace_event_name(t));
     w.field("cat", collective ? std::string_view("collective") : to_string(t.kind));
@@ -179,20 +190,18 @@ void write_chrome_trace(std::ostream& os, const TaskGraph& graph, const Timeline
   add_process(kLinksPid, link_names, link_tasks);
 
   // One counter sample per device and instant, with every category's level.
-  for_each_memory_instant(graph, timeline,
-                          [&](double time, int d, const MemoryBreakdown& level) {
-                            auto& w = b.begin();
-                            w.field("name", "memory " + platform.devices[d].name);
-                            w.field("ph", "C");
-                            w.field("pid", kDevicesPid);
-                            w.field("ts", time * 1e6);
-                            w.key("args");
-                            w.begin_object();
-                            for (int c = 0; c < kMemoryCategoryCount; ++c)
-                              w.field(to_string(static_cast<MemoryCategory>(c)), level[c]);
-                            w.end_object();
-                            events.push_back({1, time * 1e6, kDevicesPid, -1, static_cast<std::uint64_t>(d), b.end()});
-                          });
+  for_each_memory_instant(graph, timeline, [&](double time, int d, const MemoryBreakdown& level) {
+    auto& w = b.begin();
+    w.field("name", "memory " + platform.devices[d].name);
+    w.field("ph", "C");
+    w.field("pid", kDevicesPid);
+    w.field("ts", time * 1e6);
+    w.key("args");
+    w.begin_object();
+    for (int c = 0; c < kMemoryCategoryCount; ++c) w.field(to_string(static_cast<MemoryCategory>(c)), level[c]);
+    w.end_object();
+    events.push_back({1, time * 1e6, kDevicesPid, -1, static_cast<std::uint64_t>(d), b.end()});
+  });
 
   std::stable_sort(events.begin(), events.end(), [](const Event& x, const Event& y) {
     return std::tie(x.group, x.ts, x.pid, x.tid, x.seq) < std::tie(y.group, y.ts, y.pid, y.tid, y.seq);

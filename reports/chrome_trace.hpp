@@ -20,7 +20,6 @@ std::string trace_event_name(const Task& task);
 // overlap on a device or link go to extra threads "NAME #2", "NAME #3"...
 // (assign_lanes), so the events of every thread nest. ts and dur are in
 // microseconds. Metadata first, then events by (ts, pid, tid, task).
-void write_chrome_trace(std::ostream& os, const TaskGraph& graph, const Timeline& timeline,
-                        const Platform& platform);
+void write_chrome_trace(std::ostream& os, const TaskGraph& graph, const Timeline& timeline, const Platform& platform);
 
 }  // namespace pipesim

@@ -1,12 +1,12 @@
-#include "analysis/training_figures.hpp"
 #include "reports/json_report.hpp"
+#include "analysis/training_figures.hpp"
 
 #include <set>
 
-#include "reports/json_writer.hpp"
 #include "analysis/pattern_summary.hpp"
-#include "sim/split_plan.hpp"
+#include "reports/json_writer.hpp"
 #include "sim/memory_saving_summary.hpp"
+#include "sim/split_plan.hpp"
 
 namespace pipesim {
 namespace {
@@ -107,10 +107,10 @@ void write_split(JsonWriter& w, const SplitPlan& plan, const Platform& platform)
 
 }  // namespace
 
-void write_json_report(std::ostream& os, const Metrics& m, const Platform& platform,
-                       const std::string& schedule_name, const PatternSummary* pattern, const SplitPlan* split,
+void write_json_report(std::ostream& os, const Metrics& m, const Platform& platform, const std::string& schedule_name,
+                       const PatternSummary* pattern, const SplitPlan* split,
                        const std::vector<StageMemorySaving>* memory_saving, const std::string* engine,
-                   const TrainingFigures* training) {
+                       const TrainingFigures* training) {
   JsonWriter w(os, true);
   w.begin_object();
   w.field("version", PIPESIM_VERSION);

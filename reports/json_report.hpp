@@ -23,8 +23,7 @@ struct TrainingFigures;
 // With an engine ("simgrid" or "analytic"), an "engine" member after "platform".
 void write_json_report(std::ostream& os, const Metrics& metrics, const Platform& platform,
                        const std::string& schedule_name, const PatternSummary* pattern = nullptr,
-                       const SplitPlan* split = nullptr,
-                       const std::vector<StageMemorySaving>* memory_saving = nullptr,
+                       const SplitPlan* split = nullptr, const std::vector<StageMemorySaving>* memory_saving = nullptr,
                        const std::string* engine = nullptr, const TrainingFigures* training = nullptr);
 
 }  // namespace pipesim

@@ -19,11 +19,21 @@ inline std::string json_escape(std::string_view s) {
   out += '"';
   for (char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           static const char hex[] = "0123456789abcdef";
@@ -63,7 +73,9 @@ class JsonWriter {
   void value(const char* v) { value(std::string_view(v)); }
   void value(const std::string& v) { value(std::string_view(v)); }
   template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
-  void value(T v) { raw(std::to_string(v)); }
+  void value(T v) {
+    raw(std::to_string(v));
+  }
   void null() { raw("null"); }
 
   template <class T>

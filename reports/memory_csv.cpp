@@ -14,8 +14,7 @@ void write_memory_csv(std::ostream& os, const std::vector<MemorySample>& trace, 
   for (const MemorySample& s : trace) {
     const std::string& device =
         s.device >= 0 && s.device < platform.size() ? names[s.device] : std::to_string(s.device);
-    os << fmt::number(s.time) << ',' << device << ',' << to_string(s.category) << ','
-       << fmt::number(s.bytes) << '\n';
+    os << fmt::number(s.time) << ',' << device << ',' << to_string(s.category) << ',' << fmt::number(s.bytes) << '\n';
   }
 }
 

@@ -11,11 +11,16 @@ namespace {
 
 char letter(TaskKind kind) {
   switch (kind) {
-    case TaskKind::Forward: return 'F';
-    case TaskKind::Backward: return 'B';
-    case TaskKind::BackwardInput: return 'I';
-    case TaskKind::BackwardWeight: return 'W';
-    default: return 0;
+    case TaskKind::Forward:
+      return 'F';
+    case TaskKind::Backward:
+      return 'B';
+    case TaskKind::BackwardInput:
+      return 'I';
+    case TaskKind::BackwardWeight:
+      return 'W';
+    default:
+      return 0;
   }
 }
 

@@ -16,14 +16,22 @@ bool ran(const Timeline& tl, TaskId t) { return !std::isnan(tl.start[t]) && !std
 // Seed 003 writes f and v; otherwise the F/B of traces and pattern files.
 std::string kind_letter(TaskKind kind, bool seed) {
   switch (kind) {
-    case TaskKind::Forward: return seed ? "f" : "F";
-    case TaskKind::Backward: return seed ? "v" : "B";
-    case TaskKind::BackwardInput: return seed ? "vi" : "BI";
-    case TaskKind::BackwardWeight: return seed ? "vw" : "BW";
-    case TaskKind::Recompute: return seed ? "r" : "R";
-    case TaskKind::Update: return seed ? "u" : "U";
-    case TaskKind::Communication: return seed ? "c" : "C";
-    default: return "?";
+    case TaskKind::Forward:
+      return seed ? "f" : "F";
+    case TaskKind::Backward:
+      return seed ? "v" : "B";
+    case TaskKind::BackwardInput:
+      return seed ? "vi" : "BI";
+    case TaskKind::BackwardWeight:
+      return seed ? "vw" : "BW";
+    case TaskKind::Recompute:
+      return seed ? "r" : "R";
+    case TaskKind::Update:
+      return seed ? "u" : "U";
+    case TaskKind::Communication:
+      return seed ? "c" : "C";
+    default:
+      return "?";
   }
 }
 
@@ -35,11 +43,20 @@ std::string escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -133,8 +150,9 @@ PipelineDiagram pipeline_diagram(const TaskGraph& graph, const Timeline& timelin
         row_of[dev * d.lane_count + lane] = static_cast<int>(d.devices.size());
         d.devices.push_back(dev);
         d.lanes.push_back(lane);
-        d.row_names.push_back((names && dev < platform->size() ? platform->devices[dev].name : "w" + std::to_string(dev)) +
-                              (d.lane_count > 1 ? " lane " + std::to_string(lane) : ""));
+        d.row_names.push_back(
+            (names && dev < platform->size() ? platform->devices[dev].name : "w" + std::to_string(dev)) +
+            (d.lane_count > 1 ? " lane " + std::to_string(lane) : ""));
       }
   d.column_seconds = options.column_seconds > 0 ? options.column_seconds : (std::isfinite(shortest) ? shortest : 1);
   // At most kMaxDiagramCells cells: a column far shorter than the run (one
@@ -213,9 +231,9 @@ std::string pipeline_diagram_svg(const TaskGraph& graph, const Timeline& timelin
   std::size_t drawn = 0;
   for (TaskId t = 0; t < graph.size(); ++t) drawn += !is_transfer(graph.task(t).kind) && ran(timeline, t);
   if (drawn > kMaxSvgTasks)
-    throw std::length_error("an SVG of " + std::to_string(drawn) + " tasks (about " + std::to_string(drawn * 300 >> 20) +
-                            " MiB); SVG diagrams draw at most " + std::to_string(kMaxSvgTasks) +
-                            " (a FILE not ending in .svg gives a text diagram)");
+    throw std::length_error("an SVG of " + std::to_string(drawn) + " tasks (about " +
+                            std::to_string(drawn * 300 >> 20) + " MiB); SVG diagrams draw at most " +
+                            std::to_string(kMaxSvgTasks) + " (a FILE not ending in .svg gives a text diagram)");
   const PipelineDiagram d = pipeline_diagram(graph, timeline, options, &platform);
   constexpr double kCell = 28, kRow = 22, kGap = 2, kChar = 7;  // kChar: a monospace 11 px glyph, rounded up
   std::size_t longest = 0;
@@ -270,9 +288,10 @@ std::string pipeline_diagram_svg(const TaskGraph& graph, const Timeline& timelin
     const double x = x_of(timeline.start[t]);
     const double w = std::max(1.0, (timeline.finish[t] - timeline.start[t]) / d.column_seconds * kCell);
     const double y = top + row(task) * kRow;
-    s << "<g><title>" << escape(std::string(to_string(task.kind)) + " stage " + std::to_string(task.stage) +
-                                " batch " + std::to_string(task.microbatch) + " on " + d.row_names[row(task)] +
-                                ": " + fmt::time(timeline.start[t]) + " .. " + fmt::time(timeline.finish[t]))
+    s << "<g><title>"
+      << escape(std::string(to_string(task.kind)) + " stage " + std::to_string(task.stage) + " batch " +
+                std::to_string(task.microbatch) + " on " + d.row_names[row(task)] + ": " +
+                fmt::time(timeline.start[t]) + " .. " + fmt::time(timeline.finish[t]))
       << "</title><rect x=\"" << num(x) << "\" y=\"" << num(y) << "\" width=\"" << num(w) << "\" height=\""
       << num(kRow - kGap) << "\" fill=\"" << batch_colour(task.microbatch) << "\" stroke=\"#ffffff\"/>";
     if (w >= 14)

@@ -24,12 +24,12 @@ constexpr double kMaxDiagramCells = 1 << 20;
 constexpr std::size_t kMaxSvgTasks = 1'000'000;
 
 struct DiagramOptions {
-  std::string title;          // a title line (text) or heading (SVG); none if empty
-  double column_seconds = 0;  // the duration of one column; 0 = the shortest compute task (both widened
-                              // if the grid would have more than kMaxDiagramCells cells)
-  int min_columns = 0;        // pad the grid with empty columns up to this many
-  bool batch_ids = false;     // text cells carry the micro-batch too: "F0b3"
-  bool seed_notation = false; // rows w<index>, f/v cells, numbered columns (seed 003's text)
+  std::string title;           // a title line (text) or heading (SVG); none if empty
+  double column_seconds = 0;   // the duration of one column; 0 = the shortest compute task (both widened
+                               // if the grid would have more than kMaxDiagramCells cells)
+  int min_columns = 0;         // pad the grid with empty columns up to this many
+  bool batch_ids = false;      // text cells carry the micro-batch too: "F0b3"
+  bool seed_notation = false;  // rows w<index>, f/v cells, numbered columns (seed 003's text)
 };
 
 // The grid behind both renderings. Rows are the devices that run a compute

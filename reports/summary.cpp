@@ -1,14 +1,14 @@
-#include "analysis/training_figures.hpp"
 #include "reports/summary.hpp"
+#include "analysis/training_figures.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
-#include "sim/format.hpp"
 #include "analysis/pattern_summary.hpp"
-#include "sim/split_plan.hpp"
+#include "sim/format.hpp"
 #include "sim/memory_saving_summary.hpp"
+#include "sim/split_plan.hpp"
 
 namespace pipesim {
 namespace {
@@ -63,8 +63,8 @@ std::string verdict(const Metrics& m, const Platform& platform) {
                                           : "deadlock, " + std::to_string(m.blocked_tasks) + " tasks never ran");
   }
   for (const MemoryViolation& v : m.violations)
-    reasons.push_back("out of memory on " + device_name(platform, v.device) + " at " + fmt::time(v.time) +
-                      " (" + fmt::bytes(v.used) + " > " + fmt::bytes(v.capacity) + ", pushed over by " +
+    reasons.push_back("out of memory on " + device_name(platform, v.device) + " at " + fmt::time(v.time) + " (" +
+                      fmt::bytes(v.used) + " > " + fmt::bytes(v.capacity) + ", pushed over by " +
                       std::string(to_string(v.pushed_over)) + ")");
   std::string s = "INVALID";
   for (std::size_t i = 0; i < reasons.size(); ++i) s += (i ? "; " : ": ") + reasons[i];
@@ -86,7 +86,8 @@ void write_split_stages(std::ostream& os, const SplitPlan& plan, const Platform&
   std::vector<Row> rows = {{"stage", "device", "layers", "forward", "backward", "communication", "in flight"}};
   for (std::size_t s = 0; s < plan.stages.size(); ++s) {
     const SplitStagePlan& st = plan.stages[s];
-    rows.push_back({std::to_string(s), worker_name(platform, st.devices.empty() ? std::vector<int>{st.device} : st.devices),
+    rows.push_back({std::to_string(s),
+                    worker_name(platform, st.devices.empty() ? std::vector<int>{st.device} : st.devices),
                     std::to_string(st.first_layer) + "-" + std::to_string(st.last_layer), fmt::time(st.forward_seconds),
                     fmt::time(st.backward_seconds), fmt::time(st.communication_seconds), std::to_string(st.in_flight)});
   }
@@ -98,7 +99,8 @@ void write_split_stages(std::ostream& os, const SplitPlan& plan, const Platform&
 void write_groups(std::ostream& os, const SplitPlan& plan, const Platform& platform) {
   std::vector<Row> rows = {{"worker", "stage", "devices"}};
   for (std::size_t k = 0; k < plan.groups.size(); ++k)
-    rows.push_back({std::to_string(k), k < plan.stages.size() ? std::to_string(k) : "-", worker_name(platform, plan.groups[k])});
+    rows.push_back(
+        {std::to_string(k), k < plan.stages.size() ? std::to_string(k) : "-", worker_name(platform, plan.groups[k])});
   os << "\ngroups (" << plan.grouping << ")\n";
   write_table(os, rows);
 }
@@ -125,8 +127,8 @@ void write_resources(std::ostream& os, const Metrics& m, const SplitPlan* split)
 
 }  // namespace
 
-void write_summary(std::ostream& os, const Metrics& m, const Platform& platform,
-                   const std::string& schedule_name, const PatternSummary* pattern, const SplitPlan* split,
+void write_summary(std::ostream& os, const Metrics& m, const Platform& platform, const std::string& schedule_name,
+                   const PatternSummary* pattern, const SplitPlan* split,
                    const std::vector<StageMemorySaving>* memory_saving, const std::string* engine,
                    const TrainingFigures* training) {
   int used = 0;
@@ -149,15 +151,18 @@ void write_summary(std::ostream& os, const Metrics& m, const Platform& platform,
     auto at = header.end() - 1;
     at = header.insert(at, {"tokens/s", fmt::fixed(training->tokens_per_second, 0)}) + 1;
     at = header.insert(at, {"model TFLOP/s per GPU", fmt::fixed(training->model_flops_per_gpu / 1e12, 1) + " (" +
-                                                       std::to_string(training->gpus) + " GPUs)"}) + 1;
-    std::string mfu = fmt::fixed(100 * training->mfu, 1) + " % of " + fmt::fixed(training->peak_flops_per_gpu / 1e12, 0) +
-                      " TFLOP/s (" + training->peak_source + ")";
+                                                         std::to_string(training->gpus) + " GPUs)"}) +
+         1;
+    std::string mfu = fmt::fixed(100 * training->mfu, 1) + " % of " +
+                      fmt::fixed(training->peak_flops_per_gpu / 1e12, 0) + " TFLOP/s (" + training->peak_source + ")";
     at = header.insert(at, {"MFU", mfu}) + 1;
-    if (training->hfu != training->mfu) header.insert(at, {"HFU", fmt::fixed(100 * training->hfu, 1) + " % (with recompute)"});
+    if (training->hfu != training->mfu)
+      header.insert(at, {"HFU", fmt::fixed(100 * training->hfu, 1) + " % (with recompute)"});
   }
   if (pattern != nullptr) {
     // What the pattern promises, beside what the simulation measured.
-    const std::string per = " per " + std::to_string(pattern->copies) + " micro-batch" + (pattern->copies > 1 ? "es" : "");
+    const std::string per =
+        " per " + std::to_string(pattern->copies) + " micro-batch" + (pattern->copies > 1 ? "es" : "");
     std::string cycle;
     for (std::size_t i = 0; i < pattern->critical_cycle.size() && i < 12; ++i)
       cycle += (i ? " -> " : "") + pattern->critical_cycle[i];
@@ -170,8 +175,9 @@ void write_summary(std::ostream& os, const Metrics& m, const Platform& platform,
       header.insert(header.end() - 1, {"analytic memory", pattern->analytic_memory_note});
   }
   if (split != nullptr)
-    header.insert(header.end() - 1, {"eq. 1 period", fmt::time(split->period) + " per micro-batch (" + split->partition +
-                                                         " partition, " + split->allocation + " allocation)"});
+    header.insert(header.end() - 1,
+                  {"eq. 1 period", fmt::time(split->period) + " per micro-batch (" + split->partition + " partition, " +
+                                       split->allocation + " allocation)"});
   if (split != nullptr && split->grouping != "none")
     header.insert(header.end() - 1,
                   {"grouping", split->grouping + ": " + std::to_string(split->groups.size()) + " workers of " +
@@ -209,8 +215,8 @@ void write_summary(std::ostream& os, const Metrics& m, const Platform& platform,
       rows.push_back({std::to_string(s.stage), device_name(platform, s.device), s.policy, std::to_string(s.in_flight),
                       fmt::bytes(s.limit), fmt::time(s.seconds),
                       fmt::percent(ratio_change(s.seconds, s.baseline_seconds)), fmt::bytes(s.bytes),
-                      fmt::percent(-ratio_change(s.bytes, s.baseline_bytes)),
-                      std::to_string(s.recomputed), std::to_string(s.offloaded)});
+                      fmt::percent(-ratio_change(s.bytes, s.baseline_bytes)), std::to_string(s.recomputed),
+                      std::to_string(s.offloaded)});
     write_table(os, rows, true);
   }
 

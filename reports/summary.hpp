@@ -21,10 +21,9 @@ struct TrainingFigures;
 // table of resources (share beta, share-weighted busy time, utilization)
 // whenever the metrics have per-resource figures. With an engine, an
 // "engine" line after the schedule (which engine ran, and why).
-void write_summary(std::ostream& os, const Metrics& metrics, const Platform& platform,
-                   const std::string& schedule_name, const PatternSummary* pattern = nullptr,
-                   const SplitPlan* split = nullptr,
-                   const std::vector<StageMemorySaving>* memory_saving = nullptr,
-                   const std::string* engine = nullptr, const TrainingFigures* training = nullptr);
+void write_summary(std::ostream& os, const Metrics& metrics, const Platform& platform, const std::string& schedule_name,
+                   const PatternSummary* pattern = nullptr, const SplitPlan* split = nullptr,
+                   const std::vector<StageMemorySaving>* memory_saving = nullptr, const std::string* engine = nullptr,
+                   const TrainingFigures* training = nullptr);
 
 }  // namespace pipesim

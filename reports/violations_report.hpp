@@ -14,7 +14,7 @@ namespace pipesim {
 
 // What a completed run of the checked schedule measured (CSV orders).
 struct SimulatedRun {
-  double makespan = 0;                                 // seconds
+  double makespan = 0;                                  // seconds
   std::vector<std::pair<std::string, double>> bubbles;  // used device, idle fraction of the makespan
 };
 

@@ -149,8 +149,7 @@ GeneratedSchedule generate(const Workload& workload, const Platform& platform, c
     throw InputError(workload.file, "microbatches", "must be at least 1");
   if (workload.iterations < 1) throw InputError(workload.file, "iterations", "must be at least 1");
   const auto& saving = memory_saving_schedules();
-  if (saves_memory(workload) &&
-      std::find(saving.begin(), saving.end(), entry->names.front()) == saving.end()) {
+  if (saves_memory(workload) && std::find(saving.begin(), saving.end(), entry->names.front()) == saving.end()) {
     std::string supported;
     for (const std::string& n : saving) supported += (supported.empty() ? "" : ", ") + n;
     throw InputError(workload.file, "memory_saving",
@@ -161,7 +160,8 @@ GeneratedSchedule generate(const Workload& workload, const Platform& platform, c
   GeneratedSchedule schedule;
   try {
     schedule = entry->build(workload, platform);
-  } catch (const std::invalid_argument& e) {  // a refusal the family did not place: still the workload's, never fileless
+  } catch (
+      const std::invalid_argument& e) {  // a refusal the family did not place: still the workload's, never fileless
     throw InputError(workload.file, "schedule", e.what());
   }
   add_training_state(schedule.graph, workload, platform);
@@ -169,10 +169,11 @@ GeneratedSchedule generate(const Workload& workload, const Platform& platform, c
   for (const Task& task : schedule.graph.tasks())
     if (!is_transfer(task.kind) && task.device >= 0 && task.device < platform.size() &&
         is_host_memory(platform.devices[task.device]))
-      throw InputError(workload.file, "schedule",
-                       "schedule '" + workload.schedule + "' puts a " + std::string(to_string(task.kind)) +
-                           " on '" + platform.devices[task.device].name +
-                           "', which is host memory (kind host) and runs no stage; place the stages on compute devices");
+      throw InputError(
+          workload.file, "schedule",
+          "schedule '" + workload.schedule + "' puts a " + std::string(to_string(task.kind)) + " on '" +
+              platform.devices[task.device].name +
+              "', which is host memory (kind host) and runs no stage; place the stages on compute devices");
   return schedule;
 }
 

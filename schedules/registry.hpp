@@ -28,7 +28,7 @@ struct GeneratedSchedule {
       : graph(std::move(graph_)), pattern(std::move(pattern_)) {}
   TaskGraph graph;
   std::optional<Pattern> pattern;
-  std::optional<SplitPlan> split{};  // seed 004's `split`: stages, shares beta, eq. 1's period
+  std::optional<SplitPlan> split{};              // seed 004's `split`: stages, shares beta, eq. 1's period
   std::vector<StageMemorySaving> memory_saving;  // per stage, when the workload saves memory
   // A flush schedule's iteration written as a pattern (k = M copies), built
   // only when asked (--export-pattern). It is not `pattern`: the run itself

@@ -30,8 +30,8 @@ std::string explain_deadlock(const TaskGraph& graph, const Timeline& timeline) {
       ++blocked;
       if (first == kNone) first = t;
     }
-  std::string text = "deadlock: " + std::to_string(blocked) + " of " + std::to_string(graph.size()) +
-                     " tasks never ran";
+  std::string text =
+      "deadlock: " + std::to_string(blocked) + " of " + std::to_string(graph.size()) + " tasks never ran";
   if (first == kNone) return text;
 
   std::vector<int> seen_at(graph.size(), -1);

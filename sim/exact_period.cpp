@@ -15,7 +15,7 @@
 namespace pipesim {
 namespace {
 
-struct Arc {  // 16 bytes: there can be millions
+struct Arc {            // 16 bytes: there can be millions
   double delay;         // scaled
   int tokens;           // exact; Howard computes in double (TightFloat)
   std::uint32_t index;  // into TimedEventGraph::arcs
@@ -153,7 +153,8 @@ std::vector<std::uint32_t> predecessor_cycle(const TimedEventGraph& g, const std
   std::vector<std::uint32_t> walk(n, kNoArc);  // which walk reached a node first
   for (std::size_t start = 0; start < n; ++start) {
     std::size_t v = start;
-    while (walk[v] == kNoArc && pred[v] != kNoArc) walk[v] = static_cast<std::uint32_t>(start), v = g.arcs[pred[v]].from;
+    while (walk[v] == kNoArc && pred[v] != kNoArc)
+      walk[v] = static_cast<std::uint32_t>(start), v = g.arcs[pred[v]].from;
     if (pred[v] == kNoArc || walk[v] != start) continue;  // a root, or an earlier walk
     std::vector<std::uint32_t> cycle;
     const std::size_t first = v;
@@ -215,8 +216,7 @@ ExactPeriod exact_period(const TimedEventGraph& g) {
   // one is a circular wait, so check that first and name it.
   const auto zero = find_cycle(g, [](const EventArc& a) { return a.tokens == 0; });
   if (!zero.empty())
-    throw std::invalid_argument("exact period: cycle with zero tokens (the schedule deadlocks): " +
-                                names(g, zero));
+    throw std::invalid_argument("exact period: cycle with zero tokens (the schedule deadlocks): " + names(g, zero));
   // Searched only when needed: one pass less over millions of arcs.
   auto any_cycle = [&g] {
     auto any = find_cycle(g, [](const EventArc&) { return true; });
@@ -233,10 +233,9 @@ ExactPeriod exact_period(const TimedEventGraph& g) {
     throw std::invalid_argument("exact period: more than 2^32 arcs");
   const Graph graph = compressed(g, scale);
   std::vector<boost::graph_traits<Graph>::edge_descriptor> cycle;
-  const double ratio = boost::maximum_cycle_ratio(graph, boost::get(boost::vertex_index, graph),
-                                                  boost::get(&Arc::delay, graph),
-                                                  boost::get(&Arc::tokens, graph), &cycle,
-                                                  TightFloat());
+  const double ratio =
+      boost::maximum_cycle_ratio(graph, boost::get(boost::vertex_index, graph), boost::get(&Arc::delay, graph),
+                                 boost::get(&Arc::tokens, graph), &cycle, TightFloat());
   if (!std::isfinite(ratio) || cycle.empty()) {
     any_cycle();  // throws when there is no cycle at all (Howard's infinity)
     throw std::logic_error("exact period: cycle ratio computation failed");

@@ -30,9 +30,7 @@ inline std::string cut(const std::string& text, std::size_t max) {
   return text.substr(0, end) + "...";
 }
 
-inline bool word_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
+inline bool word_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'); }
 
 // what() is a C string: a NUL quoted from an input would end the message
 // there, losing what follows, so it is shown as \x00.

@@ -12,12 +12,18 @@ namespace {
 std::string type_name(std::filesystem::file_type type) {
   using std::filesystem::file_type;
   switch (type) {
-    case file_type::directory: return "a directory";
-    case file_type::character: return "a character device";
-    case file_type::block: return "a block device";
-    case file_type::fifo: return "a FIFO";
-    case file_type::socket: return "a socket";
-    default: return "a special file";
+    case file_type::directory:
+      return "a directory";
+    case file_type::character:
+      return "a character device";
+    case file_type::block:
+      return "a block device";
+    case file_type::fifo:
+      return "a FIFO";
+    case file_type::socket:
+      return "a socket";
+    default:
+      return "a special file";
   }
 }
 
@@ -34,8 +40,8 @@ std::string read_input_file(const std::string& path, const std::string& kind) {
   const std::string limit = format_bytes(static_cast<double>(kMaxInputFileBytes));
   const std::uintmax_t size = fs::file_size(path, ec);
   if (!ec && size > kMaxInputFileBytes)
-    throw InputError(path, "", "expected " + kind + " of at most " + limit + ", got " +
-                                   format_bytes(static_cast<double>(size)));
+    throw InputError(path, "",
+                     "expected " + kind + " of at most " + limit + ", got " + format_bytes(static_cast<double>(size)));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "", "cannot open for reading (permission denied?)");
   // Read in chunks and stop past the limit: the file may grow while it is read.

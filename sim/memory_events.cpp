@@ -68,8 +68,7 @@ class InstantEmitter {
 
 }  // namespace
 
-void for_each_memory_event(const TaskGraph& graph, const std::vector<double>& start,
-                           const std::vector<double>& finish,
+void for_each_memory_event(const TaskGraph& graph, const std::vector<double>& start, const std::vector<double>& finish,
                            const std::function<void(double, TaskId, const MemoryEffect&)>& visit,
                            std::size_t min_window) {
   if (start.size() < graph.size() || finish.size() < graph.size())
@@ -123,7 +122,7 @@ void for_each_memory_event(const TaskGraph& graph, const std::vector<double>& st
     first = last + 1;
   }
   std::vector<Event> events;
-  events.reserve(largest);  // once: growing would hold two copies
+  events.reserve(largest);        // once: growing would hold two copies
   std::vector<std::size_t> slot;  // per bin of the window: where its next event goes
   InstantEmitter instants(graph, visit);
   for (const auto& [first, last, held, from, to] : windows) {

@@ -27,8 +27,7 @@ constexpr double kSameInstant = 1e-9;
 // the events at a time (about an eighth of them, at least `min_window`): the
 // stream is sorted window by window, never as a whole. Tests lower
 // `min_window` to exercise the windows on small graphs.
-void for_each_memory_event(const TaskGraph& graph, const std::vector<double>& start,
-                           const std::vector<double>& finish,
+void for_each_memory_event(const TaskGraph& graph, const std::vector<double>& start, const std::vector<double>& finish,
                            const std::function<void(double time, TaskId task, const MemoryEffect& effect)>& visit,
                            std::size_t min_window = std::size_t{1} << 20);
 

@@ -12,9 +12,9 @@ namespace pipesim {
 struct StageMemorySaving {
   int stage = 0;
   int device = 0;
-  std::string policy;        // remat or both
-  double limit = 0;          // bytes per micro-batch given to the program
-  int in_flight = 0;         // micro-batches the stage holds at most
+  std::string policy;           // remat or both
+  double limit = 0;             // bytes per micro-batch given to the program
+  int in_flight = 0;            // micro-batches the stage holds at most
   double baseline_seconds = 0;  // forward + backward of one micro-batch, nothing saved
   double seconds = 0;           // the program's makespan for one micro-batch
   double baseline_bytes = 0;    // peak per micro-batch keeping every activation

@@ -26,9 +26,9 @@ struct SplitStagePlan {
 };
 
 struct SplitPlan {
-  std::string partition;   // "exact" or "algorithm1"
-  std::string allocation;  // "optimal" or "none"
-  std::string grouping = "none";  // "none", "algorithm2", "brute-force" or "sorting"
+  std::string partition;                 // "exact" or "algorithm1"
+  std::string allocation;                // "optimal" or "none"
+  std::string grouping = "none";         // "none", "algorithm2", "brute-force" or "sorting"
   std::vector<std::vector<int>> groups;  // every worker's devices (stage s runs on groups[s])
   double grouping_period = 0;  // the grouping's objective (the whole chain on each worker); 0 without grouping
   std::vector<SplitStagePlan> stages;

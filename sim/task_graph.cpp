@@ -8,17 +8,28 @@ namespace pipesim {
 
 std::string_view to_string(TaskKind kind) {
   switch (kind) {
-    case TaskKind::Forward: return "forward";
-    case TaskKind::Backward: return "backward";
-    case TaskKind::BackwardInput: return "backward_input";
-    case TaskKind::BackwardWeight: return "backward_weight";
-    case TaskKind::Recompute: return "recompute";
-    case TaskKind::Update: return "update";
-    case TaskKind::Transfer: return "transfer";
-    case TaskKind::Offload: return "offload";
-    case TaskKind::Prefetch: return "prefetch";
-    case TaskKind::WeightFetch: return "weight_fetch";
-    case TaskKind::Communication: return "communication";
+    case TaskKind::Forward:
+      return "forward";
+    case TaskKind::Backward:
+      return "backward";
+    case TaskKind::BackwardInput:
+      return "backward_input";
+    case TaskKind::BackwardWeight:
+      return "backward_weight";
+    case TaskKind::Recompute:
+      return "recompute";
+    case TaskKind::Update:
+      return "update";
+    case TaskKind::Transfer:
+      return "transfer";
+    case TaskKind::Offload:
+      return "offload";
+    case TaskKind::Prefetch:
+      return "prefetch";
+    case TaskKind::WeightFetch:
+      return "weight_fetch";
+    case TaskKind::Communication:
+      return "communication";
   }
   return "?";
 }
@@ -30,13 +41,20 @@ bool is_transfer(TaskKind kind) {
 
 std::string_view to_string(MemoryCategory category) {
   switch (category) {
-    case MemoryCategory::Weights: return "weights";
-    case MemoryCategory::Activations: return "activations";
-    case MemoryCategory::Gradients: return "gradients";
-    case MemoryCategory::CommBuffers: return "comm_buffers";
-    case MemoryCategory::Optimizer: return "optimizer";
-    case MemoryCategory::Workspace: return "workspace";
-    case MemoryCategory::Runtime: return "runtime";
+    case MemoryCategory::Weights:
+      return "weights";
+    case MemoryCategory::Activations:
+      return "activations";
+    case MemoryCategory::Gradients:
+      return "gradients";
+    case MemoryCategory::CommBuffers:
+      return "comm_buffers";
+    case MemoryCategory::Optimizer:
+      return "optimizer";
+    case MemoryCategory::Workspace:
+      return "workspace";
+    case MemoryCategory::Runtime:
+      return "runtime";
   }
   return "?";
 }
@@ -49,7 +67,9 @@ std::uint64_t bits(double x) {
   return b;
 }
 
-void mix(std::size_t& h, std::uint64_t v) { h ^= std::hash<std::uint64_t>{}(v) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); }
+void mix(std::size_t& h, std::uint64_t v) {
+  h ^= std::hash<std::uint64_t>{}(v) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+}
 
 }  // namespace
 
@@ -84,8 +104,7 @@ TaskId TaskGraph::add(const Task& task, const std::vector<TaskId>& deps) {
   return id;
 }
 
-void TaskGraph::add_memory(TaskId task, int device, MemoryCategory category, MemoryWhen when,
-                           double bytes) {
+void TaskGraph::add_memory(TaskId task, int device, MemoryCategory category, MemoryWhen when, double bytes) {
   if (bytes == 0) return;
   const std::uint32_t from = shape_of_.at(task);
   const MemoryEffect effect{device, category, when, bytes};
@@ -126,8 +145,8 @@ std::pair<std::uint32_t, bool> TaskGraph::intern(const TaskShape& shape) {
 std::size_t TaskGraph::hash(const TaskShape& shape) const {
   const Task& t = shape.task;
   std::size_t h = static_cast<std::size_t>(t.kind);
-  for (const int v : {t.device, t.peer, t.stage, t.layer_first, t.layer_last, t.iteration, t.resource, t.lane,
-                       t.collective})
+  for (const int v :
+       {t.device, t.peer, t.stage, t.layer_first, t.layer_last, t.iteration, t.resource, t.lane, t.collective})
     mix(h, static_cast<std::uint32_t>(v));
   mix(h, bits(t.amount));
   mix(h, bits(t.share));

@@ -6,10 +6,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
-#include <unordered_map>
-#include <utility>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace pipesim {
@@ -71,11 +71,11 @@ struct StaticMemory {
 
 struct Task {
   TaskKind kind = TaskKind::Forward;
-  int device = -1;      // compute: the device; transfer: the source
-  int peer = -1;        // transfer: the destination; -1 otherwise
-  double amount = 0;    // flops for compute, bytes for transfers
+  int device = -1;    // compute: the device; transfer: the source
+  int peer = -1;      // transfer: the destination; -1 otherwise
+  double amount = 0;  // flops for compute, bytes for transfers
   int stage = -1;
-  int layer_first = -1; // inclusive range of layers, -1 if none
+  int layer_first = -1;  // inclusive range of layers, -1 if none
   int layer_last = -1;
   int microbatch = -1;
   int iteration = 0;
@@ -101,11 +101,11 @@ struct CollectiveInstance {
 // A collective operation the graph runs as point-to-point transfers
 // (collectives/): what the reports group the transfers by.
 struct CollectiveRecord {
-  std::string operation;  // "all-reduce", "reduce-scatter", "all-gather", "broadcast"
-  std::string algorithm;  // "ring", "tree", "hierarchical"
-  std::string purpose;    // "tp forward", "dp gradients", ...: what the job uses it for
-  std::vector<int> group; // its devices, in rank order
-  double bytes = 0;       // the buffer it reduces or gathers (per rank: the full tensor)
+  std::string operation;   // "all-reduce", "reduce-scatter", "all-gather", "broadcast"
+  std::string algorithm;   // "ring", "tree", "hierarchical"
+  std::string purpose;     // "tp forward", "dp gradients", ...: what the job uses it for
+  std::vector<int> group;  // its devices, in rank order
+  double bytes = 0;        // the buffer it reduces or gathers (per rank: the full tensor)
 };
 
 // What the tasks of one shape share: every field of a Task but its
@@ -114,7 +114,7 @@ struct CollectiveRecord {
 // per task only a shape id, a micro-batch and a priority: millions of tasks
 // fit in a few bytes each, and an engine can work out a cost once per shape.
 struct TaskShape {
-  Task task;  // microbatch -1, priority 0
+  Task task;                                         // microbatch -1, priority 0
   std::uint32_t effects_begin = 0, effects_end = 0;  // into the graph's effect pool
 };
 
@@ -142,10 +142,18 @@ class TaskRange {
     using reference = Task;
     iterator(const TaskGraph* graph, TaskId id) : graph_(graph), id_(id) {}
     Task operator*() const;
-    iterator& operator++() { ++id_; return *this; }
-    iterator operator++(int) { iterator old = *this; ++id_; return old; }
+    iterator& operator++() {
+      ++id_;
+      return *this;
+    }
+    iterator operator++(int) {
+      iterator old = *this;
+      ++id_;
+      return old;
+    }
     bool operator==(const iterator& o) const { return id_ == o.id_; }
     bool operator!=(const iterator& o) const { return id_ != o.id_; }
+
    private:
     const TaskGraph* graph_;
     TaskId id_;
@@ -154,6 +162,7 @@ class TaskRange {
   iterator begin() const { return {graph_, 0}; }
   iterator end() const { return {graph_, size_}; }
   std::size_t size() const { return size_; }
+
  private:
   const TaskGraph* graph_;
   TaskId size_;

@@ -23,9 +23,19 @@ struct Unit {
 constexpr double kKi = 1024.0;
 
 const std::vector<Unit> kByteUnits = {
-    {"", 0},     {"B", 0},   {"kB", 3},  {"KB", 3},  {"MB", 6},  {"GB", 9},  {"TB", 12},
-    {"PB", 15},  {"KiB", 0, kKi},  {"MiB", 0, kKi * kKi},  {"GiB", 0, kKi * kKi * kKi},
-    {"TiB", 0, kKi * kKi * kKi * kKi},  {"PiB", 0, kKi * kKi * kKi * kKi * kKi},
+    {"", 0},
+    {"B", 0},
+    {"kB", 3},
+    {"KB", 3},
+    {"MB", 6},
+    {"GB", 9},
+    {"TB", 12},
+    {"PB", 15},
+    {"KiB", 0, kKi},
+    {"MiB", 0, kKi* kKi},
+    {"GiB", 0, kKi* kKi* kKi},
+    {"TiB", 0, kKi* kKi* kKi* kKi},
+    {"PiB", 0, kKi* kKi* kKi* kKi* kKi},
 };
 
 const std::vector<Unit> kTimeUnits = {
@@ -34,11 +44,10 @@ const std::vector<Unit> kTimeUnits = {
 
 // SimGrid's speed units; a plain number is flops, as in SimGrid.
 const std::vector<Unit> kFlopUnits = {
-    {"", 0, 1, true},       {"f", 0, 1, true},       {"flops", 0, 1, true},
-    {"kf", 3, 1, true},     {"kflops", 3, 1, true},  {"Mf", 6, 1, true},
-    {"Mflops", 6, 1, true}, {"Gf", 9, 1, true},      {"Gflops", 9, 1, true},
-    {"Tf", 12, 1, true},    {"Tflops", 12, 1, true}, {"Pf", 15, 1, true},
-    {"Pflops", 15, 1, true}, {"Ef", 18, 1, true},    {"Eflops", 18, 1, true},
+    {"", 0, 1, true},        {"f", 0, 1, true},   {"flops", 0, 1, true},   {"kf", 3, 1, true},
+    {"kflops", 3, 1, true},  {"Mf", 6, 1, true},  {"Mflops", 6, 1, true},  {"Gf", 9, 1, true},
+    {"Gflops", 9, 1, true},  {"Tf", 12, 1, true}, {"Tflops", 12, 1, true}, {"Pf", 15, 1, true},
+    {"Pflops", 15, 1, true}, {"Ef", 18, 1, true}, {"Eflops", 18, 1, true},
 };
 
 // Costs: a plain number is seconds (a measured duration), flop units are flops.
@@ -75,8 +84,7 @@ struct Parsed {
   const Unit* unit;
 };
 
-Parsed parse_quantity(const std::string& original, const std::vector<Unit>& units,
-                      const std::string& expected) {
+Parsed parse_quantity(const std::string& original, const std::vector<Unit>& units, const std::string& expected) {
   const std::string got = "got '" + original + "'";
   std::string_view s = trim(original);
   if (s.empty()) throw std::invalid_argument("expected " + expected + ", got an empty value");
@@ -120,10 +128,9 @@ Parsed parse_quantity(const std::string& original, const std::vector<Unit>& unit
   for (const Unit& u : units)
     if (u.name == unit_text) unit = &u;
   if (!unit) {
-    std::string why = unit_text.empty() ? "a unit is required"
-                                        : "unknown unit '" + std::string(unit_text) + "'";
-    throw std::invalid_argument("expected " + expected + ", " + got + " (" + why +
-                                "; units: " + unit_list(units) + ")");
+    std::string why = unit_text.empty() ? "a unit is required" : "unknown unit '" + std::string(unit_text) + "'";
+    throw std::invalid_argument("expected " + expected + ", " + got + " (" + why + "; units: " + unit_list(units) +
+                                ")");
   }
 
   const std::string number = mantissa + "e" + std::to_string(exponent + unit->exp10);
@@ -132,8 +139,7 @@ Parsed parse_quantity(const std::string& original, const std::vector<Unit>& unit
   if (ec != std::errc() || end != number.data() + number.size())
     throw std::invalid_argument("expected " + expected + ", " + got + " (out of range)");
   value *= unit->factor;
-  if (!std::isfinite(value))
-    throw std::invalid_argument("expected " + expected + ", " + got + " (out of range)");
+  if (!std::isfinite(value)) throw std::invalid_argument("expected " + expected + ", " + got + " (out of range)");
   return {value, unit};
 }
 

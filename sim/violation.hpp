@@ -8,9 +8,9 @@
 namespace pipesim {
 
 struct Violation {
-  std::string kind;     // structure, overlap, shift, dependency, memory, deadlock
-  std::string message;  // one line, without the kind
-  int device = -1;      // the device at fault, -1 if none (a link, a cycle)
+  std::string kind;                                        // structure, overlap, shift, dependency, memory, deadlock
+  std::string message;                                     // one line, without the kind
+  int device = -1;                                         // the device at fault, -1 if none (a link, a cycle)
   double time = std::numeric_limits<double>::quiet_NaN();  // pattern: offset in the period; run: seconds
 };
 

@@ -59,7 +59,6 @@ std::vector<double> ticks(double lo, double hi) {
   return t;
 }
 
-
 }  // namespace
 
 bool StudyPoint::measured() const { return std::isfinite(peak_memory) && std::isfinite(period); }

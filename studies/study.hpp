@@ -29,7 +29,7 @@ struct StudyPoint {
   double analytic_peak = std::numeric_limits<double>::quiet_NaN();  // its pattern's (pattern_memory), when it has one
   double gap = std::numeric_limits<double>::quiet_NaN();            // ilp: the solver's relative gap
   std::optional<Pattern> pattern;  // the point's periodic pattern, when kept (StudySettings::keep_patterns)
-  bool measured() const;      // finite peak and period
+  bool measured() const;           // finite peak and period
 };
 
 // The measured points of `source` that no other of its points beats on both

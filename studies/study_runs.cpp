@@ -37,8 +37,8 @@ StudyPoint simulate(Simulation& simulation, const TaskGraph& graph, StudyPoint p
 
 // The pattern's analytic peak (pattern_memory under its own buffer policy), largest device.
 double peak_of(const Pattern& pattern, const Workload& workload, const Platform& platform) {
-  const PatternMemory memory = pattern_memory(pattern, pattern_timing(pattern, workload, platform), workload,
-                                              platform.size());
+  const PatternMemory memory =
+      pattern_memory(pattern, pattern_timing(pattern, workload, platform), workload, platform.size());
   double peak = 0;
   for (const PatternDeviceMemory& d : memory.devices) peak = std::max(peak, d.peak);
   return peak;
@@ -46,7 +46,8 @@ double peak_of(const Pattern& pattern, const Workload& workload, const Platform&
 
 }  // namespace
 
-std::vector<StudyPoint> pipedream_points(Simulation& simulation, const Workload& workload, const std::vector<double>& limits, const StudySettings& o) {
+std::vector<StudyPoint> pipedream_points(Simulation& simulation, const Workload& workload,
+                                         const std::vector<double>& limits, const StudySettings& o) {
   const Platform& platform = simulation.platform();
   BaselineOptions options;
   options.memory_targets = limits;
@@ -74,7 +75,8 @@ std::vector<StudyPoint> pipedream_points(Simulation& simulation, const Workload&
   return points;
 }
 
-std::vector<StudyPoint> ilp_points(Simulation& simulation, const Workload& workload, const std::vector<double>& limits, const StudySettings& o) {
+std::vector<StudyPoint> ilp_points(Simulation& simulation, const Workload& workload, const std::vector<double>& limits,
+                                   const StudySettings& o) {
   std::vector<StudyPoint> points;
   for (double limit : limits) {
     Platform limited = simulation.platform();
@@ -84,7 +86,9 @@ std::vector<StudyPoint> ilp_points(Simulation& simulation, const Workload& workl
     options.threads = o.ilp_threads;
     options.weights = o.ilp_weights;
     if (o.ilp_log) options.log = [](const std::string& line) { std::cerr << "  " << line << "\n"; };
-    options.progress = [&](const std::string& line) { std::cerr << "ilp " << fmt::bytes(limit) << ": " << line << "\n"; };
+    options.progress = [&](const std::string& line) {
+      std::cerr << "ilp " << fmt::bytes(limit) << ": " << line << "\n";
+    };
     const IlpResult r = solve_optimal_pattern(workload, limited, options);
     StudyPoint p;
     p.source = "ilp";
@@ -92,9 +96,9 @@ std::vector<StudyPoint> ilp_points(Simulation& simulation, const Workload& workl
     // Time limit 0: CBC is not run, the point is the heuristic warm start.
     p.status = o.ilp_time_limit <= 0 && r.pattern ? "heuristic" : std::string(to_string(r.status));
     std::cerr << "ilp " << fmt::bytes(limit) << ": " << p.status << " in " << fmt::fixed(r.seconds, 1) << " s"
-              << (r.pattern ? ", " + fmt::time(r.period / r.pattern->copies) + " per micro-batch, gap " +
-                                    fmt::percent(r.gap)
-                              : "")
+              << (r.pattern
+                      ? ", " + fmt::time(r.period / r.pattern->copies) + " per micro-batch, gap " + fmt::percent(r.gap)
+                      : "")
               << "\n";
     if (!r.pattern) {
       if (r.heuristic_memory_needed > 0) p.config = "heuristic needs " + fmt::bytes(r.heuristic_memory_needed);

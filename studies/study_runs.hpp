@@ -30,7 +30,7 @@ std::vector<StudyPoint> pipedream_points(Simulation& simulation, const Workload&
                                          const std::vector<double>& limits, const StudySettings& settings);
 // One point per limit: the ILP's pattern with every device limited to it,
 // unrolled and simulated; without a pattern, the solver's status.
-std::vector<StudyPoint> ilp_points(Simulation& simulation, const Workload& workload,
-                                   const std::vector<double>& limits, const StudySettings& settings);
+std::vector<StudyPoint> ilp_points(Simulation& simulation, const Workload& workload, const std::vector<double>& limits,
+                                   const StudySettings& settings);
 
 }  // namespace pipesim

@@ -1,9 +1,9 @@
 #include "studies/sweep_plan.hpp"
 
 #include <climits>
-#include <set>
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <stdexcept>
 
 #include "schedules/registry.hpp"
@@ -31,12 +31,12 @@ std::string resolve(const fs::path& folder, const std::string& path) {
 
 // The spec's grid, from which each run is made when asked for.
 struct Grid {
-  std::string platform, workload;        // of every run, unless swept
-  std::vector<WorkloadOverride> fixed;   // the spec's `set`
+  std::string platform, workload;       // of every run, unless swept
+  std::vector<WorkloadOverride> fixed;  // the spec's `set`
   std::vector<Dimension> dims;
-  std::vector<std::string> columns;      // platform, workload, then the swept keys
+  std::vector<std::string> columns;  // platform, workload, then the swept keys
   std::size_t total = 1, width = 4;
-  fs::path folder;                       // the spec's: relative paths are taken from it
+  fs::path folder;  // the spec's: relative paths are taken from it
 
   SweepRun run(std::size_t index) const {
     SweepRun run;
@@ -49,21 +49,29 @@ struct Grid {
     std::vector<std::size_t> at(dims.size());
     for (std::size_t d = dims.size(); d-- > 0;) at[d] = rest % dims[d].points.size(), rest /= dims[d].points.size();
     for (std::size_t d = 0; d < dims.size(); ++d)
-      for (std::size_t k = 0; k < dims[d].keys.size(); ++k) chosen.emplace_back(dims[d].keys[k], dims[d].points[at[d]][k]);
+      for (std::size_t k = 0; k < dims[d].keys.size(); ++k)
+        chosen.emplace_back(dims[d].keys[k], dims[d].points[at[d]][k]);
     for (const auto& [key, value] : chosen) {
-      if (key == "platform") run.platform = value;
-      else if (key == "workload") run.workload = value;
-      else run.overrides.push_back({key, value});
+      if (key == "platform")
+        run.platform = value;
+      else if (key == "workload")
+        run.workload = value;
+      else
+        run.overrides.push_back({key, value});
     }
     for (const std::string& c : columns) {
-      if (c == "platform") run.values.push_back(run.platform);
-      else if (c == "workload") run.values.push_back(run.workload);
+      if (c == "platform")
+        run.values.push_back(run.platform);
+      else if (c == "workload")
+        run.values.push_back(run.workload);
       else
         for (const auto& [key, value] : chosen)
           if (key == c) run.values.push_back(value);
     }
-    if (run.platform.rfind("cluster ", 0) == 0) run.cluster = run.platform.substr(8);
-    else run.platform = resolve(folder, run.platform);
+    if (run.platform.rfind("cluster ", 0) == 0)
+      run.cluster = run.platform.substr(8);
+    else
+      run.platform = resolve(folder, run.platform);
     run.workload = resolve(folder, run.workload);
     return run;
   }
@@ -84,7 +92,8 @@ class SpecReader : public YamlFields {
     if (auto* e = get(f, "workload")) grid.workload = text(e->value, "workload", "a workload file");
     if (auto* e = get(f, "generator")) plan.generator = text(e->value, "generator", "the path of make_platform.py");
     if (auto* e = get(f, "set")) {
-      if (!e->value.IsMap()) fail(e->value, "set", "expected a map of overrides like {microbatches: 8}, got " + describe(e->value));
+      if (!e->value.IsMap())
+        fail(e->value, "set", "expected a map of overrides like {microbatches: 8}, got " + describe(e->value));
       for (const auto& [key, entry] : fields(e->value, "set", nullptr)) {
         check_override_key(entry.key, "set", key);
         grid.fixed.push_back({key, scalar(entry.value, sub("set", key), "a single value")});
@@ -93,8 +102,7 @@ class SpecReader : public YamlFields {
     std::vector<Dimension>& dims = grid.dims;
     if (auto* e = get(f, "grid")) read_grid(e->value, dims);
     if (auto* e = get(f, "zip")) read_zip(e->value, dims);
-    if (dims.empty())
-      fail(YAML::Node(), "grid", "expected at least one swept list in 'grid' or 'zip', got none");
+    if (dims.empty()) fail(YAML::Node(), "grid", "expected at least one swept list in 'grid' or 'zip', got none");
     for (const Dimension& d : dims)
       for (const std::string& k : d.keys) {
         for (const std::string& c : plan.columns)
@@ -103,8 +111,10 @@ class SpecReader : public YamlFields {
       }
     bool swept_platform = false, swept_workload = false;
     for (const std::string& c : plan.columns) swept_platform |= c == "platform", swept_workload |= c == "workload";
-    if (grid.platform.empty() && !swept_platform) fail(YAML::Node(), "platform", "expected a platform file, in 'platform' or swept in 'grid'");
-    if (grid.workload.empty() && !swept_workload) fail(YAML::Node(), "workload", "expected a workload file, in 'workload' or swept in 'grid'");
+    if (grid.platform.empty() && !swept_platform)
+      fail(YAML::Node(), "platform", "expected a platform file, in 'platform' or swept in 'grid'");
+    if (grid.workload.empty() && !swept_workload)
+      fail(YAML::Node(), "workload", "expected a workload file, in 'workload' or swept in 'grid'");
     // platform and workload come first, as in `pipesim run PLATFORM WORKLOAD`.
     std::vector<std::string> columns = {"platform", "workload"};
     for (const std::string& c : plan.columns)
@@ -134,7 +144,8 @@ class SpecReader : public YamlFields {
     if (!list.IsSequence()) fail(list, path, "expected a list of values, got " + describe(list));
     if (list.size() == 0) fail(list, path, "expected at least one value, got an empty list");
     std::vector<std::string> out;
-    for (std::size_t i = 0; i < list.size(); ++i) out.push_back(scalar(list[i], item(path, i), "a single value ('' removes the key)"));
+    for (std::size_t i = 0; i < list.size(); ++i)
+      out.push_back(scalar(list[i], item(path, i), "a single value ('' removes the key)"));
     return out;
   }
 
@@ -158,7 +169,9 @@ class SpecReader : public YamlFields {
       const std::string path = item("zip", g);
       const YAML::Node group = zip[g];
       if (!group.IsMap() || group.size() == 0)
-        fail(group, path, "expected a map of equal-length lists like {schedule: [gpipe, 1f1b], microbatches: [4, 8]}, got " + describe(group));
+        fail(group, path,
+             "expected a map of equal-length lists like {schedule: [gpipe, 1f1b], microbatches: [4, 8]}, got " +
+                 describe(group));
       Dimension d;
       for (auto it = group.begin(); it != group.end(); ++it) {
         const std::string key = scalar(it->first, path, "a key name");
@@ -167,7 +180,8 @@ class SpecReader : public YamlFields {
         if (d.points.empty()) d.points.resize(list.size());
         if (list.size() != d.points.size())
           fail(it->second, sub(path, key),
-               "expected " + std::to_string(d.points.size()) + " values like the first list, got " + std::to_string(list.size()));
+               "expected " + std::to_string(d.points.size()) + " values like the first list, got " +
+                   std::to_string(list.size()));
         d.keys.push_back(key);
         for (std::size_t i = 0; i < list.size(); ++i) d.points[i].push_back(list[i]);
       }
@@ -181,8 +195,7 @@ class SpecReader : public YamlFields {
 SweepPlan load_sweep_plan(const std::string& spec, const SweepChecking& checking) {
   SpecReader reader(spec);
   auto grid = std::make_shared<Grid>();
-  SweepPlan plan =
-      reader.parse(read_yaml_file(spec), [&](const YAML::Node& root) { return reader.read(root, *grid); });
+  SweepPlan plan = reader.parse(read_yaml_file(spec), [&](const YAML::Node& root) { return reader.read(root, *grid); });
   grid->folder = fs::path(spec).parent_path();
   plan.run = [grid](std::size_t index) { return grid->run(index); };
   if (!plan.generator.empty()) plan.generator = resolve(grid->folder, plan.generator);
@@ -201,7 +214,8 @@ SweepPlan load_sweep_plan(const std::string& spec, const SweepChecking& checking
     std::error_code ec;
     if (!run.cluster.empty()) {
       if (plan.generator.empty())
-        throw InputError(spec, "generator", "expected the path of make_platform.py for platform '" + run.platform + "'");
+        throw InputError(spec, "generator",
+                         "expected the path of make_platform.py for platform '" + run.platform + "'");
       if (!fs::is_regular_file(plan.generator, ec))
         throw InputError(spec, "generator", "'" + plan.generator + "' is not a file");
     } else if (input("a platform of the sweep", run.platform) && !fs::is_regular_file(run.platform, ec)) {

@@ -14,18 +14,18 @@
 namespace pipesim {
 
 struct SweepRun {
-  std::string id;                  // "0007": its index in grid order, zero-padded
-  std::vector<std::string> values;  // one per SweepPlan::columns
-  std::string platform, workload;  // resolved paths (relative to the spec's folder)
-  std::string cluster;  // for a platform written "cluster ARGS": ARGS, the platform is generated
+  std::string id;                           // "0007": its index in grid order, zero-padded
+  std::vector<std::string> values;          // one per SweepPlan::columns
+  std::string platform, workload;           // resolved paths (relative to the spec's folder)
+  std::string cluster;                      // for a platform written "cluster ARGS": ARGS, the platform is generated
   std::vector<WorkloadOverride> overrides;  // the spec's `set`, then the swept ones
 };
 
 struct SweepPlan {
   std::string name;
-  std::string generator;  // make_platform.py, resolved; needed by "cluster ARGS" platforms
-  std::vector<std::string> columns;  // "platform", "workload", then the swept override keys
-  std::size_t size = 0;              // runs in the grid
+  std::string generator;                           // make_platform.py, resolved; needed by "cluster ARGS" platforms
+  std::vector<std::string> columns;                // "platform", "workload", then the swept override keys
+  std::size_t size = 0;                            // runs in the grid
   std::function<SweepRun(std::size_t index)> run;  // grid order: the first dimension varies slowest
   // Every file the sweep reads, once each, as {what, path}: the spec, the
   // generator, the platforms, the workloads and the files they name (a

@@ -88,7 +88,8 @@ void install_clusters(SweepPlan& plan, const std::string& temporary, const std::
   fs::remove_all(temporary);
   plan.run = [made = plan.run, numbers, dir](std::size_t index) {
     SweepRun run = made(index);
-    if (!run.cluster.empty()) run.platform = dir + "/platforms/cluster-" + std::to_string(numbers.at(run.cluster)) + ".xml";
+    if (!run.cluster.empty())
+      run.platform = dir + "/platforms/cluster-" + std::to_string(numbers.at(run.cluster)) + ".xml";
     return run;
   };
 }

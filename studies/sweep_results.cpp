@@ -23,9 +23,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* const kTopMetrics[] = {"schedule",   "valid",   "completed", "blocked_tasks", "deadlock",
-                                   "makespan",   "iteration_time", "iteration_time_per_microbatch",
-                                   "time_per_microbatch", "throughput", "microbatches", "iterations"};
+const char* const kTopMetrics[] = {"schedule",
+                                   "valid",
+                                   "completed",
+                                   "blocked_tasks",
+                                   "deadlock",
+                                   "makespan",
+                                   "iteration_time",
+                                   "iteration_time_per_microbatch",
+                                   "time_per_microbatch",
+                                   "throughput",
+                                   "microbatches",
+                                   "iterations"};
 const char* const kPatternMetrics[] = {"period", "exact_period", "exact_time_per_microbatch", "simulated_period"};
 
 std::string read_text(const std::string& path) {
@@ -124,8 +133,8 @@ RunRecord make_record(const SweepRun& run, int wait_status, const std::string& s
   for (std::string l; std::getline(lines, l);)
     if (!l.empty()) line = l;
   r.error = line;
-  r.metrics = report_json.empty() ? std::vector<std::string>(sweep_metric_columns().size())
-                                  : report_metrics(report_json);
+  r.metrics =
+      report_json.empty() ? std::vector<std::string>(sweep_metric_columns().size()) : report_metrics(report_json);
   if (!record_complete(r)) {
     if (r.status.rfind("killed by signal", 0) == 0) return r;
     r.status = "error";
@@ -138,7 +147,8 @@ RunRecord make_record(const SweepRun& run, int wait_status, const std::string& s
 bool record_complete(const RunRecord& r) {
   if (r.status.rfind("killed by signal", 0) == 0) return false;
   const auto& columns = sweep_metric_columns();
-  const std::size_t valid = static_cast<std::size_t>(std::find(columns.begin(), columns.end(), "valid") - columns.begin());
+  const std::size_t valid =
+      static_cast<std::size_t>(std::find(columns.begin(), columns.end(), "valid") - columns.begin());
   const bool has_metrics = valid < r.metrics.size() && !r.metrics[valid].empty();  // every report has "valid"
   return has_metrics || (r.status != "valid" && r.status != "invalid");
 }
@@ -183,11 +193,12 @@ std::optional<RunRecord> find_record(const std::string& dir, const SweepRun& run
 }
 
 std::string plan_json(const SweepPlan& plan) {
-  std::string out = "{\n  \"name\": " + json_escape(plan.name) + ",\n  \"columns\": " + json_list(plan.columns) +
-                    ",\n  \"runs\": [";
+  std::string out =
+      "{\n  \"name\": " + json_escape(plan.name) + ",\n  \"columns\": " + json_list(plan.columns) + ",\n  \"runs\": [";
   for (std::size_t i = 0; i < plan.size; ++i) {
     const SweepRun run = plan.run(i);
-    out += std::string(i ? "," : "") + "\n    {\"id\": " + json_escape(run.id) + ", \"inputs\": " + json_list(run.values) + "}";
+    out += std::string(i ? "," : "") + "\n    {\"id\": " + json_escape(run.id) +
+           ", \"inputs\": " + json_list(run.values) + "}";
   }
   return out + "\n  ]\n}\n";
 }
@@ -222,8 +233,7 @@ SweepPlan read_plan(const std::string& dir) {
 std::string results_csv(const SweepPlan& plan, const std::vector<RunRecord>& records) {
   std::string out = "id";
   // Swept overrides as set.KEY: no clash with the metrics (schedule, microbatches).
-  for (const std::string& c : plan.columns)
-    out += "," + csv_field(c == "platform" || c == "workload" ? c : "set." + c);
+  for (const std::string& c : plan.columns) out += "," + csv_field(c == "platform" || c == "workload" ? c : "set." + c);
   out += ",status,exit_code,error";
   for (const std::string& c : sweep_metric_columns()) out += "," + c;
   out += "\n";

@@ -13,10 +13,10 @@ namespace pipesim {
 
 struct RunRecord {
   std::string id;
-  std::vector<std::string> inputs;  // the run's SweepRun::values
-  std::string status;               // valid, invalid, error, or "killed by signal N"
-  std::string exit_code;            // empty when killed by a signal
-  std::string error;                // the run's error line, if any
+  std::vector<std::string> inputs;   // the run's SweepRun::values
+  std::string status;                // valid, invalid, error, or "killed by signal N"
+  std::string exit_code;             // empty when killed by a signal
+  std::string error;                 // the run's error line, if any
   std::vector<std::string> metrics;  // one per sweep_metric_columns(), as the --json report wrote them; empty if absent
 };
 

@@ -56,4 +56,3 @@ void run_sweep(const SweepPlan& plan, const std::vector<std::size_t>& todo, cons
 }
 
 }  // namespace pipesim
-

@@ -35,7 +35,6 @@ inline Task transfer(int from, int to, double bytes, int microbatch = -1) {
   return t;
 }
 
-
 template <class T>
 void put(std::string& out, const std::vector<T>& v) {
   const std::size_t n = v.size();
@@ -101,8 +100,10 @@ inline bool expect_same_timeline(const Timeline& analytic, const Timeline& simgr
   EXPECT_EQ(analytic.blocked, simgrid.blocked) << what;
   EXPECT_EQ(analytic.deadlock, simgrid.deadlock) << what;
   EXPECT_EQ(analytic.route_links, simgrid.route_links) << what;
-  EXPECT_TRUE(same_time(analytic.makespan, simgrid.makespan)) << what << analytic.makespan << " vs " << simgrid.makespan;
-  for (std::size_t i = 0; same && i < analytic.links.size(); ++i) same = analytic.links[i].name == simgrid.links[i].name;
+  EXPECT_TRUE(same_time(analytic.makespan, simgrid.makespan))
+      << what << analytic.makespan << " vs " << simgrid.makespan;
+  for (std::size_t i = 0; same && i < analytic.links.size(); ++i)
+    same = analytic.links[i].name == simgrid.links[i].name;
   for (std::size_t t = 0; same && t < analytic.start.size(); ++t) {
     if (!same_time(analytic.start[t], simgrid.start[t]) || !same_time(analytic.finish[t], simgrid.finish[t])) {
       ADD_FAILURE() << what << " task " << t << ": analytic [" << analytic.start[t] << ", " << analytic.finish[t]

@@ -1,12 +1,12 @@
 // Runs the pipesim binary as a user would and captures what it prints.
 #pragma once
 
-#include "tests/build_paths.hpp"
+#include <sys/wait.h>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
+#include "tests/build_paths.hpp"
 
 #include "tests/fixtures.hpp"
 

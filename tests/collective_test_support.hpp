@@ -26,16 +26,18 @@ inline std::string boxes_platform_xml(int boxes, int per_box, const std::string&
     for (int g = 0; g < per_box; ++g) {
       hosts.push_back(box_gpu(b, g));
       box_of.push_back(b);
-      xml += "<host id=\"" + hosts.back() + "\" speed=\"1Tf\"><prop id=\"memory\" value=\"1TiB\"/>"
-             "<prop id=\"node\" value=\"box" + std::to_string(b) + "\"/></host>\n";
+      xml += "<host id=\"" + hosts.back() +
+             "\" speed=\"1Tf\"><prop id=\"memory\" value=\"1TiB\"/>"
+             "<prop id=\"node\" value=\"box" +
+             std::to_string(b) + "\"/></host>\n";
     }
   std::string routes;
   for (std::size_t i = 0; i < hosts.size(); ++i)
     for (std::size_t j = i + 1; j < hosts.size(); ++j) {
       const bool inside = box_of[i] == box_of[j];
       const std::string id = "l-" + hosts[i] + "-" + hosts[j];
-      xml += "<link id=\"" + id + "\" bandwidth=\"" + (inside ? intra_bandwidth : inter_bandwidth) +
-             "\" latency=\"" + (inside ? intra_latency : inter_latency) + "\" sharing_policy=\"SPLITDUPLEX\"/>\n";
+      xml += "<link id=\"" + id + "\" bandwidth=\"" + (inside ? intra_bandwidth : inter_bandwidth) + "\" latency=\"" +
+             (inside ? intra_latency : inter_latency) + "\" sharing_policy=\"SPLITDUPLEX\"/>\n";
       routes += "<route src=\"" + hosts[i] + "\" dst=\"" + hosts[j] + "\"><link_ctn id=\"" + id +
                 "\" direction=\"UP\"/></route>\n";
     }

@@ -4,9 +4,9 @@
 // bias, GELU, learned positions, flash attention, no dropout, tp = 1).
 #pragma once
 
-#include "tests/build_paths.hpp"
 #include <fstream>
 #include <string>
+#include "tests/build_paths.hpp"
 
 #include <nlohmann/json.hpp>
 

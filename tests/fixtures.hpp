@@ -1,10 +1,10 @@
 // Test helpers: temporary files and small SimGrid platforms written on the fly.
 #pragma once
 
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <unistd.h>
 
 namespace pipesim::testing {
 
@@ -40,8 +40,8 @@ inline std::string complete_platform_xml(int p, const std::string& bandwidth = "
       "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
       "<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n";
   for (int i = 0; i < p; ++i)
-    xml += "<host id=\"gpu" + std::to_string(i) + "\" speed=\"" + speed + "\"><prop id=\"memory\" value=\"" +
-           memory + "\"/></host>\n";
+    xml += "<host id=\"gpu" + std::to_string(i) + "\" speed=\"" + speed + "\"><prop id=\"memory\" value=\"" + memory +
+           "\"/></host>\n";
   std::string routes;  // the DTD wants every link before the first route
   for (int i = 0; i < p; ++i)
     for (int j = i + 1; j < p; ++j) {
@@ -55,9 +55,8 @@ inline std::string complete_platform_xml(int p, const std::string& bandwidth = "
   return xml + "</zone>\n</platform>\n";
 }
 
-inline std::string complete_platform(int p, const std::string& bandwidth = "1GBps",
-                                     const std::string& latency = "0s", const std::string& speed = "1Tf",
-                                     const std::string& memory = "1TiB") {
+inline std::string complete_platform(int p, const std::string& bandwidth = "1GBps", const std::string& latency = "0s",
+                                     const std::string& speed = "1Tf", const std::string& memory = "1TiB") {
   return write_file("complete-" + std::to_string(p) + ".xml",
                     complete_platform_xml(p, bandwidth, latency, speed, memory));
 }

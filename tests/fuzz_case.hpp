@@ -6,8 +6,8 @@
 // lines, or that answer `pipesim: infeasible:` are held to it too.
 #pragma once
 
-#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
+#include "tests/build_paths.hpp"
 
 #include <cstring>
 #include <filesystem>
@@ -67,8 +67,10 @@ inline std::string control_bytes_shown(const std::string& text) {
   for (char c : text) {
     const auto u = static_cast<unsigned char>(c);
     static const char hex[] = "0123456789abcdef";
-    if (u < 0x20 || u == 0x7f) out += std::string("\\x") + hex[u >> 4] + hex[u & 15];
-    else out += c;
+    if (u < 0x20 || u == 0x7f)
+      out += std::string("\\x") + hex[u >> 4] + hex[u & 15];
+    else
+      out += c;
   }
   return out;
 }
@@ -87,7 +89,7 @@ struct Command {
   std::string command_name;  // "sweep": a usage line `...; see 'pipesim sweep[ merge] --help'` is an error line too
   std::regex error_line;     // set instead of blame for programs other than pipesim
   bool has_error_line = false;
-  bool may_be_infeasible = false;  // exit 1 with one line `pipesim: infeasible: NAME: ...`
+  bool may_be_infeasible = false;                          // exit 1 with one line `pipesim: infeasible: NAME: ...`
   std::vector<std::pair<std::string, std::string>> files;  // written on success: path, its first bytes
   std::vector<std::string> folders;                        // outputs that are folders
 };
@@ -136,8 +138,10 @@ class SurfaceCase : public ::testing::TestWithParam<int> {
   }
   void TearDown() override {
     if (!keep_) fs::remove_all(dir_);
-    if (tmpdir_) ::setenv("TMPDIR", tmpdir_->c_str(), 1);
-    else ::unsetenv("TMPDIR");
+    if (tmpdir_)
+      ::setenv("TMPDIR", tmpdir_->c_str(), 1);
+    else
+      ::unsetenv("TMPDIR");
   }
 
   virtual std::string format() const = 0;
@@ -203,7 +207,8 @@ class SurfaceCase : public ::testing::TestWithParam<int> {
                << ") but keeps the contract now: remove it from the list";
       return;
     }
-    if (known != known_list.end()) GTEST_SKIP() << "known failure: " << known->second << "\n" << what << "\n" << failure;
+    if (known != known_list.end())
+      GTEST_SKIP() << "known failure: " << known->second << "\n" << what << "\n" << failure;
     keep_ = true;
     FAIL() << what << "\n" << failure << "\n  (inputs kept in " << work() << ")";
   }
@@ -257,7 +262,8 @@ class SurfaceCase : public ::testing::TestWithParam<int> {
     if (r.timed_out) return "hang: killed after " + std::to_string(kCaseTimeoutSeconds) + " s";
     if (r.signal) return "crash: killed by a signal";
     if (r.exit_code < 0 || r.exit_code > 2) return "exit status outside {0, 1, 2}";
-    if (!fs::is_empty(dir_ + "/tmp")) return "a temporary left behind in $TMPDIR: " + fs::directory_iterator(dir_ + "/tmp")->path().filename().string();
+    if (!fs::is_empty(dir_ + "/tmp"))
+      return "a temporary left behind in $TMPDIR: " + fs::directory_iterator(dir_ + "/tmp")->path().filename().string();
     const std::map<std::string, std::string> after = snapshot();
     const bool infeasible = r.exit_code == 1 && o.err.rfind("pipesim: infeasible: ", 0) == 0;
     if (r.exit_code == 2 || infeasible) {

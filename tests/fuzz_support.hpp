@@ -4,21 +4,21 @@
 // regular expressions each test passes in.
 #pragma once
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
-#include <fcntl.h>
 #include <random>
 #include <regex>
-#include <signal.h>
 #include <string>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <thread>
-#include <unistd.h>
 #include <utility>
 #include <vector>
 
@@ -34,7 +34,9 @@ class Rng {
   explicit Rng(std::uint64_t seed) : engine_(seed) {}
   std::size_t below(std::size_t n) { return n == 0 ? 0 : static_cast<std::size_t>(engine_() % n); }
   template <class T>
-  const T& pick(const std::vector<T>& v) { return v[below(v.size())]; }
+  const T& pick(const std::vector<T>& v) {
+    return v[below(v.size())];
+  }
   bool chance(unsigned percent) { return below(100) < percent; }
 
  private:
@@ -79,7 +81,9 @@ inline std::vector<Span> numbers(const std::string& text, std::vector<Span>* uni
       continue;
     }
     std::size_t begin = after_sign ? i - 1 : i, end = i;
-    auto digits = [&] { while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end; };
+    auto digits = [&] {
+      while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+    };
     digits();
     if (end + 1 < text.size() && text[end] == '.' && std::isdigit(static_cast<unsigned char>(text[end + 1]))) {
       ++end;
@@ -123,11 +127,13 @@ inline std::string shown(const std::string& s, std::size_t max = 60) {
   std::string out;
   for (char c : s.substr(0, max)) {
     const auto u = static_cast<unsigned char>(c);
-    if (c == '\n') out += "\\n";
+    if (c == '\n')
+      out += "\\n";
     else if (u < 32 || u >= 127) {
       static const char* hex = "0123456789abcdef";
       out += std::string("\\x") + hex[u >> 4] + hex[u & 15];
-    } else out += c;
+    } else
+      out += c;
   }
   return "'" + out + (s.size() > max ? "...'" : "'");
 }
@@ -141,8 +147,8 @@ class Mutator {
   std::string mutate(std::string& text) {
     // Weighted: numbers and fields are where the interesting values live.
     static const std::vector<std::pair<int, const char*>> kinds = {
-        {24, "number"}, {8, "unit"},    {8, "delete-line"}, {8, "duplicate-line"}, {6, "swap-lines"},
-        {5, "truncate"}, {6, "garbage"}, {3, "nul"},        {10, "delete-field"},  {12, "duplicate-field"},
+        {24, "number"},       {8, "unit"},           {8, "delete-line"}, {8, "duplicate-line"}, {6, "swap-lines"},
+        {5, "truncate"},      {6, "garbage"},        {3, "nul"},         {10, "delete-field"},  {12, "duplicate-field"},
         {12, "unknown-name"}, {8, "numbers-of-unit"}};
     int total = 0;
     for (const auto& k : kinds) total += k.first;
@@ -180,8 +186,8 @@ class Mutator {
     return what;
   }
   std::string insert(std::string& text, std::size_t pos, const std::string& bytes, const std::string& kind) {
-    const std::string what = kind + " at byte " + std::to_string(pos) + " (line " +
-                             std::to_string(line_of(text, pos)) + "): " + shown(bytes);
+    const std::string what = kind + " at byte " + std::to_string(pos) + " (line " + std::to_string(line_of(text, pos)) +
+                             "): " + shown(bytes);
     text.insert(pos, bytes);
     return what;
   }
@@ -192,10 +198,23 @@ class Mutator {
       std::vector<Span> units;
       const std::vector<Span> ns = numbers(text, &units);
       if (ns.empty()) return "";
-      static const std::vector<std::string> values = {
-            "0", "-1", "nan", "inf", "-inf", "1e308", "1e-308", "2147483648", "9223372036854775808",
-            "18446744073709551616", "99999999999999999999999", "4294967295", "-0", "1e400", "0.5", "3",
-            "1000000000"};
+      static const std::vector<std::string> values = {"0",
+                                                      "-1",
+                                                      "nan",
+                                                      "inf",
+                                                      "-inf",
+                                                      "1e308",
+                                                      "1e-308",
+                                                      "2147483648",
+                                                      "9223372036854775808",
+                                                      "18446744073709551616",
+                                                      "99999999999999999999999",
+                                                      "4294967295",
+                                                      "-0",
+                                                      "1e400",
+                                                      "0.5",
+                                                      "3",
+                                                      "1000000000"};
       if (kind == "number") return replace_by_other(text, rng_.pick(ns), values, kind);
       if (kind == "numbers-of-unit") {  // every `ms` time, every `GBps` bandwidth...: zero-cost layers, dead links
         const std::size_t which = rng_.below(ns.size());
@@ -212,8 +231,8 @@ class Mutator {
       std::vector<Span> with_unit;
       for (const Span& u : units)
         if (u.len > 0) with_unit.push_back(u);
-      static const std::vector<std::string> suffixes = {"",    "B",  "GBps", "Bps", "Gbps", "Tf", "f",     "kf",
-                                                        "ms",  "s",  "us",   "h",   "MiB",  "GiB", "parsecs", "%"};
+      static const std::vector<std::string> suffixes = {"",   "B", "GBps", "Bps", "Gbps", "Tf",  "f",       "kf",
+                                                        "ms", "s", "us",   "h",   "MiB",  "GiB", "parsecs", "%"};
       if (with_unit.empty()) return "";
       return replace_by_other(text, rng_.pick(with_unit), suffixes, kind);
     }
@@ -272,7 +291,7 @@ class Mutator {
     if (!rules_.separator.empty()) return rules_.separator;
     const char next = s.pos + s.len < text.size() ? text[s.pos + s.len] : '\n';
     if (next == ',' || next == '}') return ", ";  // YAML flow mapping
-    if (next == '\n') {                            // YAML block mapping: same indentation
+    if (next == '\n') {                           // YAML block mapping: same indentation
       const std::size_t begin = text.rfind('\n', s.pos) == std::string::npos ? 0 : text.rfind('\n', s.pos) + 1;
       return "\n" + text.substr(begin, s.pos - begin);
     }
@@ -299,10 +318,9 @@ inline std::string named_field(std::string rest) {
   const std::size_t colon = rest.find(": ");
   if (colon == std::string::npos || colon == 0) return "";
   const std::string field = rest.substr(0, colon), what = rest.substr(colon + 2);
-  static const std::regex forms(
-      R"(^(?:[^\s.\[/]+(?:[.\[/][\s\S]*)?)"
-      R"(|(?:host|hosts|link|router|route|zoneRoute|link_ctn|cluster|zone|node|edge) [\s\S]+)"
-      R"(|line \d+ \(rank \d+\)(?:, column \d+)?|(?:YAML|XML|JSON) syntax error)$)");
+  static const std::regex forms(R"(^(?:[^\s.\[/]+(?:[.\[/][\s\S]*)?)"
+                                R"(|(?:host|hosts|link|router|route|zoneRoute|link_ctn|cluster|zone|node|edge) [\s\S]+)"
+                                R"(|line \d+ \(rank \d+\)(?:, column \d+)?|(?:YAML|XML|JSON) syntax error)$)");
   if (std::regex_match(field, forms)) return field;
   if (what.rfind("unknown key", 0) == 0 || what.rfind("duplicate key", 0) == 0) return field;
   return "";

@@ -23,7 +23,7 @@
 namespace pipesim::testing {
 
 inline constexpr int kFirstPeriod = 100;  // measure after the warm-up ...
-inline constexpr int kWindow = 120;      // ... over a multiple of every cycle length up to 6
+inline constexpr int kWindow = 120;       // ... over a multiple of every cycle length up to 6
 
 inline double total_bytes(const MemoryBreakdown& b) {
   double sum = 0;
@@ -91,7 +91,8 @@ inline void check_against_simulation(Simulation& sim, Pattern p, const Workload&
     const TimedUnroll v = unroll_pattern_timed(p, t, platform.size(), microbatches);
     ASSERT_EQ(v.graph.size(), u.graph.size());
     // Seed 000's static buffers: the peak of the whole run; lifetime: of the steady state.
-    const std::vector<DevicePeak> peaks = policy == BufferPolicy::Seed000 ? peak_memory(v.graph, tl) : steady_peaks(v, tl, range);
+    const std::vector<DevicePeak> peaks =
+        policy == BufferPolicy::Seed000 ? peak_memory(v.graph, tl) : steady_peaks(v, tl, range);
     const PatternMemory analytic = pattern_memory(p, t, w, platform.size());
     for (int d = 0; d < platform.size(); ++d) {
       EXPECT_DOUBLE_EQ(peaks[d].total, analytic.devices[d].peak) << "device " << d << ", " << to_string(policy);
@@ -100,9 +101,11 @@ inline void check_against_simulation(Simulation& sim, Pattern p, const Workload&
       // simulation reports the first in time, which must be one of them.
       bool found = false;
       for (std::size_t x = 0; x < p.ops.size(); ++x)
-        found |= p.ops[x].device == d && t.duration[x] > 0 && total_bytes(analytic.during[x]) == analytic.devices[d].peak &&
+        found |= p.ops[x].device == d && t.duration[x] > 0 &&
+                 total_bytes(analytic.during[x]) == analytic.devices[d].peak &&
                  analytic.during[x] == peaks[d].breakdown;
-      EXPECT_TRUE(found) << "device " << d << ", " << to_string(policy) << ": no op has the simulated breakdown at the peak";
+      EXPECT_TRUE(found) << "device " << d << ", " << to_string(policy)
+                         << ": no op has the simulated breakdown at the peak";
     }
   }
 }

@@ -52,7 +52,8 @@ inline std::string split_mixed_platform_xml(const std::vector<SplitResourceSpeed
     hosts += "<host id=\"" + d + "\" speed=\"" + f(s.cpu_forward) + "\"><prop id=\"memory\" value=\"1TiB\"/>" +
              "<prop id=\"resource\" value=\"cpu\"/><prop id=\"backward_speed\" value=\"" + f(s.cpu_backward) +
              "\"/></host>\n";
-    links += "<link id=\"" + d + "-net\" bandwidth=\"" + bandwidth + "\" latency=\"0s\" sharing_policy=\"SPLITDUPLEX\"/>\n";
+    links +=
+        "<link id=\"" + d + "-net\" bandwidth=\"" + bandwidth + "\" latency=\"0s\" sharing_policy=\"SPLITDUPLEX\"/>\n";
     routes += "<route src=\"" + d + "\" dst=\"hub\"><link_ctn id=\"" + d + "-net\" direction=\"UP\"/></route>\n";
     if (s.gpu_forward > 0) {
       hosts += "<host id=\"" + d + "-gpu\" speed=\"" + f(s.gpu_forward) + "\"><prop id=\"resource_of\" value=\"" + d +

@@ -35,8 +35,7 @@ TEST(Allocation, ContiguityAndCanonicalForm) {
 
 TEST(Allocation, SmallEnumerations) {
   EXPECT_EQ(enumerate_allocations(3, 2, true), (std::vector<Allocation>{{0, 0, 0}, {0, 0, 1}, {0, 1, 1}}));
-  EXPECT_EQ(enumerate_allocations(3, 2, false),
-            (std::vector<Allocation>{{0, 0, 0}, {0, 0, 1}, {0, 1, 0}, {0, 1, 1}}));
+  EXPECT_EQ(enumerate_allocations(3, 2, false), (std::vector<Allocation>{{0, 0, 0}, {0, 0, 1}, {0, 1, 0}, {0, 1, 1}}));
   EXPECT_EQ(enumerate_allocations(1, 4, false), (std::vector<Allocation>{{0}}));
 }
 

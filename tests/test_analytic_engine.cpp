@@ -33,7 +33,8 @@ std::string bus_platform(const std::string& policy) {
     <host id="gpu2" speed="1Tf"><prop id="memory" value="1TiB"/></host>
     <link id="a0" bandwidth="10GBps" latency="1us"/>
     <link id="a1" bandwidth="10GBps" latency="1us"/>
-    <link id="bus" bandwidth="1GBps" latency="0s" sharing_policy=")" + policy + R"("/>
+    <link id="bus" bandwidth="1GBps" latency="0s" sharing_policy=")" +
+                                                  policy + R"("/>
     <route src="gpu0" dst="gpu2"><link_ctn id="a0"/><link_ctn id="bus"/></route>
     <route src="gpu1" dst="gpu2"><link_ctn id="a1"/><link_ctn id="bus"/></route>
     <route src="gpu0" dst="gpu1"><link_ctn id="a0"/><link_ctn id="a1"/></route>
@@ -260,7 +261,9 @@ void random_graphs(const std::string& platform_file, int devices, unsigned seed,
       replay.bounded_cpu = lanes;
       const AnalyticOutcome events = run_analytic(g, sim.platform(), replay);
       // The same verdict, the same link and time (two transfers that start together may be named in either order).
-      auto where = [](const std::string& refusal) { return refusal.substr(std::min(refusal.size(), refusal.find(" both use"))); };
+      auto where = [](const std::string& refusal) {
+        return refusal.substr(std::min(refusal.size(), refusal.find(" both use")));
+      };
       EXPECT_EQ(where(events.refusal), where(out.refusal)) << "graph " << k;
       if (events.timeline && out.timeline) expect_same_timeline(*out.timeline, *events.timeline, "fast path vs replay");
     }

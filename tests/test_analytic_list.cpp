@@ -32,7 +32,8 @@ std::string star_platform() {
   for (int i = 0; i < 4; ++i)
     xml += "    <host id=\"gpu" + std::to_string(i) + "\" speed=\"1Tf\"><prop id=\"memory\" value=\"1TiB\"/></host>\n";
   for (int i = 0; i < 4; ++i)
-    xml += "    <link id=\"l" + std::to_string(i) + "\" bandwidth=\"1GBps\" latency=\"1us\" sharing_policy=\"SHARED\"/>\n";
+    xml +=
+        "    <link id=\"l" + std::to_string(i) + "\" bandwidth=\"1GBps\" latency=\"1us\" sharing_policy=\"SHARED\"/>\n";
   for (int i = 0; i < 4; ++i)
     for (int j = i + 1; j < 4; ++j)
       xml += "    <route src=\"gpu" + std::to_string(i) + "\" dst=\"gpu" + std::to_string(j) + "\"><link_ctn id=\"l" +

@@ -1,8 +1,8 @@
 // The house shows the flow (docs/architecture.md): folders include one
 // another one way only, each layer only what lies below it, and the
 // architecture document names exactly the folders that hold code.
-#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
+#include "tests/build_paths.hpp"
 
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/topological_sort.hpp>
@@ -21,9 +21,9 @@ namespace {
 
 const fs::path kRoot = PIPESIM_SOURCE_DIR;
 // Code of the program itself; tests and benchmarks sit beside it.
-const std::vector<std::string> kCodeTops = {"sim",       "devices",   "models",      "workloads", "layout",
+const std::vector<std::string> kCodeTops = {"sim",         "devices",  "models",    "workloads",   "layout",
                                             "collectives", "patterns", "schedules", "parallelism", "analysis",
-                                            "reports",   "studies",   "cli"};
+                                            "reports",     "studies",  "cli"};
 
 std::string read(const fs::path& p) {
   std::ifstream in(p);
@@ -79,25 +79,31 @@ TEST(Architecture, FoldersIncludeEachOtherOneWayOnly) {
 // the CLI drive the engine.
 TEST(Architecture, EachLayerSeesOnlyWhatLiesBelow) {
   const std::map<std::string, std::vector<std::string>> forbidden = {
-      {"sim", {"devices", "models", "workloads", "layout", "collectives", "patterns", "schedules", "parallelism",
-               "analysis", "reports", "studies", "cli"}},
-      {"devices", {"models", "workloads", "layout", "collectives", "patterns", "schedules", "parallelism", "sim/engine",
-                   "analysis", "reports", "studies", "cli"}},
-      {"models", {"workloads", "layout", "collectives", "patterns", "schedules", "parallelism", "sim/engine", "analysis",
-                  "reports", "studies", "cli"}},
-      {"workloads", {"layout", "collectives", "patterns", "schedules", "parallelism", "sim/engine", "analysis", "reports",
-                     "studies", "cli"}},
+      {"sim",
+       {"devices", "models", "workloads", "layout", "collectives", "patterns", "schedules", "parallelism", "analysis",
+        "reports", "studies", "cli"}},
+      {"devices",
+       {"models", "workloads", "layout", "collectives", "patterns", "schedules", "parallelism", "sim/engine",
+        "analysis", "reports", "studies", "cli"}},
+      {"models",
+       {"workloads", "layout", "collectives", "patterns", "schedules", "parallelism", "sim/engine", "analysis",
+        "reports", "studies", "cli"}},
+      {"workloads",
+       {"layout", "collectives", "patterns", "schedules", "parallelism", "sim/engine", "analysis", "reports", "studies",
+        "cli"}},
       // The layout maps ranks to devices; collectives become transfers of a
       // task graph: neither knows a schedule, and collectives know no workload.
-      {"layout", {"collectives", "patterns", "schedules", "parallelism", "sim/engine", "analysis", "reports", "studies",
-                  "cli"}},
-      {"collectives", {"devices", "models", "workloads", "layout", "patterns", "schedules", "parallelism", "sim/engine",
-                       "analysis", "reports", "studies", "cli"}},
+      {"layout",
+       {"collectives", "patterns", "schedules", "parallelism", "sim/engine", "analysis", "reports", "studies", "cli"}},
+      {"collectives",
+       {"devices", "models", "workloads", "layout", "patterns", "schedules", "parallelism", "sim/engine", "analysis",
+        "reports", "studies", "cli"}},
       {"patterns", {"parallelism", "sim/engine", "analysis", "reports", "studies", "cli", "schedules"}},
       {"schedules", {"parallelism", "sim/engine", "analysis", "reports", "studies", "cli"}},
       {"parallelism", {"sim/engine", "analysis", "reports", "studies", "cli"}},
-      {"sim/engine", {"devices", "models", "workloads", "layout", "collectives", "patterns", "schedules", "parallelism",
-                      "analysis", "reports", "studies", "cli"}},
+      {"sim/engine",
+       {"devices", "models", "workloads", "layout", "collectives", "patterns", "schedules", "parallelism", "analysis",
+        "reports", "studies", "cli"}},
       {"analysis", {"schedules", "parallelism", "sim/engine", "reports", "studies", "cli"}},
       {"reports", {"schedules", "parallelism", "sim/engine", "studies", "cli"}},
       {"studies", {"cli"}},

@@ -1,13 +1,13 @@
 // The bare SimGrid program for any task graph (bench/bare/bare_graph.cpp)
 // must simulate exactly what `pipesim run` does on the graph pipesim's own
 // generator builds, or bench_bare_graph.cpp's comparison means nothing.
-#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
+#include "tests/build_paths.hpp"
 
+#include <sys/wait.h>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
-#include <sys/wait.h>
 
 #include "bench/bare/graph_dump.hpp"
 #include "bench/bare/pipeline_inputs.hpp"
@@ -61,7 +61,9 @@ TEST(BareGraph, MasterBreadthFirstMatchesPipesimRun) {
   expect_same("{name: master, scheme: lpp, G: 2, R: 4, priority: breadth-first}", 8, 16);
 }
 // Weight fetches of 0 bytes: transfers that complete at once.
-TEST(BareGraph, MasterFullyShardedMatchesPipesimRun) { expect_same("{name: master, scheme: fslpp, G: 2, R: 4}", 8, 16); }
+TEST(BareGraph, MasterFullyShardedMatchesPipesimRun) {
+  expect_same("{name: master, scheme: fslpp, G: 2, R: 4}", 8, 16);
+}
 TEST(BareGraph, MasterGPipeMatchesPipesimRun) { expect_same("{name: master, scheme: gpipe}", 4, 16); }
 
 // A shipped example: uneven stages on an NVSwitch box.

@@ -1,8 +1,8 @@
 // The bare SimGrid reference of the benchmarks (bench/bare/bare_pipeline.cpp)
 // must simulate exactly what `pipesim run` does on the same inputs, or the
 // whole-command comparison of bench_whole_command.cpp means nothing.
-#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
+#include "tests/build_paths.hpp"
 
 #include <cstdlib>
 #include <string>

@@ -1,10 +1,10 @@
 // pipesim run --engine simgrid|analytic|auto: the same JSON from both engines
 // on the shipped examples (times within 1e-9, everything else equal, only
 // "engine" differs), the analytic engine's refusal, auto's fallback.
-#include "tests/build_paths.hpp"
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include "tests/build_paths.hpp"
 
 #include <gtest/gtest.h>
 
@@ -47,7 +47,8 @@ TEST(CliEngine, ShippedExamplesGiveTheSameJsonWithEitherEngine) {
       {"platforms/nvswitch-8gpu.xml", "workloads/examples/transformer-8.yaml",
        "--schedule-param scheme=gpipe --schedule-param G= --schedule-param R="},
       {"platforms/complete-4.xml", "workloads/examples/two-f-two-b.yaml", ""},
-      {"platforms/nvswitch-8gpu.xml", "workloads/examples/gpt2-xl-layers.yaml", "--set schedule=kfkb --set schedule.k=2"},
+      {"platforms/nvswitch-8gpu.xml", "workloads/examples/gpt2-xl-layers.yaml",
+       "--set schedule=kfkb --set schedule.k=2"},
       {"platforms/nvswitch-8gpu.xml", "workloads/examples/gpt2-xl-layers.yaml", "--set schedule=pipedream"},
       {"platforms/nvswitch-8gpu.xml", "workloads/examples/gpt2-xl-layers.yaml", "--set schedule=interleaved-zb"},
   };
@@ -65,8 +66,8 @@ TEST(CliEngine, ShippedExamplesGiveTheSameJsonWithEitherEngine) {
 TEST(CliEngine, ContentionStopsTheAnalyticEngineAndAutoFallsBackToSimGrid) {
   const Case c{"platforms/mobile-mixed-lte.xml", "workloads/examples/mobile-cnn.yaml", ""};
   const std::string json = temp_path("refused.json");
-  const CliResult refused = run_pipesim("run " + kRoot + c.platform + " " + kRoot + c.workload +
-                                        " --engine analytic --json " + json);
+  const CliResult refused =
+      run_pipesim("run " + kRoot + c.platform + " " + kRoot + c.workload + " --engine analytic --json " + json);
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_EQ(refused.out, "");
   EXPECT_EQ(refused.err,

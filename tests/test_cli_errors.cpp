@@ -19,9 +19,9 @@ const std::string kGoodWorkload =
 
 struct BadInput {
   const char* name;
-  std::string platform_xml;  // empty: the 4-device complete graph
-  std::string workload_yaml; // empty: kGoodWorkload
-  std::string fragment;      // the message must contain this (besides the file name)
+  std::string platform_xml;   // empty: the 4-device complete graph
+  std::string workload_yaml;  // empty: kGoodWorkload
+  std::string fragment;       // the message must contain this (besides the file name)
   bool platform_at_fault = false;
 };
 
@@ -40,8 +40,7 @@ std::vector<BadInput> bad_inputs() {
   return {
       {"yaml_syntax", "", "microbatches: [4\nlayers: x\n", "line"},
       {"missing_field", "", "layers:\n  - {forward: 1ms, backward: 2ms, activation: 1MiB}\n", "microbatches"},
-      {"wrong_type", "", "microbatches: many\n" + kGoodWorkload.substr(kGoodWorkload.find('\n') + 1),
-       "microbatches"},
+      {"wrong_type", "", "microbatches: many\n" + kGoodWorkload.substr(kGoodWorkload.find('\n') + 1), "microbatches"},
       {"negative_size", "", "microbatches: 4\nlayers:\n  - {forward: 1ms, backward: 2ms, activation: -3MiB}\n",
        "activation"},
       {"unknown_host", "", kGoodWorkload + "placement:\n  - {layers: 0-1, host: gpu0}\n  - {layers: 2-3, host: tpu7}\n",
@@ -53,16 +52,19 @@ std::vector<BadInput> bad_inputs() {
       {"no_route", unrouted_platform(), explicit_placement, "no route"},
       {"zero_bandwidth", complete_platform_xml(3, "0Bps"), explicit_placement,
        "bandwidth: expected a positive finite bandwidth", true},
-      {"unknown_schedule", "", "microbatches: 4\nlayers:\n  - {forward: 1ms, backward: 2ms, activation: 1MiB}\n"
-                               "schedule: zigzag\n", "zigzag"},
+      {"unknown_schedule", "",
+       "microbatches: 4\nlayers:\n  - {forward: 1ms, backward: 2ms, activation: 1MiB}\n"
+       "schedule: zigzag\n",
+       "zigzag"},
       {"malformed_unit", "", "microbatches: 4\nlayers:\n  - {forward: 1 fortnight, backward: 2ms, activation: 1MiB}\n",
        "forward"},
       {"empty_chain", "", "microbatches: 4\nlayers: []\n", "layers"},
       {"unknown_field", "", kGoodWorkload + "microbatchs: 3\n", "microbatchs"},
       {"bad_platform_xml", "<platform version=\"4.1\"><zone", "", "XML syntax error", true},
-      {"platform_without_devices", "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
-                                   "<platform version=\"4.1\"><zone id=\"z\" routing=\"Full\">"
-                                   "<host id=\"cpu\" speed=\"1Gf\"/></zone></platform>\n",
+      {"platform_without_devices",
+       "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+       "<platform version=\"4.1\"><zone id=\"z\" routing=\"Full\">"
+       "<host id=\"cpu\" speed=\"1Gf\"/></zone></platform>\n",
        "", "no device", true},
   };
 }
@@ -76,8 +78,7 @@ TEST_P(CliBadInput, OneClearLineExitTwoNoOutput) {
                                           bad.platform_xml.empty() ? complete_platform_xml(3) : bad.platform_xml);
   const std::string workload =
       write_file(std::string(bad.name) + ".yaml", bad.workload_yaml.empty() ? kGoodWorkload : bad.workload_yaml);
-  const std::string json = temp_path("out.json"), trace = temp_path("out.trace.json"),
-                    csv = temp_path("out.csv");
+  const std::string json = temp_path("out.json"), trace = temp_path("out.trace.json"), csv = temp_path("out.csv");
   const CliResult r = run_pipesim("run " + platform + " " + workload + " --json " + json + " --trace " + trace +
                                   " --memory-trace " + csv);
   EXPECT_EQ(r.exit_code, 2) << r.err;
@@ -119,8 +120,8 @@ TEST(CliErrors, UnwritableOutputLeavesNothing) {
   const std::string platform = write_file("ok.xml", complete_platform_xml(3));
   const std::string workload = write_file("ok.yaml", kGoodWorkload);
   const std::string json = temp_path("good.json");
-  const CliResult r = run_pipesim("run " + platform + " " + workload + " --json " + json +
-                                  " --trace /nonexistent-dir/t.json");
+  const CliResult r =
+      run_pipesim("run " + platform + " " + workload + " --json " + json + " --trace /nonexistent-dir/t.json");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("/nonexistent-dir/t.json"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(json));

@@ -2,9 +2,9 @@
 // --opt=value, usage mistakes as one stderr line (exit 2), and the output
 // contract: all outputs or none, never over an input, devices written in
 // place, write errors reported. Also make_platform.py's own command line.
-#include "tests/build_paths.hpp"
 #include <algorithm>
 #include <filesystem>
+#include "tests/build_paths.hpp"
 
 #include <gtest/gtest.h>
 
@@ -64,9 +64,9 @@ TEST(CliFrontDoor, HelpOnEveryCommand) {
     }
   // Every option of run is listed.
   const std::string run = run_pipesim("run --help").out;
-  for (const char* option : {"--json FILE", "--trace FILE", "--memory-trace FILE", "--export-pattern FILE",
-                             "--diagram FILE", "--workers FILE", "--schedule-param KEY=VALUE", "--cfg KEY:VALUE",
-                             "--quiet", "--version"})
+  for (const char* option :
+       {"--json FILE", "--trace FILE", "--memory-trace FILE", "--export-pattern FILE", "--diagram FILE",
+        "--workers FILE", "--schedule-param KEY=VALUE", "--cfg KEY:VALUE", "--quiet", "--version"})
     EXPECT_NE(run.find(option), std::string::npos) << option;
   EXPECT_EQ(run.rfind("usage: pipesim run [options] PLATFORM.xml WORKLOAD.yaml\n", 0), 0u) << run;
   // Help wins over missing arguments.
@@ -86,14 +86,16 @@ TEST(CliFrontDoor, VersionOnEveryCommand) {
 TEST(CliFrontDoor, OptionEqualsValue) {
   const std::string dir = fresh_dir("equals");
   write_inputs(dir);
-  const CliResult r = run_pipesim("run p.xml w.yaml --quiet --json=r.json --cfg=network/model:CM02 "
-                                  "--schedule-param=k= --memory-trace=m.csv",
-                                  "", dir);
+  const CliResult r = run_pipesim(
+      "run p.xml w.yaml --quiet --json=r.json --cfg=network/model:CM02 "
+      "--schedule-param=k= --memory-trace=m.csv",
+      "", dir);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(read_text(dir + "/r.json").find("\"schedule\": \"1f1b\""), std::string::npos);
   // The value after the first '=' is the schedule parameter's.
-  expect_one_error_line(run_pipesim("run p.xml w.yaml --schedule-param=k=2", "", dir),
-                        "pipesim: error: w.yaml: schedule.k: unknown parameter 'k' for schedule '1f1b' (it takes none)");
+  expect_one_error_line(
+      run_pipesim("run p.xml w.yaml --schedule-param=k=2", "", dir),
+      "pipesim: error: w.yaml: schedule.k: unknown parameter 'k' for schedule '1f1b' (it takes none)");
   EXPECT_EQ(read_text(dir + "/m.csv").rfind("time,device,category,bytes\n", 0), 0u);
   const CliResult i = run_pipesim("import " + kResNet18 + " --output=" + dir + "/r18.yaml --microbatches=32");
   EXPECT_EQ(i.exit_code, 0) << i.err;
@@ -142,7 +144,8 @@ std::vector<Mistake> mistakes() {
       {"study_bad_noam", "study p.xml w.yaml -o out --noam 1,x",
        "pipesim: error: --noam needs a whole number >= 1, got 'x'; see 'pipesim study --help'"},
       {"study_bad_time", "study p.xml w.yaml -o out --ilp-time-limit soon",
-       "pipesim: error: --ilp-time-limit: expected a duration like '3ms' or '2.5s', got 'soon'; see 'pipesim study --help'"},
+       "pipesim: error: --ilp-time-limit: expected a duration like '3ms' or '2.5s', got 'soon'; see 'pipesim study "
+       "--help'"},
   };
 }
 
@@ -167,9 +170,10 @@ INSTANTIATE_TEST_SUITE_P(Cli, CliUsageMistake, ::testing::ValuesIn(mistakes()),
 TEST(CliFrontDoor, MaxMemoryRefusesOrAllowsARun) {
   const std::string dir = fresh_dir("maxmem");
   write_inputs(dir);
-  std::ofstream(dir + "/huge.yaml") << "microbatches: 1000000000\n"
-                                       "layers:\n"
-                                       "  - {forward: 1ms, backward: 2ms, activation: 1MiB, weights: 1MiB, repeat: 4}\n";
+  std::ofstream(dir + "/huge.yaml")
+      << "microbatches: 1000000000\n"
+         "layers:\n"
+         "  - {forward: 1ms, backward: 2ms, activation: 1MiB, weights: 1MiB, repeat: 4}\n";
   const CliResult huge = run_pipesim("run p.xml huge.yaml --json r.json", "", dir);
   EXPECT_EQ(huge.exit_code, 2);
   EXPECT_EQ(huge.err.rfind("pipesim: error: huge.yaml: microbatches: this run needs about ", 0), 0u) << huge.err;
@@ -219,8 +223,9 @@ TEST(CliOutputs, OutputThatIsAnInputIsRefused) {
   expect_one_error_line(run_pipesim("run p.xml w.yaml --json ./w.yaml", "", dir),
                         "pipesim: error: ./w.yaml: --json: is the workload, an input; choose another output file");
   expect_one_error_line(run_pipesim("run p.xml ./w.yaml --diagram " + dir + "/p.xml", "", dir),
-                        "pipesim: error: " + dir + "/p.xml: --diagram: is the platform, an input; choose another "
-                        "output file");
+                        "pipesim: error: " + dir +
+                            "/p.xml: --diagram: is the platform, an input; choose another "
+                            "output file");
   // A hard link is the same file.
   fs::create_hard_link(dir + "/w.yaml", dir + "/same.yaml");
   expect_one_error_line(run_pipesim("run p.xml w.yaml --quiet --export-pattern same.yaml", "", dir),
@@ -249,8 +254,8 @@ TEST(CliOutputs, TheScheduleFileIsAnInput) {
   fs::create_directory(dir + "/w");
   const std::string orders = "0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1\n";
   std::ofstream(dir + "/w/o.csv") << orders;
-  std::ofstream(dir + "/w/csv.yaml")
-      << "layers:\n  - {forward: 1ms, backward: 2ms, activation: 1MiB, repeat: 2}\nschedule: {name: csv, file: o.csv}\n";
+  std::ofstream(dir + "/w/csv.yaml") << "layers:\n  - {forward: 1ms, backward: 2ms, activation: 1MiB, repeat: "
+                                        "2}\nschedule: {name: csv, file: o.csv}\n";
   expect_one_error_line(run_pipesim("run p.xml w/csv.yaml --json w/o.csv", "", dir),
                         "pipesim: error: w/o.csv: --json: is the schedule file, an input; choose another output file");
   expect_one_error_line(run_pipesim("run p.xml w/csv.yaml --quiet --export-orders ./w/../w/o.csv", "", dir),

@@ -1,6 +1,6 @@
 // Good runs through the command line: the shipped example, outputs, determinism.
-#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
+#include "tests/build_paths.hpp"
 
 #include "tests/cli_runner.hpp"
 
@@ -85,8 +85,8 @@ TEST(CliRun, PatternIsReportedExportedValidatedAndRunAgain) {
       "  - {forward: 2ms, backward: 4ms, activation: 32MiB, weights: 100MiB}\n"
       "  - {forward: 1ms, backward: 2ms, activation: 64MiB, weights: 100MiB}\n"
       "  - {forward: 1.5ms, backward: 3ms, activation: 16MiB, weights: 100MiB}\n";
-  const std::string workload =
-      write_file("kfkb.yaml", "microbatches: 200\n" + layers + "schedule: {name: kfkb, k: 2, allocation: \"0,1,0,1\"}\n");
+  const std::string workload = write_file(
+      "kfkb.yaml", "microbatches: 200\n" + layers + "schedule: {name: kfkb, k: 2, allocation: \"0,1,0,1\"}\n");
   const std::string json = temp_path("kfkb.json"), exported = temp_path("kfkb.pattern.yaml");
   CliResult r = run_pipesim("run " + platform + " " + workload + " --json " + json + " --export-pattern " + exported);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -100,8 +100,8 @@ TEST(CliRun, PatternIsReportedExportedValidatedAndRunAgain) {
   r = run_pipesim("validate " + platform + " " + workload + " " + exported);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
 
-  const std::string again = write_file("again.yaml", "microbatches: 200\n" + layers +
-                                                         "schedule: {name: pattern, file: " + exported + "}\n");
+  const std::string again =
+      write_file("again.yaml", "microbatches: 200\n" + layers + "schedule: {name: pattern, file: " + exported + "}\n");
   const std::string json2 = temp_path("again.json");
   r = run_pipesim("run " + platform + " " + again + " --json " + json2);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -110,9 +110,9 @@ TEST(CliRun, PatternIsReportedExportedValidatedAndRunAgain) {
 
 TEST(CliRun, FlushScheduleExportsItsIterationAsAPattern) {
   const std::string exported = temp_path("gpt2.pattern.yaml"), json = temp_path("gpt2p.json");
-  const CliResult r = run_pipesim("run " + kRoot + "platforms/nvswitch-8gpu.xml " + kRoot +
-                                  "workloads/examples/gpt2-xl-layers.yaml --quiet --json " + json + " --export-pattern " +
-                                  exported);
+  const CliResult r =
+      run_pipesim("run " + kRoot + "platforms/nvswitch-8gpu.xml " + kRoot +
+                  "workloads/examples/gpt2-xl-layers.yaml --quiet --json " + json + " --export-pattern " + exported);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // A flush schedule's period is its iteration, which the run itself is: no
   // pattern figures beside it (they would repeat the run's own figures, and

@@ -2,9 +2,9 @@
 // on platforms where no two steps share a link the makespan is the closed
 // form of docs/collectives.md to 1e-9; where groups share an uplink, it is
 // what SimGrid's sharing gives, computed by hand.
-#include "tests/build_paths.hpp"
 #include <algorithm>
 #include <cmath>
+#include "tests/build_paths.hpp"
 
 #include <gtest/gtest.h>
 
@@ -111,7 +111,7 @@ TEST(CollectiveEngine, HierarchicalAllReduceIsTheSumOfItsThreePhases) {
   const double m = 4, nodes = 2, ai = 1e-5, bi = 1e10;
   for (const int c : {1, 2})
     expect_time(sim, spec(CollectiveOp::AllReduce, CollectiveAlgorithm::Hierarchical, ranks(8), kS, c),
-                2 * c * (m - 1) * ai + 2 * (m - 1) / m * kS / bi +           // in the box, there and back
+                2 * c * (m - 1) * ai + 2 * (m - 1) / m * kS / bi +                         // in the box, there and back
                     2 * c * (nodes - 1) * kAlpha + 2 * (nodes - 1) / nodes * kS / m / kB,  // S/m across
                 "hierarchical, chunks " + std::to_string(c));
 }
@@ -128,8 +128,8 @@ TEST(CollectiveEngine, OnOneLinkPerGpuTheRingIsContentionFreeAndTheTreesChildren
   Simulation sim(std::string(PIPESIM_SOURCE_DIR) + "/platforms/nvswitch-4gpu.xml");
   const double s = 3e9, b = 300e9, hop = 2e-6;  // a path: two links
   // The ring sends one flow up and receives one flow down each GPU's link: its closed form.
-  expect_time(sim, spec(CollectiveOp::AllReduce, CollectiveAlgorithm::Ring, ranks(4), s),
-              6 * (hop + s / 4 / b), "ring");
+  expect_time(sim, spec(CollectiveOp::AllReduce, CollectiveAlgorithm::Ring, ranks(4), s), 6 * (hop + s / 4 / b),
+              "ring");
   // Tree 0 is 0 - 2 - {1, 3}, tree 1 is 3 - 1 - {2, 0}: 4 steps of S/2, contention-free 4 (2 us + S/(2B)).
   const auto tree = spec(CollectiveOp::AllReduce, CollectiveAlgorithm::Tree, ranks(4), s);
   EXPECT_NEAR(collective_closed_form(tree, sim.platform()), 4 * (hop + s / 2 / b), 1e-15);

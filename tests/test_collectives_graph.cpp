@@ -167,8 +167,7 @@ TEST(CollectiveGraph, TransfersCarryTheTagTheRecordAndEndInDoneMarkers) {
   for (TaskId id = 1; id < g.size() && !first_send; ++id)
     if (g.task(id).device == 2 && g.task(id).peer == 3) first_send = id;
   EXPECT_TRUE(std::find(g.deps_begin(first_send), g.deps_end(first_send), compute) != g.deps_end(first_send));
-  EXPECT_TRUE(std::find(g.deps_begin(first.done[3]), g.deps_end(first.done[3]), compute) !=
-              g.deps_end(first.done[3]));
+  EXPECT_TRUE(std::find(g.deps_begin(first.done[3]), g.deps_end(first.done[3]), compute) != g.deps_end(first.done[3]));
 
   // The same collective for the next micro-batch reuses the record.
   tag.microbatch = 6;
@@ -178,14 +177,16 @@ TEST(CollectiveGraph, TransfersCarryTheTagTheRecordAndEndInDoneMarkers) {
   EXPECT_EQ(g.task(second.done[0]).microbatch, 6);
   EXPECT_EQ(testing::error_message<std::invalid_argument>([&] { add_collective(g, s, p, {}, tag, 1); }),
             "collective record 1 does not exist");
-  EXPECT_EQ(testing::error_message<std::invalid_argument>([&] { add_collective(g, s, p, {{}, {}}, tag); }),
+  EXPECT_EQ(testing::error_message<std::invalid_argument>([&] {
+              add_collective(g, s, p, {{}, {}}, tag);
+            }),
             "the all-reduce has 4 ranks and 2 lists of ready tasks");
 }
 
 TEST(CollectiveGraph, OneRankAddsOnlyItsDoneMarker) {
   const Platform p = uniform_platform(3, 1e-6, 1e9);
-  for (const auto op : {CollectiveOp::AllReduce, CollectiveOp::ReduceScatter, CollectiveOp::AllGather,
-                        CollectiveOp::Broadcast}) {
+  for (const auto op :
+       {CollectiveOp::AllReduce, CollectiveOp::ReduceScatter, CollectiveOp::AllGather, CollectiveOp::Broadcast}) {
     TaskGraph g(3);
     Task compute;
     compute.device = 2;

@@ -2,9 +2,9 @@
 // memory than its own report: a task far
 // shorter than the run widens the columns instead of asking for billions of
 // cells, and an SVG of more tasks than kMaxSvgTasks is refused.
-#include "tests/build_paths.hpp"
 #include <filesystem>
 #include <stdexcept>
+#include "tests/build_paths.hpp"
 
 #include <gtest/gtest.h>
 
@@ -81,8 +81,9 @@ TEST(DiagramLimits, AnSvgOfTooManyTasksIsRefusedBeforeDrawing) {
     pipeline_diagram_svg(g, tl, platform, DiagramOptions{});
     FAIL() << "no error";
   } catch (const std::length_error& e) {
-    EXPECT_STREQ(e.what(), "an SVG of 1000001 tasks (about 286 MiB); SVG diagrams draw at most 1000000 (a FILE not "
-                           "ending in .svg gives a text diagram)");
+    EXPECT_STREQ(e.what(),
+                 "an SVG of 1000001 tasks (about 286 MiB); SVG diagrams draw at most 1000000 (a FILE not "
+                 "ending in .svg gives a text diagram)");
   }
 }
 
@@ -92,9 +93,11 @@ TEST(DiagramLimits, SplitWithAnExtremeBetaDrawsABoundedDiagram) {
   const std::string root = std::string(PIPESIM_SOURCE_DIR) + "/";
   for (const char* name : {"extreme.txt", "extreme.svg"}) {
     const std::string diagram = testing::temp_path(name);
-    const testing::CliResult r = testing::run_pipesim(
-        "run " + root + "platforms/mobile-4.xml " + root + "workloads/examples/mobile-cnn.yaml --schedule-param "
-        "allocation=none --schedule-param beta=0.999999 --quiet --diagram " + diagram);
+    const testing::CliResult r =
+        testing::run_pipesim("run " + root + "platforms/mobile-4.xml " + root +
+                             "workloads/examples/mobile-cnn.yaml --schedule-param "
+                             "allocation=none --schedule-param beta=0.999999 --quiet --diagram " +
+                             diagram);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_GT(std::filesystem::file_size(diagram), 0u);
     EXPECT_LT(std::filesystem::file_size(diagram), 16u << 20) << name;

@@ -1,10 +1,10 @@
 // The SimGrid engine on hand-made task graphs. Each test runs in its own
 // process (gtest_discover_tests), as SimGrid allows one engine per process.
-#include "tests/build_paths.hpp"
 #include <cmath>
 #include <limits>
 #include <utility>
 #include <vector>
+#include "tests/build_paths.hpp"
 
 #include <gtest/gtest.h>
 
@@ -320,7 +320,7 @@ TEST(EnginePaths, FoundOnDemandSharedByCopiesAndOnlyWhileTheSimulationLives) {
     copy = p;
     EXPECT_EQ(&copy.path(0, 2), &first);
   }
-  EXPECT_DOUBLE_EQ(copy.path(0, 2).latency, 1e-3);                // found before: still there
+  EXPECT_DOUBLE_EQ(copy.path(0, 2).latency, 1e-3);        // found before: still there
   EXPECT_THROW((void)copy.path(2, 1), std::logic_error);  // SimGrid is gone
 }
 
@@ -373,7 +373,8 @@ TEST(EnginePaths, ProfilesMakeThePlatformTimeVarying) {
 TEST(EnginePaths, TenThousandHostStarLoadsQuickly) {
   const std::string platform = write_file(
       "star10k.xml",
-      "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n<platform version=\"4.1\">\n"
+      "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n<platform "
+      "version=\"4.1\">\n"
       "  <cluster id=\"star\" prefix=\"gpu\" suffix=\"\" radical=\"0-9999\" speed=\"156Tf\" bw=\"25GBps\" lat=\"1us\""
       " sharing_policy=\"SPLITDUPLEX\">\n    <prop id=\"memory\" value=\"80GiB\"/>\n  </cluster>\n</platform>\n");
   Simulation sim(platform);

@@ -38,9 +38,11 @@ std::string laptop_xml(const std::string& gpu_extra = "", const std::string& gpu
       <prop id="backward_speed" value="0.5Tf"/>
     </host>
     <host id="laptop-gpu" speed="4Tf">
-      <prop id="resource_of" value=")") + gpu_owner + R"("/>
+      <prop id="resource_of" value=")") +
+         gpu_owner + R"("/>
       <prop id="resource" value="gpu"/>
-)" + gpu_extra + R"(    </host>
+)" + gpu_extra +
+         R"(    </host>
     <host id="pi" speed="10Gf">
       <prop id="memory" value="4GiB"/>
       <prop id="kind" value="mobile"/>

@@ -7,13 +7,13 @@
 // the order of a free and an allocation at one instant sets the peak. The
 // timeline itself is compared through the Perfetto trace: every task's start
 // and duration, every memory counter.
-#include "tests/build_paths.hpp"
 #include <algorithm>
 #include <cmath>
-#include <tuple>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
+#include "tests/build_paths.hpp"
 
 #include <gtest/gtest.h>
 
@@ -41,8 +41,9 @@ const std::map<std::string, Case>& cases() {
   static const std::map<std::string, Case> all = {
       {"1f1b", {kNvswitch4, kTiny, "--set schedule=1f1b"}},
       {"1f1b-pattern", {kNvswitch4, kTiny, "--set schedule=1f1b-pattern"}},
-      {"csv", {kNvswitch4, kTiny, "--set schedule.name=csv --set schedule.file=" + kRoot +
-                                      "tests/data/pytorch/zb1p_2rank_2stagep_compute.csv"}},
+      {"csv",
+       {kNvswitch4, kTiny,
+        "--set schedule.name=csv --set schedule.file=" + kRoot + "tests/data/pytorch/zb1p_2rank_2stagep_compute.csv"}},
       {"dualpipev", {kNvswitch4, kTiny, "--set schedule=dualpipev", "run on one resource of gpu0 with shares 1 and 1"}},
       {"gpipe", {kNvswitch4, kTiny, "--set schedule=gpipe"}},
       {"ilp", {kNvswitch4, kTiny, "--set schedule.name=ilp --set schedule.time_limit=20s --set microbatches=4"}},
@@ -50,8 +51,10 @@ const std::map<std::string, Case>& cases() {
       {"interleaved-zb", {kNvswitch4, kTiny, "--set schedule=interleaved-zb"}},
       {"kfkb", {kNvswitch4, kTiny, "--set schedule=kfkb --set schedule.k=2"}},
       {"looped-bfs", {kNvswitch4, kTiny, "--set schedule=looped-bfs"}},
-      {"master", {kNvswitch4, kTiny, "--set schedule=master --schedule-param scheme=lpp --schedule-param G=2 "
-                                     "--schedule-param R=2"}},
+      {"master",
+       {kNvswitch4, kTiny,
+        "--set schedule=master --schedule-param scheme=lpp --schedule-param G=2 "
+        "--schedule-param R=2"}},
       {"pattern", {kNvswitch4, kTiny, "--set schedule.name=pattern --set schedule.file=PATTERN"}},
       {"pipedream", {kNvswitch4, kTiny, "--set schedule=pipedream"}},
       {"split", {"platforms/mobile-laptops-wifi.xml", "workloads/examples/mobile-cnn.yaml", ""}},
@@ -156,7 +159,8 @@ TEST_P(BothEngines, GiveTheSameTimelineAndMemory) {
   const auto found = cases().find(family);
   ASSERT_NE(found, cases().end()) << "no case for the registered family " << family << ": add one above";
   const Case& c = found->second;
-  const Outputs analytic = run(family, c, "analytic"), simgrid = run(family, c, "simgrid"), chosen = run(family, c, "auto");
+  const Outputs analytic = run(family, c, "analytic"), simgrid = run(family, c, "simgrid"),
+                chosen = run(family, c, "auto");
   ASSERT_EQ(simgrid.result.exit_code, 0) << simgrid.result.err;
   if (!c.refusal.empty()) {
     EXPECT_EQ(analytic.result.exit_code, 2);

@@ -165,8 +165,8 @@ TEST(ExactPeriod, MatchesBruteForceOnRandomGraphs) {
     ASSERT_FALSE(c.empty());
     for (std::size_t k = 0; k < c.size(); ++k) {
       const int from = c[k], to = c[(k + 1) % c.size()];
-      EXPECT_TRUE(std::any_of(g.arcs.begin(), g.arcs.end(),
-                              [&](const EventArc& a) { return a.from == from && a.to == to; }))
+      EXPECT_TRUE(
+          std::any_of(g.arcs.begin(), g.arcs.end(), [&](const EventArc& a) { return a.from == from && a.to == to; }))
           << "trial " << trial << ": no arc " << from << " -> " << to;
     }
   }

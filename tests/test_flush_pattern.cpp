@@ -3,13 +3,13 @@
 // and unrolled they simulate like the generators' own task graphs.
 #include <gtest/gtest.h>
 
-#include "sim/exact_period.hpp"
 #include "patterns/pattern_analysis.hpp"
-#include "schedules/flush/flush_pattern.hpp"
-#include "schedules/flush/flush_sequences.hpp"
 #include "patterns/pattern_timing.hpp"
 #include "patterns/pattern_unroll.hpp"
+#include "schedules/flush/flush_pattern.hpp"
+#include "schedules/flush/flush_sequences.hpp"
 #include "sim/engine/simulation.hpp"
+#include "sim/exact_period.hpp"
 #include "tests/fixtures.hpp"
 #include "tests/test_pattern_fixtures.hpp"
 

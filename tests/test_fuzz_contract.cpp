@@ -10,11 +10,11 @@
 //   build/pipesim_tests --gtest_filter=Fuzz/PlatformXml.KeepsTheErrorContract/17
 // A failure prints the mutations, the command and its stderr, and keeps the
 // case's directory.
-#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
+#include "tests/build_paths.hpp"
 
-#include <filesystem>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -76,8 +76,8 @@ std::string without_comment_lines(const std::string& text) {
 
 // tiny.yaml with 4 micro-batches: every valid mutation runs in milliseconds.
 std::string tiny_workload(const std::string& schedule = "1f1b") {
-  return edited(edited(source("workloads/examples/tiny.yaml"), "microbatches: 8", "microbatches: 4"),
-                "schedule: 1f1b", "schedule: " + schedule);
+  return edited(edited(source("workloads/examples/tiny.yaml"), "microbatches: 8", "microbatches: 4"), "schedule: 1f1b",
+                "schedule: " + schedule);
 }
 
 // One pipesim command of a case, with what it may write and whom an error
@@ -130,8 +130,8 @@ class FuzzCase : public ::testing::TestWithParam<int> {
     for (const auto& a : argv) command += " '" + a + "'";
     const std::string context = "\n  command: " + command + "\n  exit: " +
                                 (r.timed_out ? std::string("timeout")
-                                 : r.signal ? "signal " + std::to_string(r.signal) + " (" + strsignal(r.signal) + ")"
-                                            : std::to_string(r.exit_code)) +
+                                 : r.signal  ? "signal " + std::to_string(r.signal) + " (" + strsignal(r.signal) + ")"
+                                             : std::to_string(r.exit_code)) +
                                 "\n  stderr: " + shown(err, 600) + "\n  stdout: " + shown(out, 200);
     const std::string why = contract_violation(call, r, out, err);
     return why.empty() ? "" : why + context;
@@ -199,8 +199,8 @@ class FuzzCase : public ::testing::TestWithParam<int> {
   bool keep_ = false;
 };
 
-Invocation run_call(const std::string& platform, const std::string& workload,
-                          std::vector<std::string> extra = {}, std::vector<std::string> blame = {}) {
+Invocation run_call(const std::string& platform, const std::string& workload, std::vector<std::string> extra = {},
+                    std::vector<std::string> blame = {}) {
   Invocation call;
   call.args = {"run", platform, workload, "--json", "out.json", "--trace", "trace.json", "--quiet"};
   call.args.insert(call.args.end(), extra.begin(), extra.end());
@@ -258,8 +258,8 @@ TEST(FuzzHarness, ErrorLinesMustNameAField) {
 }
 
 TEST(FuzzHarness, ChildOutcomes) {
-  const std::string dir = fs::temp_directory_path().string(), out = dir + "/fuzz-harness-" +
-                          std::to_string(::getpid()) + ".out", err = out + ".err";
+  const std::string dir = fs::temp_directory_path().string(),
+                    out = dir + "/fuzz-harness-" + std::to_string(::getpid()) + ".out", err = out + ".err";
   const ChildResult exited = run_child({"/bin/sh", "-c", "echo hi; echo oops >&2; exit 2"}, dir, out, err, 20);
   EXPECT_EQ(exited.exit_code, 2);
   EXPECT_EQ(read_file(out), "hi\n");
@@ -274,13 +274,12 @@ TEST(FuzzHarness, ChildOutcomes) {
 
 // --- platform XML --------------------------------------------------------
 
-const FormatRules kXmlRules = {
-    {std::regex(R"re( [A-Za-z_]+="[^"]*")re"),                       // an attribute
-     std::regex(R"re(<host [^\n]*>[\s\S]*?</host>\n)re"),            // a host with its properties
-     std::regex(R"re(  *<(link|route|router|prop) [^\n]*\n)re")},    // a one-line element
-    std::regex(R"re(\b(?:id|src|dst)="([^"]*)")re"),
-    {"gpu9", "nosuch", "gpu0", "link0-1", "", "nvswitch", "__loopback__"},
-    ""};
+const FormatRules kXmlRules = {{std::regex(R"re( [A-Za-z_]+="[^"]*")re"),             // an attribute
+                                std::regex(R"re(<host [^\n]*>[\s\S]*?</host>\n)re"),  // a host with its properties
+                                std::regex(R"re(  *<(link|route|router|prop) [^\n]*\n)re")},  // a one-line element
+                               std::regex(R"re(\b(?:id|src|dst)="([^"]*)")re"),
+                               {"gpu9", "nosuch", "gpu0", "link0-1", "", "nvswitch", "__loopback__"},
+                               ""};
 
 class PlatformXml : public FuzzCase {
   std::string format() const override { return "platform"; }
@@ -363,11 +362,10 @@ INSTANTIATE_TEST_SUITE_P(Fuzz, WorkloadEdits, ::testing::Range(0, static_cast<in
 
 // --- pattern YAML (written by --export-pattern), validated and run -------
 
-const FormatRules kPatternRules = {
-    {std::regex(R"re(\b[a-z_]+: *[^,{}\n#]*)re"), std::regex(R"re(  - [^\n]*\n)re")},
-    std::regex(R"re(\b(?:task|device|weights|from|to): *([^,{}\n#]+))re"),
-    {"F9", "B0", "X1", "gpu9", "nosuch", "2bw", "stashing", "F1", "-1"},
-    ""};
+const FormatRules kPatternRules = {{std::regex(R"re(\b[a-z_]+: *[^,{}\n#]*)re"), std::regex(R"re(  - [^\n]*\n)re")},
+                                   std::regex(R"re(\b(?:task|device|weights|from|to): *([^,{}\n#]+))re"),
+                                   {"F9", "B0", "X1", "gpu9", "nosuch", "2bw", "stashing", "F1", "-1"},
+                                   ""};
 
 class PatternYaml : public FuzzCase {
   std::string format() const override { return "pattern"; }
@@ -407,11 +405,10 @@ INSTANTIATE_TEST_SUITE_P(Fuzz, PatternYaml, ::testing::Range(0, kCasesPerFormat)
 
 // --- PyTorch per-device compute orders (CSV), validated ------------------
 
-const FormatRules kCsvRules = {
-    {std::regex(R"re([^,\n]+)re")},  // a cell
-    std::regex(R"re(([0-9]+[A-Z]+[0-9]+))re"),
-    {"0X0", "9F0", "0F99", "hello", "1F-1", "0F0", "0B", "F1", "0FULL_BACKWARD1", "0I9"},
-    ","};
+const FormatRules kCsvRules = {{std::regex(R"re([^,\n]+)re")},  // a cell
+                               std::regex(R"re(([0-9]+[A-Z]+[0-9]+))re"),
+                               {"0X0", "9F0", "0F99", "hello", "1F-1", "0F0", "0B", "F1", "0FULL_BACKWARD1", "0I9"},
+                               ","};
 
 class OrdersCsv : public FuzzCase {
   std::string format() const override { return "orders"; }
@@ -422,8 +419,8 @@ TEST_P(OrdersCsv, KeepsTheErrorContract) {
   Rng rng(seed_);
   const bool zb1p = rng.chance(60);
   mutations_.push_back(zb1p ? "base tests/data/pytorch/zb1p_2rank_2stagep_compute.csv" : "base GPipe orders, 4 ranks");
-  write("orders.csv", mutated(zb1p ? source("tests/data/pytorch/zb1p_2rank_2stagep_compute.csv") : gpipe_orders(),
-                              rng, kCsvRules));
+  write("orders.csv",
+        mutated(zb1p ? source("tests/data/pytorch/zb1p_2rank_2stagep_compute.csv") : gpipe_orders(), rng, kCsvRules));
   // zb1p's file has 8 micro-batches, tiny.yaml's own number.
   write("workload.yaml", zb1p ? source("workloads/examples/tiny.yaml") : tiny_workload());
   write("platform.xml", source("platforms/complete-4.xml"));
@@ -436,12 +433,11 @@ INSTANTIATE_TEST_SUITE_P(Fuzz, OrdersCsv, ::testing::Range(0, kCasesPerFormat));
 
 // --- PipeDream graph.txt, imported, then run -----------------------------
 
-const FormatRules kGraphRules = {
-    {std::regex(R"re([a-z_]+=[^,\n]*)re"),          // key=value
-     std::regex(R"re( -- [^\n]*?(?= -- |\n))re")},  // a ` -- ` section
-    std::regex(R"re(\b(node[0-9]+)\b)re"),
-    {"node9999", "node1", "nodeX", "Input", "node-1", "node"},
-    ", "};
+const FormatRules kGraphRules = {{std::regex(R"re([a-z_]+=[^,\n]*)re"),          // key=value
+                                  std::regex(R"re( -- [^\n]*?(?= -- |\n))re")},  // a ` -- ` section
+                                 std::regex(R"re(\b(node[0-9]+)\b)re"),
+                                 {"node9999", "node1", "nodeX", "Input", "node-1", "node"},
+                                 ", "};
 
 class PipeDreamGraph : public FuzzCase {
   std::string format() const override { return "graph"; }
@@ -457,8 +453,7 @@ TEST_P(PipeDreamGraph, KeepsTheErrorContract) {
                              {{"imported.yaml", "#"}},
                              {"graph.txt", "imported.yaml"}},
                             &exit_code);
-  if (failure.empty() && exit_code == 0)
-    failure = run(run_call("platform.xml", "imported.yaml"));
+  if (failure.empty() && exit_code == 0) failure = run(run_call("platform.xml", "imported.yaml"));
   conclude(failure);
 }
 
@@ -469,8 +464,7 @@ INSTANTIATE_TEST_SUITE_P(Fuzz, PipeDreamGraph, ::testing::Range(0, kCasesPerForm
 const FormatRules kModelRules = {
     {std::regex(R"re(\b[a-z_]+: *[^,{}\n#]*)re"), std::regex(R"re(  - [^\n]*\n)re")},
     std::regex(R"re(\b(?:preset|activation|precision|recompute|name|config|schedule|optimizer): *([^,{}\n#]+))re"),
-    {"nosuch", "gpt3-1.7b", "swiglu", "fp8", "full", "selective", "adamw", "config.json", "-1", "0", "~", "[]",
-     "{}"},
+    {"nosuch", "gpt3-1.7b", "swiglu", "fp8", "full", "selective", "adamw", "config.json", "-1", "0", "~", "[]", "{}"},
     ""};
 
 class ModelWorkload : public FuzzCase {
@@ -482,13 +476,15 @@ class ModelWorkload : public FuzzCase {
 std::string small_model_workload() {
   return "name: small\nmodel:\n  layers: 2\n  hidden: 256\n  heads: 4\n  kv_heads: 2\n  vocab: 1000\n"
          "  seq_length: 128\n  microbatch_size: 2\n  activation: gelu\n  precision: bf16\n  recompute: none\n"
-         "  tp: 1\n  calibration: calibration.yaml\noptimizer: {name: adam, gradient_bytes: 4, distributed: true, data_parallel: 2}\n"
+         "  tp: 1\n  calibration: calibration.yaml\noptimizer: {name: adam, gradient_bytes: 4, distributed: true, "
+         "data_parallel: 2}\n"
          "memory: {reserve: 1MB}\nmicrobatches: 4\nschedule: gpipe\n";
 }
 
 // The compute model's measured times by op key (docs/devices.md#calibration-files).
-const std::string kCalibration = "block.forward: 1ms\nblock.backward_input: 1.5ms\nblock.backward_weight: 0.5ms\n"
-                                 "head.forward: 2ms\nembedding.forward: 10us\n";
+const std::string kCalibration =
+    "block.forward: 1ms\nblock.backward_input: 1.5ms\nblock.backward_weight: 0.5ms\n"
+    "head.forward: 2ms\nembedding.forward: 10us\n";
 
 TEST_P(ModelWorkload, KeepsTheErrorContract) {
   Rng rng(seed_);
@@ -512,8 +508,8 @@ INSTANTIATE_TEST_SUITE_P(Fuzz, ModelWorkload, ::testing::Range(0, kCasesPerForma
 const FormatRules kParallelRules = {
     {std::regex(R"re(\b[a-z_]+: *[^,{}\n#]*)re"), std::regex(R"re(\[[^\]\n]*\])re")},
     std::regex(R"re(\b(?:tp|pp|dp|zero|order|bucket|tp_algorithm|dp_algorithm|devices|schedule): *([^,{}\n#]+))re"),
-    {"3", "4", "0", "-1", "1000000", "pp-tp-dp", "tp-tp-pp", "tree", "hierarchical", "ring", "[gpu0, gpu0]",
-     "[gpu9]", "1e30TB", "zbv", "interleaved-1f1b", "~", "[]", "{}"},
+    {"3", "4", "0", "-1", "1000000", "pp-tp-dp", "tp-tp-pp", "tree", "hierarchical", "ring", "[gpu0, gpu0]", "[gpu9]",
+     "1e30TB", "zbv", "interleaved-1f1b", "~", "[]", "{}"},
     ""};
 
 class ParallelWorkload : public FuzzCase {
@@ -537,11 +533,10 @@ INSTANTIATE_TEST_SUITE_P(Fuzz, ParallelWorkload, ::testing::Range(0, kCasesPerFo
 
 // --- Hugging Face config.json, through a model workload --------------------
 
-const FormatRules kHfConfigRules = {
-    {std::regex(R"re("[a-z_]+": *[^,{}\n]*)re")},  // "key": value
-    std::regex(R"re("(?:model_type|hidden_act|torch_dtype)": *"([^"\n]*)")re"),
-    {"bert", "gelu", "relu", "", "mistral", "gpt2", "llama"},
-    ", "};
+const FormatRules kHfConfigRules = {{std::regex(R"re("[a-z_]+": *[^,{}\n]*)re")},  // "key": value
+                                    std::regex(R"re("(?:model_type|hidden_act|torch_dtype)": *"([^"\n]*)")re"),
+                                    {"bert", "gelu", "relu", "", "mistral", "gpt2", "llama"},
+                                    ", "};
 
 class HfConfigJson : public FuzzCase {
   std::string format() const override { return "hfconfig"; }
@@ -552,8 +547,8 @@ TEST_P(HfConfigJson, KeepsTheErrorContract) {
   Rng rng(seed_);
   const bool gpt2 = rng.chance(50);
   mutations_.push_back(gpt2 ? "base tests/data/hf/gpt2-xl.json" : "base tests/data/hf/llama-2-7b.json");
-  write("config.json", mutated(source(gpt2 ? "tests/data/hf/gpt2-xl.json" : "tests/data/hf/llama-2-7b.json"), rng,
-                               kHfConfigRules));
+  write("config.json",
+        mutated(source(gpt2 ? "tests/data/hf/gpt2-xl.json" : "tests/data/hf/llama-2-7b.json"), rng, kHfConfigRules));
   // Short sequences keep the case fast whatever the config says.
   write("workload.yaml", "model: {config: config.json, seq_length: 64, layers: 2}\nmicrobatches: 2\nschedule: 1f1b\n");
   write("platform.xml", source("platforms/h200-1gpu.xml"));
@@ -572,22 +567,78 @@ class SimGridSetting : public FuzzCase {
 std::string setting(Rng& rng) {
   // SimGrid 3.32's keys that change the simulation (not tracing, SMPI,
   // model checking, debugging or chaos monkey), and one unknown key.
-  static const std::vector<std::string> keys = {
-      "network/model", "cpu/model", "host/model", "network/crosstraffic", "network/TCP-gamma",
-      "network/latency-factor", "network/bandwidth-factor", "network/weight-S", "network/loopback-bw",
-      "network/loopback-lat", "network/maxmin-selective-update", "network/optim", "network/solver", "cpu/optim",
-      "cpu/solver", "cpu/maxmin-selective-update", "maxmin/precision", "surf/precision", "maxmin/concurrency-limit",
-      "contexts/factory", "contexts/stack-size", "contexts/guard-size", "contexts/nthreads", "bmf/max-iterations",
-      "bmf/precision", "exception/cutpath", "foo/bar", "network/Model"};
-  static const std::vector<std::string> values = {
-      "", "0", "-1", "1", "nan", "inf", "-inf", "1e308", "1e-308", "2147483648", "9223372036854775808", "yes", "no",
-      "CM02", "LV08", "Constant", "IB", "SMPI", "Cas01", "ptask_L07", "default", "compound", "TI", "Lazy", "Full",
-      "maxmin", "bmf", "fairbottleneck", "thread", "raw", "ucontext", "boost", "garbage\x01", " ", "CM02 ", "1:2",
-      "0.5:0.5"};
+  static const std::vector<std::string> keys = {"network/model",
+                                                "cpu/model",
+                                                "host/model",
+                                                "network/crosstraffic",
+                                                "network/TCP-gamma",
+                                                "network/latency-factor",
+                                                "network/bandwidth-factor",
+                                                "network/weight-S",
+                                                "network/loopback-bw",
+                                                "network/loopback-lat",
+                                                "network/maxmin-selective-update",
+                                                "network/optim",
+                                                "network/solver",
+                                                "cpu/optim",
+                                                "cpu/solver",
+                                                "cpu/maxmin-selective-update",
+                                                "maxmin/precision",
+                                                "surf/precision",
+                                                "maxmin/concurrency-limit",
+                                                "contexts/factory",
+                                                "contexts/stack-size",
+                                                "contexts/guard-size",
+                                                "contexts/nthreads",
+                                                "bmf/max-iterations",
+                                                "bmf/precision",
+                                                "exception/cutpath",
+                                                "foo/bar",
+                                                "network/Model"};
+  static const std::vector<std::string> values = {"",
+                                                  "0",
+                                                  "-1",
+                                                  "1",
+                                                  "nan",
+                                                  "inf",
+                                                  "-inf",
+                                                  "1e308",
+                                                  "1e-308",
+                                                  "2147483648",
+                                                  "9223372036854775808",
+                                                  "yes",
+                                                  "no",
+                                                  "CM02",
+                                                  "LV08",
+                                                  "Constant",
+                                                  "IB",
+                                                  "SMPI",
+                                                  "Cas01",
+                                                  "ptask_L07",
+                                                  "default",
+                                                  "compound",
+                                                  "TI",
+                                                  "Lazy",
+                                                  "Full",
+                                                  "maxmin",
+                                                  "bmf",
+                                                  "fairbottleneck",
+                                                  "thread",
+                                                  "raw",
+                                                  "ucontext",
+                                                  "boost",
+                                                  "garbage\x01",
+                                                  " ",
+                                                  "CM02 ",
+                                                  "1:2",
+                                                  "0.5:0.5"};
   switch (rng.below(10)) {
-    case 0: return rng.pick(keys);                   // no colon
-    case 1: return ":" + rng.pick(values);           // no key
-    default: return rng.pick(keys) + ":" + rng.pick(values);
+    case 0:
+      return rng.pick(keys);  // no colon
+    case 1:
+      return ":" + rng.pick(values);  // no key
+    default:
+      return rng.pick(keys) + ":" + rng.pick(values);
   }
 }
 
@@ -616,10 +667,10 @@ class OutputPaths : public FuzzCase {
 TEST_P(OutputPaths, KeepsTheErrorContract) {
   Rng rng(seed_);
   // `dir` exists; `nodir/` does not; `same` repeats the previous path.
-  std::vector<std::string> options = {"--json", "--trace", "--memory-trace", "--export-pattern", "--diagram",
-                                      "--workers"};
-  static const std::vector<std::string> paths = {"a.out", "dir", "dir/", "nodir/x", "same", "b.svg", ".", "c.txt",
-                                                 "dir/ok.txt", "platform.xml"};
+  std::vector<std::string> options = {"--json",           "--trace",   "--memory-trace",
+                                      "--export-pattern", "--diagram", "--workers"};
+  static const std::vector<std::string> paths = {"a.out", "dir", "dir/",  "nodir/x",    "same",
+                                                 "b.svg", ".",   "c.txt", "dir/ok.txt", "platform.xml"};
   fs::create_directories(work() + "/dir");
   write("platform.xml", source("platforms/complete-4.xml"));
   write("workload.yaml", tiny_workload());

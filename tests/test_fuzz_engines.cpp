@@ -14,9 +14,20 @@
 namespace pipesim::fuzz {
 namespace {
 
-const std::vector<std::string> kSchedules = {
-    "1f1b", "gpipe", "pipedream", "{name: kfkb, k: 2}", "1f1b-pattern", "zb-h1", "zb-h2", "zbv", "interleaved-1f1b",
-    "looped-bfs", "interleaved-zb", "dualpipev", "{name: master, scheme: gpipe}", "{name: master, scheme: lpp}"};
+const std::vector<std::string> kSchedules = {"1f1b",
+                                             "gpipe",
+                                             "pipedream",
+                                             "{name: kfkb, k: 2}",
+                                             "1f1b-pattern",
+                                             "zb-h1",
+                                             "zb-h2",
+                                             "zbv",
+                                             "interleaved-1f1b",
+                                             "looped-bfs",
+                                             "interleaved-zb",
+                                             "dualpipev",
+                                             "{name: master, scheme: gpipe}",
+                                             "{name: master, scheme: lpp}"};
 
 const std::vector<std::string> kPlatforms = {"nvswitch-4gpu.xml", "nvswitch-8gpu.xml",
                                              "two-nvswitch-8gpu-infiniband.xml", "h100-1gpu.xml", "complete-4.xml"};
@@ -97,8 +108,9 @@ class EngineCases : public EngineCase {
   // differ by 2.1e-10 s, within SimGrid's 1 ns precision but above the
   // relative 1e-9 the comparison holds the engines to.
   std::map<std::string, std::string> known_failures() const override {
-    return {{"engine-case-2", "times differ by 1.1e-9 relative (makespan 0.196904363093333 s against "
-                              "0.19690436288 s), above the documented 1e-9"}};
+    return {{"engine-case-2",
+             "times differ by 1.1e-9 relative (makespan 0.196904363093333 s against "
+             "0.19690436288 s), above the documented 1e-9"}};
   }
 };
 

@@ -17,9 +17,9 @@ namespace {
 
 // tiny.yaml with 4 micro-batches and another schedule line.
 std::string tiny_workload(const std::string& schedule = "1f1b") {
-  return edited(edited(without_comment_lines(source("workloads/examples/tiny.yaml")), "microbatches: 8",
-                       "microbatches: 4"),
-                "schedule: 1f1b", "schedule: " + schedule);
+  return edited(
+      edited(without_comment_lines(source("workloads/examples/tiny.yaml")), "microbatches: 8", "microbatches: 4"),
+      "schedule: 1f1b", "schedule: " + schedule);
 }
 
 // YAML in block or flow style, as the workload suites mutate it.
@@ -89,16 +89,35 @@ TEST_P(SweepSpec, KeepsTheErrorContract) {
   std::vector<std::string> args = {"sweep", "spec.yaml", "-o", "out", "-j", "2"};
   if (rng.chance(spec_mutated ? 10 : 50)) {  // the options
     static const std::vector<std::string> options = {"-j", "--shard", "--cfg", "-o"};
-    static const std::vector<std::string> values = {
-        "0",  "-1", "3", "1/2", "2/2", "3/2", "0/1", "1/0", "a/b", "2147483648/2147483648", "1/", "",
-        "network/model:LV08", "network/model:nosuch", "foo:bar", "out/", "spec.yaml", "complete-4.xml", "."};
+    static const std::vector<std::string> values = {"0",
+                                                    "-1",
+                                                    "3",
+                                                    "1/2",
+                                                    "2/2",
+                                                    "3/2",
+                                                    "0/1",
+                                                    "1/0",
+                                                    "a/b",
+                                                    "2147483648/2147483648",
+                                                    "1/",
+                                                    "",
+                                                    "network/model:LV08",
+                                                    "network/model:nosuch",
+                                                    "foo:bar",
+                                                    "out/",
+                                                    "spec.yaml",
+                                                    "complete-4.xml",
+                                                    "."};
     const std::string option = chose("option", rng.pick(options)), value = chose("value", rng.pick(values));
-    if (option == "-o") args[3] = value;
-    else args.insert(args.end(), {option, value});
+    if (option == "-o")
+      args[3] = value;
+    else
+      args.insert(args.end(), {option, value});
   }
   // An error may name the spec, the option, the folder, or any file the spec names.
-  std::vector<std::string> blame = {"spec.yaml", "tiny.yaml", "complete-4.xml", "--cfg", "--shard", args[3],
-                                    args[3] + "/results.csv", args[3] + "/plan.json", args[3] + "/.lock"};
+  std::vector<std::string> blame = {"spec.yaml",       "tiny.yaml", "complete-4.xml",         "--cfg",
+                                    "--shard",         args[3],     args[3] + "/results.csv", args[3] + "/plan.json",
+                                    args[3] + "/.lock"};
   Command c = pipesim_command(args, blame);
   c.naming_inputs = {"spec.yaml"};
   declare_sweep_folder(c, args[3]);
@@ -117,7 +136,8 @@ INSTANTIATE_TEST_SUITE_P(Fuzz, SweepSpec, ::testing::Range(0, 16));
 // docs/outputs.md#output-files: the generator's error, as the sweep reports it.
 TEST(SweepFolder, AGeneratorErrorIsTheSweepsOneLine) {
   if (std::system("python3 --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
-  const std::string dir = (fs::temp_directory_path() / ("pipesim-generator-error-" + std::to_string(::getpid()))).string();
+  const std::string dir =
+      (fs::temp_directory_path() / ("pipesim-generator-error-" + std::to_string(::getpid()))).string();
   fs::remove_all(dir);
   fs::create_directories(dir + "/tmp");
   std::ofstream(dir + "/s.yaml") << "workload: tiny.yaml\ngenerator: make_platform.py\n"
@@ -126,9 +146,12 @@ TEST(SweepFolder, AGeneratorErrorIsTheSweepsOneLine) {
   std::ofstream(dir + "/make_platform.py") << source("scripts/make_platform.py");
   const std::string tmpdir = std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "";
   ::setenv("TMPDIR", (dir + "/tmp").c_str(), 1);
-  const ChildResult r = run_child({PIPESIM_BINARY, "sweep", "s.yaml", "-o", "out"}, dir, dir + "/stdout", dir + "/stderr", 60);
-  if (tmpdir.empty()) ::unsetenv("TMPDIR");
-  else ::setenv("TMPDIR", tmpdir.c_str(), 1);
+  const ChildResult r =
+      run_child({PIPESIM_BINARY, "sweep", "s.yaml", "-o", "out"}, dir, dir + "/stdout", dir + "/stderr", 60);
+  if (tmpdir.empty())
+    ::unsetenv("TMPDIR");
+  else
+    ::setenv("TMPDIR", tmpdir.c_str(), 1);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(read_file(dir + "/stderr"),
             "pipesim: error: s.yaml: platform: 'cluster --boxes 0 --gpus 2': make_platform.py cluster: error: --boxes "
@@ -141,11 +164,10 @@ TEST(SweepFolder, AGeneratorErrorIsTheSweepsOneLine) {
 
 // --- sweep merge of mutated shard folders ---------------------------------
 
-const FormatRules kJsonRules = {
-    {std::regex(R"re("[a-z_.]+": *[^,{}\n]*)re"), std::regex(R"re(\{[^{}\n]*\})re")},
-    std::regex(R"re("(?:id|platform|workload|status)": *"([^"\n]*)")re"),
-    {"0009", "", "nosuch.xml", "valid", "killed by signal 9", "0000"},
-    ", "};
+const FormatRules kJsonRules = {{std::regex(R"re("[a-z_.]+": *[^,{}\n]*)re"), std::regex(R"re(\{[^{}\n]*\})re")},
+                                std::regex(R"re("(?:id|platform|workload|status)": *"([^"\n]*)")re"),
+                                {"0009", "", "nosuch.xml", "valid", "killed by signal 9", "0000"},
+                                ", "};
 
 class SweepMerge : public SurfaceCase {
   std::string format() const override { return "merge"; }
@@ -156,8 +178,9 @@ TEST_P(SweepMerge, KeepsTheErrorContract) {
   Rng rng(seed_);
   write("tiny.yaml", tiny_workload());
   write("complete-4.xml", source("platforms/complete-4.xml"));
-  write("spec.yaml", "workload: tiny.yaml\nplatform: complete-4.xml\ngrid:\n  microbatches: [2, 3]\n"
-                     "  schedule: [gpipe, 1f1b]\n");
+  write("spec.yaml",
+        "workload: tiny.yaml\nplatform: complete-4.xml\ngrid:\n  microbatches: [2, 3]\n"
+        "  schedule: [gpipe, 1f1b]\n");
   for (const std::string shard : {"1", "2"}) {
     Command c = pipesim_command({"sweep", "spec.yaml", "-o", "s" + shard, "--shard", shard + "/2", "-j", "2"}, {});
     c.folders = {"s" + shard};
@@ -173,13 +196,20 @@ TEST_P(SweepMerge, KeepsTheErrorContract) {
   for (int n = rng.chance(25) ? 2 : 1; n > 0; --n) {
     const std::string kind = chose("edit", rng.pick(kinds));
     const std::string shard = rng.pick(inputs);
-    const std::string record = shard + "/runs/000" + std::to_string(shard == "s1" ? 2 * rng.below(2) : 1 + 2 * rng.below(2)) + ".json";
-    if (kind == "plan") write(shard + "/plan.json", mutated(read(shard + "/plan.json"), rng, kJsonRules));
-    else if (kind == "record") write(record, mutated(read(record), rng, kJsonRules));
-    else if (kind == "drop-record") fs::remove(work() + "/" + chose("removed", record));
-    else if (kind == "drop-plan") fs::remove(work() + "/" + shard + "/plan.json");
-    else if (kind == "results") fs::remove(work() + "/" + shard + "/results.csv");
-    else if (kind == "output") output = chose("-o", rng.pick(std::vector<std::string>{"s1", "s2/", "s1/runs", ".", "s2/m", "tiny.yaml"}));
+    const std::string record =
+        shard + "/runs/000" + std::to_string(shard == "s1" ? 2 * rng.below(2) : 1 + 2 * rng.below(2)) + ".json";
+    if (kind == "plan")
+      write(shard + "/plan.json", mutated(read(shard + "/plan.json"), rng, kJsonRules));
+    else if (kind == "record")
+      write(record, mutated(read(record), rng, kJsonRules));
+    else if (kind == "drop-record")
+      fs::remove(work() + "/" + chose("removed", record));
+    else if (kind == "drop-plan")
+      fs::remove(work() + "/" + shard + "/plan.json");
+    else if (kind == "results")
+      fs::remove(work() + "/" + shard + "/results.csv");
+    else if (kind == "output")
+      output = chose("-o", rng.pick(std::vector<std::string>{"s1", "s2/", "s1/runs", ".", "s2/m", "tiny.yaml"}));
     else {
       static const std::vector<std::vector<std::string>> lists = {
           {"s1"}, {"s1", "s1"}, {"s1", "nosuch"}, {"s2", "s1"}, {"s1", "tiny.yaml"}, {"s1", "s2", "s2/runs"}};
@@ -202,7 +232,8 @@ TEST_P(SweepMerge, KeepsTheErrorContract) {
   Outcome o;
   std::string failure = run(c, &o);
   if (failure.empty() && o.child.exit_code == 0)
-    failure = check_results(read(output + "/results.csv"), 4, false);  // whole or refused; records as the shards hold them
+    failure =
+        check_results(read(output + "/results.csv"), 4, false);  // whole or refused; records as the shards hold them
   conclude(failure);
 }
 
@@ -210,12 +241,11 @@ INSTANTIATE_TEST_SUITE_P(Fuzz, SweepMerge, ::testing::Range(0, 10));
 
 // --- runs of PyTorch CSV orders (schedule: csv) ----------------------------
 
-const FormatRules kCsvRules = {
-    {std::regex(R"re([^,\n]+)re")},  // a cell
-    std::regex(R"re(([0-9]+[A-Z_]+[0-9]+))re"),
-    {"0X0", "9F0", "0F99", "hello", "1F-1", "0F0", "0B", "F1", "0FULL_BACKWARD1", "0I9", "(0F1;1B0)OVERLAP_F_B",
-     "0SEND_F0", "1RECV_B9", "0W0"},
-    ","};
+const FormatRules kCsvRules = {{std::regex(R"re([^,\n]+)re")},  // a cell
+                               std::regex(R"re(([0-9]+[A-Z_]+[0-9]+))re"),
+                               {"0X0", "9F0", "0F99", "hello", "1F-1", "0F0", "0B", "F1", "0FULL_BACKWARD1", "0I9",
+                                "(0F1;1B0)OVERLAP_F_B", "0SEND_F0", "1RECV_B9", "0W0"},
+                               ","};
 
 class CsvRun : public SurfaceCase {
   std::string format() const override { return "csvrun"; }
@@ -244,7 +274,9 @@ TEST_P(CsvRun, KeepsTheErrorContract) {
     write("workload.yaml", workload);
   } else {
     write("orders.csv", orders);
-    write("workload.yaml", mutated(workload, rng, yaml_rules("file|name|comm_step", {"nosuch.csv", "orders.csv", "csv", "workload.yaml", "out.json"})));
+    write("workload.yaml",
+          mutated(workload, rng,
+                  yaml_rules("file|name|comm_step", {"nosuch.csv", "orders.csv", "csv", "workload.yaml", "out.json"})));
   }
   write("platform.xml", source("platforms/nvswitch-4gpu.xml"));
   Command c = run_command("platform.xml", "workload.yaml", {"orders.csv"});
@@ -257,10 +289,18 @@ INSTANTIATE_TEST_SUITE_P(Fuzz, CsvRun, ::testing::Range(0, 20));
 // --- exports read back: --export-orders and --export-pattern ---------------
 
 // Schedules and whether they export a periodic pattern.
-const std::vector<std::pair<std::string, bool>> kExportSchedules = {
-    {"1f1b", true},        {"gpipe", true},         {"pipedream", true},        {"{name: kfkb, k: 2}", true},
-    {"1f1b-pattern", true}, {"zb-h1", false},       {"zb-h2", false},           {"zbv", false},
-    {"interleaved-1f1b", false}, {"looped-bfs", false}, {"interleaved-zb", false}, {"dualpipev", false}};
+const std::vector<std::pair<std::string, bool>> kExportSchedules = {{"1f1b", true},
+                                                                    {"gpipe", true},
+                                                                    {"pipedream", true},
+                                                                    {"{name: kfkb, k: 2}", true},
+                                                                    {"1f1b-pattern", true},
+                                                                    {"zb-h1", false},
+                                                                    {"zb-h2", false},
+                                                                    {"zbv", false},
+                                                                    {"interleaved-1f1b", false},
+                                                                    {"looped-bfs", false},
+                                                                    {"interleaved-zb", false},
+                                                                    {"dualpipev", false}};
 
 // A valid workload drawn from the seed: costs, sizes, counts.
 std::string varied_layers(Rng& rng) {
@@ -361,8 +401,8 @@ class MemorySaving : public SurfaceCase {
 
 std::string memory_saving_map(Rng& rng) {
   static const std::vector<std::string> policies = {"none", "remat", "offload", "both", "nosuch"};
-  static const std::vector<std::string> limits = {"auto", "fit", "100MiB", "20MiB", "1B", "0", "-1MiB", "1e30TB",
-                                                  "nan"};
+  static const std::vector<std::string> limits = {"auto", "fit",   "100MiB", "20MiB", "1B",
+                                                  "0",    "-1MiB", "1e30TB", "nan"};
   static const std::vector<std::string> slots = {"500", "50", "2", "1", "0", "-1", "1000000000", "0.5"};
   std::string m = "{policy: " + rng.pick(policies);
   if (rng.chance(60)) m += ", limit: " + rng.pick(limits);
@@ -373,14 +413,15 @@ std::string memory_saving_map(Rng& rng) {
 TEST_P(MemorySaving, KeepsTheErrorContract) {
   Rng rng(seed_);
   std::string saving;
-  if (rng.chance(70)) saving = memory_saving_map(rng);
+  if (rng.chance(70))
+    saving = memory_saving_map(rng);
   else {
     saving = "[";
     for (std::size_t n = 1 + rng.below(5); n > 0; --n) saving += memory_saving_map(rng) + (n > 1 ? ", " : "");
     saving += "]";
   }
-  std::string workload = tiny_workload(rng.chance(50) ? "1f1b" : "gpipe") + "memory_saving: " +
-                         chose("memory_saving", saving) + "\n";
+  std::string workload =
+      tiny_workload(rng.chance(50) ? "1f1b" : "gpipe") + "memory_saving: " + chose("memory_saving", saving) + "\n";
   if (rng.chance(40))
     workload = mutated(workload, rng, yaml_rules("policy|limit|schedule", {"remat", "fit", "auto", "kfkb", "none"}));
   static const std::vector<std::string> platforms = {"a100-8gpu-pcie-host.xml", "nvswitch-4gpu.xml"};
@@ -408,12 +449,23 @@ TEST_P(IlpParameters, KeepsTheErrorContract) {
       {"k", {"1", "2", "3", "4"}},
       {"weights", {"stashing", "2bw", "flush"}},
       {"allocation", {"\"0,1,0,1\"", "\"0,1,2,3\"", "\"0,0,0,0\"", "\"3,2,1,0\""}}};
-  static const std::vector<std::string> refused = {
-      "memory: 0", "memory: -1GiB", "memory: 1e30TB", "memory: nan", "k: 0", "k: -1", "k: 1000000", "k: 2147483648",
-      "weights: nosuch", "allocation: \"0,1,9,3\"", "allocation: \"\"", "allocation: \"0,1\"",
-      "memory_policy: seed000", "threads: 1"};
-  const std::string time_limit = rng.chance(20) ? rng.pick(std::vector<std::string>{"0s", "-1s", "nan", "1e308s", "1000000000s"})
-                                                : rng.pick(std::vector<std::string>{"1s", "2s", "10s"});
+  static const std::vector<std::string> refused = {"memory: 0",
+                                                   "memory: -1GiB",
+                                                   "memory: 1e30TB",
+                                                   "memory: nan",
+                                                   "k: 0",
+                                                   "k: -1",
+                                                   "k: 1000000",
+                                                   "k: 2147483648",
+                                                   "weights: nosuch",
+                                                   "allocation: \"0,1,9,3\"",
+                                                   "allocation: \"\"",
+                                                   "allocation: \"0,1\"",
+                                                   "memory_policy: seed000",
+                                                   "threads: 1"};
+  const std::string time_limit = rng.chance(20)
+                                     ? rng.pick(std::vector<std::string>{"0s", "-1s", "nan", "1e308s", "1000000000s"})
+                                     : rng.pick(std::vector<std::string>{"1s", "2s", "10s"});
   std::vector<std::pair<std::string, std::string>> chosen = {{"time_limit", time_limit}};
   for (const auto& [key, values] : params)
     if (rng.chance(40)) chosen.emplace_back(key, rng.pick(values));
@@ -469,8 +521,8 @@ TEST_P(PlatformGenerator, KeepsTheErrorContractAndWritesPlatformsPipesimRuns) {
         output_given |= option == "-o";
       }
   } else {
-    static const std::vector<std::string> models = {"laptop-i7", "laptop-i5", "pi", "laptop-i7,pi", "nosuch", "",
-                                                    "pi,pi,pi,pi,pi"};
+    static const std::vector<std::string> models = {"laptop-i7", "laptop-i5",     "pi", "laptop-i7,pi", "nosuch",
+                                                    "",          "pi,pi,pi,pi,pi"};
     argv.insert(argv.end(), {"--mobile", rng.pick(models)});
     if (rng.chance(40)) argv.insert(argv.end(), {"--network", rng.pick(std::vector<std::string>{"wifi", "lte", "5g"})});
   }
@@ -484,8 +536,10 @@ TEST_P(PlatformGenerator, KeepsTheErrorContractAndWritesPlatformsPipesimRuns) {
   c.error_line = std::regex(R"(make_platform\.py( cluster)?: error: [^\n]+)");
   c.has_error_line = true;
   c.command_name = "make_platform.py";
-  if (!output_given) c.files = {{"out.xml", "<?xml"}};
-  else c.folders = {"nodir"};  // never written: the check below refuses any file there
+  if (!output_given)
+    c.files = {{"out.xml", "<?xml"}};
+  else
+    c.folders = {"nodir"};  // never written: the check below refuses any file there
   Outcome o;
   std::string failure = run(c, &o);
   if (failure.empty() && o.child.exit_code == 1) failure = "exit 1 from the generator (an exception?)";

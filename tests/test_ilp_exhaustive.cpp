@@ -6,12 +6,12 @@
 // which also covers transfers that take time.
 #include <gtest/gtest.h>
 
-#include "patterns/pattern_validation.hpp"
-#include "schedules/pytorch/orders_validation.hpp"
 #include "analysis/run_validation.hpp"
+#include "patterns/pattern_validation.hpp"
 #include "reports/violations_report.hpp"
 #include "schedules/ilp/ilp.hpp"
 #include "schedules/periodic/pattern_search.hpp"
+#include "schedules/pytorch/orders_validation.hpp"
 #include "tests/test_ilp_exhaustive.hpp"
 #include "tests/test_pattern_fixtures.hpp"
 
@@ -30,7 +30,8 @@ Platform with_memory(int devices, double memory) {
 double compare(const Workload& w, const Platform& p, std::optional<Allocation> fixed, int k,
                WeightPolicy policy = WeightPolicy::TwoBW) {
   const std::vector<Allocation> allocations =
-      fixed ? std::vector<Allocation>{*fixed} : enumerate_allocations(static_cast<int>(w.layers.size()), p.size(), false);
+      fixed ? std::vector<Allocation>{*fixed}
+            : enumerate_allocations(static_cast<int>(w.layers.size()), p.size(), false);
   const ExhaustiveResult ex = exhaustive_best(allocations, k, policy, w, p);
   IlpOptions o;
   o.copies = k;
@@ -59,7 +60,7 @@ Workload five() { return chain_workload({1, 2, 1.5, 1, 2}, {2, 3, 2, 2, 2}, {3, 
 TEST(IlpExhaustive, ThreeLayersTwoDevicesFree) {
   const double unlimited = compare(three(), with_memory(2, 1e9), std::nullopt, 1);
   EXPECT_NEAR(unlimited, 6.5, 1e-9);
-  EXPECT_NEAR(compare(three(), with_memory(2, 26), std::nullopt, 1), 8.5, 1e-9);   // memory binds
+  EXPECT_NEAR(compare(three(), with_memory(2, 26), std::nullopt, 1), 8.5, 1e-9);  // memory binds
   EXPECT_NEAR(compare(three(), with_memory(2, 22), std::nullopt, 1), 11.5, 1e-9);
   EXPECT_TRUE(std::isinf(compare(three(), with_memory(2, 20), std::nullopt, 1)));  // nothing fits
 }

@@ -18,12 +18,12 @@
 #include <stdexcept>
 #include <vector>
 
-#include "sim/exact_period.hpp"
-#include "patterns/pattern_analysis.hpp"
 #include "patterns/allocation.hpp"
 #include "patterns/pattern.hpp"
-#include "schedules/periodic/pattern_generators.hpp"
+#include "patterns/pattern_analysis.hpp"
 #include "patterns/pattern_timing.hpp"
+#include "schedules/periodic/pattern_generators.hpp"
+#include "sim/exact_period.hpp"
 
 namespace pipesim::testing {
 
@@ -38,8 +38,8 @@ inline bool peaks_fit(const PatternMemory& m, const Platform& platform) {
 
 struct ExhaustiveResult {
   double period = std::numeric_limits<double>::infinity();  // exact period (k micro-batches)
-  Pattern pattern;        // offsets are ranks, shifts as searched (not a timed pattern)
-  long structures = 0;    // orders x shifts evaluated
+  Pattern pattern;      // offsets are ranks, shifts as searched (not a timed pattern)
+  long structures = 0;  // orders x shifts evaluated
 };
 
 inline void exhaustive_allocation(const Allocation& a, int k, WeightPolicy weights, const Workload& w,

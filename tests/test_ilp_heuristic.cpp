@@ -6,12 +6,12 @@
 
 #include <algorithm>
 
-#include "sim/exact_period.hpp"
 #include "patterns/pattern_analysis.hpp"
+#include "patterns/pattern_timing.hpp"
 #include "schedules/ilp/ilp_heuristic.hpp"
 #include "schedules/periodic/pattern_generators.hpp"
 #include "schedules/pipedream/pipedream.hpp"
-#include "patterns/pattern_timing.hpp"
+#include "sim/exact_period.hpp"
 #include "tests/test_pattern_fixtures.hpp"
 
 namespace pipesim {

@@ -11,17 +11,17 @@
 #include <cstdio>
 #include <fstream>
 
-#include "sim/exact_period.hpp"
-#include "patterns/pattern_analysis.hpp"
-#include "patterns/pattern_validation.hpp"
-#include "schedules/pytorch/orders_validation.hpp"
 #include "analysis/run_validation.hpp"
+#include "patterns/pattern_analysis.hpp"
+#include "patterns/pattern_timing.hpp"
+#include "patterns/pattern_validation.hpp"
 #include "reports/violations_report.hpp"
 #include "schedules/ilp/ilp.hpp"
 #include "schedules/ilp/ilp_formulation.hpp"
 #include "schedules/ilp/ilp_solution.hpp"
 #include "schedules/periodic/pattern_generators.hpp"
-#include "patterns/pattern_timing.hpp"
+#include "schedules/pytorch/orders_validation.hpp"
+#include "sim/exact_period.hpp"
 #include "tests/test_pattern_fixtures.hpp"
 
 namespace pipesim {
@@ -98,8 +98,10 @@ TEST(IlpIo, SolutionFilesOfOtherSolvers) {
 
   std::string cbc = "Optimal - objective value " + std::to_string(objective) + "\n";
   std::string gurobi = "# Solution for model pipesim\n# Objective value = " + std::to_string(objective) + "\n";
-  std::string cplex = "<?xml version = \"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<CPLEXSolution version=\"1.2\">\n"
-                      " <header objectiveValue=\"" + std::to_string(objective) + "\"/>\n <variables>\n";
+  std::string cplex =
+      "<?xml version = \"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n<CPLEXSolution version=\"1.2\">\n"
+      " <header objectiveValue=\"" +
+      std::to_string(objective) + "\"/>\n <variables>\n";
   std::string highs = "Model status\nOptimal\n\n# Primal solution values\nFeasible\nObjective " +
                       std::to_string(objective) + "\n# Columns " + std::to_string(values.size()) + "\n";
   char line[300];
@@ -198,7 +200,8 @@ TEST(IlpIo, ModelOnlyAndLog) {
   EXPECT_GE(r.first_solution_seconds, 0);
   EXPECT_LE(r.first_solution_seconds, r.seconds);
   bool incumbent = false;
-  for (const std::string& s : lines) incumbent |= s.find("incumbent") != std::string::npos && s.find("bound") != std::string::npos;
+  for (const std::string& s : lines)
+    incumbent |= s.find("incumbent") != std::string::npos && s.find("bound") != std::string::npos;
   EXPECT_TRUE(incumbent);
   EXPECT_NEAR(r.gap, 0, 1e-9);
 }

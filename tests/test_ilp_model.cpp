@@ -7,12 +7,12 @@
 
 #include <cmath>
 
-#include "sim/exact_period.hpp"
 #include "patterns/pattern_analysis.hpp"
+#include "patterns/pattern_timing.hpp"
 #include "schedules/ilp/ilp_formulation.hpp"
 #include "schedules/ilp/ilp_solution.hpp"
 #include "schedules/periodic/pattern_generators.hpp"
-#include "patterns/pattern_timing.hpp"
+#include "sim/exact_period.hpp"
 #include "tests/test_pattern_fixtures.hpp"
 
 namespace pipesim {

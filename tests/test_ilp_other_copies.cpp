@@ -1,17 +1,16 @@
 // The ILP is never worse than a baseline run a pattern expresses (an
-// "optimal" pattern slower than a baseline would be no optimum): the model has a fixed number of copies k, so the heuristic's
-// patterns with other copies (PipeDream's eager steady states, which repeat
-// every k' micro-batches) cannot start it; solve_optimal_pattern returns the
-// best of them when it beats, per micro-batch, every k-copy pattern found.
+// "optimal" pattern slower than a baseline would be no optimum): the model has a fixed number of copies k, so the
+// heuristic's patterns with other copies (PipeDream's eager steady states, which repeat every k' micro-batches) cannot
+// start it; solve_optimal_pattern returns the best of them when it beats, per micro-batch, every k-copy pattern found.
 #include <gtest/gtest.h>
 
+#include "patterns/pattern_analysis.hpp"
 #include "patterns/pattern_timing.hpp"
 #include "patterns/pattern_validation.hpp"
 #include "schedules/ilp/ilp.hpp"
 #include "schedules/pipedream/pipedream.hpp"
-#include "sim/exact_period.hpp"
-#include "patterns/pattern_analysis.hpp"
 #include "sim/engine/simulation.hpp"
+#include "sim/exact_period.hpp"
 #include "tests/fixtures.hpp"
 #include "tests/pattern_simulation_check.hpp"
 #include "tests/test_pattern_fixtures.hpp"

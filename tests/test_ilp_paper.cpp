@@ -7,8 +7,8 @@
 #include <algorithm>
 
 #include "patterns/pattern_analysis.hpp"
-#include "schedules/ilp/ilp.hpp"
 #include "patterns/pattern_timing.hpp"
+#include "schedules/ilp/ilp.hpp"
 #include "tests/test_ilp_exhaustive.hpp"
 #include "tests/test_pattern_fixtures.hpp"
 

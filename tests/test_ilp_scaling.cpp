@@ -3,8 +3,8 @@
 // multiplied by a power of two that brings their largest coefficient into
 // [1, 2), so memory rows in bytes and time rows in seconds are both of
 // order 1; the solutions, in the model's own units, are unchanged.
-#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
+#include "tests/build_paths.hpp"
 
 #include <CoinPackedMatrix.hpp>
 #include <OsiClpSolverInterface.hpp>
@@ -34,7 +34,7 @@ TEST(IlpScaling, RowsOfBytesAndSecondsReachTheSolverScaledByPowersOfTwo) {
 
   EXPECT_EQ(LinearModel::row_scale(m.rows()[0]), std::ldexp(1.0, -29));  // 8.22e8 = 0.77 x 2^30
   EXPECT_EQ(LinearModel::row_scale(m.rows()[1]), 1);                     // largest 1 (T)
-  EXPECT_EQ(LinearModel::row_scale(m.rows()[2]), 1);  // n + z >= 2.5
+  EXPECT_EQ(LinearModel::row_scale(m.rows()[2]), 1);                     // n + z >= 2.5
   EXPECT_EQ(m.coefficient_range(false), std::make_pair(4.19e-5, 8.22e8));
   EXPECT_EQ(m.coefficient_range(true), std::make_pair(4.19e-5, 8.22e8 / std::ldexp(1.0, 29)));
 

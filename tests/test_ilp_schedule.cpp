@@ -1,7 +1,7 @@
 // schedule: {name: ilp, ...}: the solver's pattern, run. What the run prints
 // beside the simulation (exact period, analytic peak) is what it simulated.
-#include "tests/build_paths.hpp"
 #include <regex>
+#include "tests/build_paths.hpp"
 
 #include <gtest/gtest.h>
 
@@ -29,7 +29,8 @@ std::string workload(const std::string& schedule) {
                     "  - {name: b, forward: 2ms, backward: 4ms, activation: 16MiB, weights: 64MiB}\n"
                     "  - {name: c, forward: 1ms, backward: 2ms, activation: 16MiB, weights: 64MiB}\n"
                     "  - {name: d, forward: 1ms, backward: 1ms, activation: 16MiB, weights: 64MiB}\n"
-                    "schedule: " + schedule + "\n");
+                    "schedule: " +
+                        schedule + "\n");
 }
 
 // The load bound is (1+2 + 2+4 + 1+2 + 1+1) / 4 = 3.5 ms per micro-batch with
@@ -63,8 +64,8 @@ TEST(IlpSchedule, NoPatternWithinTheMemoryIsOneErrorLine) {
   const auto r = run_pipesim("run " + kRoot + "platforms/nvswitch-4gpu.xml " + file);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
-  EXPECT_TRUE(std::regex_match(r.err, std::regex("pipesim: error: " + file +
-                                                 ": schedule: the ILP found no pattern \\(infeasible\\): [^\n]+\n")))
+  EXPECT_TRUE(std::regex_match(
+      r.err, std::regex("pipesim: error: " + file + ": schedule: the ILP found no pattern \\(infeasible\\): [^\n]+\n")))
       << r.err;
 }
 
@@ -107,7 +108,8 @@ TEST(IlpSchedule, BadParametersNameTheirField) {
   const std::string other = workload("{name: ilp, time_limit: -1s}");
   r = run_pipesim("run " + kRoot + "platforms/nvswitch-4gpu.xml " + other);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "pipesim: error: " + other + ": schedule.time_limit: expected a duration like '3ms' or '2.5s' (not negative), got '-1s'\n");
+  EXPECT_EQ(r.err, "pipesim: error: " + other +
+                       ": schedule.time_limit: expected a duration like '3ms' or '2.5s' (not negative), got '-1s'\n");
 }
 
 }  // namespace

@@ -7,14 +7,14 @@
 
 #include <algorithm>
 
-#include "sim/exact_period.hpp"
 #include "analysis/memory.hpp"
 #include "analysis/metrics.hpp"
 #include "patterns/pattern_analysis.hpp"
-#include "schedules/ilp/ilp.hpp"
 #include "patterns/pattern_timing.hpp"
 #include "patterns/pattern_unroll.hpp"
+#include "schedules/ilp/ilp.hpp"
 #include "sim/engine/simulation.hpp"
+#include "sim/exact_period.hpp"
 #include "tests/fixtures.hpp"
 #include "tests/pattern_simulation_check.hpp"
 #include "tests/test_pattern_fixtures.hpp"
@@ -49,19 +49,40 @@ Case make_case(const std::string& name) {
   const Workload three = chain_workload({1, 2, 1.5}, {2, 3, 2}, {3, 2, 1}, 2, {1, 2, 1});
   const Workload five = chain_workload({1, 2, 1.5, 1, 2}, {2, 3, 2, 2, 2}, {3, 2, 2, 1, 1}, 2, {1, 2, 1, 1, 1});
   // Seed 000 §4.3's first example, memory as in tests/test_ilp_paper.cpp.
-  if (name == "first_1f1b") return {name, 4, "1e30Bps", "0s", first, {11, 16, 22, 16}, with(1, Allocation{0, 1, 2, 3}), 8};
-  if (name == "first_2f2b") return {name, 4, "1e30Bps", "0s", first, {15, 24, 34, 24}, with(2, Allocation{0, 1, 2, 3}), 12};
+  if (name == "first_1f1b")
+    return {name, 4, "1e30Bps", "0s", first, {11, 16, 22, 16}, with(1, Allocation{0, 1, 2, 3}), 8};
+  if (name == "first_2f2b")
+    return {name, 4, "1e30Bps", "0s", first, {15, 24, 34, 24}, with(2, Allocation{0, 1, 2, 3}), 12};
   if (name == "second_2f2b")
-    return {name, 2, "1e30Bps", "0s", chain_workload({1, 2, 1}, {1, 2, 1}, {3, 2, 0}, 2), {31, 31},
-            with(2, Allocation{0, 1, 0}), 8};
+    return {name,
+            2,
+            "1e30Bps",
+            "0s",
+            chain_workload({1, 2, 1}, {1, 2, 1}, {3, 2, 0}, 2),
+            {31, 31},
+            with(2, Allocation{0, 1, 0}),
+            8};
   if (name == "three_free") return {name, 2, "1e30Bps", "0s", three, {22, 22}, with(1, std::nullopt), 11.5};
-  if (name == "five_fixed") return {name, 3, "1e30Bps", "0s", five, {30, 30, 30}, with(1, Allocation{0, 0, 1, 1, 2}), 10.5};
+  if (name == "five_fixed")
+    return {name, 3, "1e30Bps", "0s", five, {30, 30, 30}, with(1, Allocation{0, 0, 1, 1, 2}), 10.5};
   if (name == "stashing_free")
-    return {name, 2, "1e30Bps", "0s", chain_workload({1, 2, 1.5, 1}, {2, 3, 2, 2}, {3, 2, 2, 1}, 2, {3, 2, 1, 2}),
-            {32, 32}, with(1, std::nullopt, WeightPolicy::Stashing), 11.5};
+    return {name,
+            2,
+            "1e30Bps",
+            "0s",
+            chain_workload({1, 2, 1.5, 1}, {2, 3, 2, 2}, {3, 2, 2, 1}, 2, {3, 2, 1, 2}),
+            {32, 32},
+            with(1, std::nullopt, WeightPolicy::Stashing),
+            11.5};
   if (name == "flush_two_copies")
-    return {name, 2, "1e30Bps", "0s", chain_workload({1, 2}, {2, 3}, {3, 1}, 2, {1, 2}), {26, 26},
-            with(2, std::nullopt, WeightPolicy::Flush), 0};
+    return {name,
+            2,
+            "1e30Bps",
+            "0s",
+            chain_workload({1, 2}, {2, 3}, {3, 1}, 2, {1, 2}),
+            {26, 26},
+            with(2, std::nullopt, WeightPolicy::Flush),
+            0};
   // Each way 1.5 s of transfer against 2 s of work per device: on the
   // platform's SPLITDUPLEX links both directions run at once (period 2);
   // under seed 000's pair they share one resource (3, better than one device's 4).
@@ -73,8 +94,8 @@ Case make_case(const std::string& name) {
     return {name, 2, "1GBps", "0s", opposite, {1e15, 1e15}, pair, 3};
   }
   // Transfers that take time (0.1-0.5 s at 1 GB/s, 1 ms latency) and bytes-sized memory.
-  Workload big = chain_workload({1, 2, 1.5, 1, 2}, {2, 3, 2, 2, 2}, {3e8, 2e8, 5e8, 1e8, 1e8}, 2e8,
-                                {1e8, 2e8, 1e8, 1e8, 1e8});
+  Workload big =
+      chain_workload({1, 2, 1.5, 1, 2}, {2, 3, 2, 2, 2}, {3e8, 2e8, 5e8, 1e8, 1e8}, 2e8, {1e8, 2e8, 1e8, 1e8, 1e8});
   return {name, 3, "1GBps", "1ms", big, {3e9, 3e9, 3e9}, with(1, std::nullopt), 8.702};  // unlimited: 7
 }
 

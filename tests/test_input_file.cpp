@@ -80,10 +80,10 @@ TEST(InputFile, CommandLine) {
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err, "pipesim: error: /dev/zero: expected a YAML file, got a character device\n");
 
-  const std::string workload =
-      write_file("zero-pattern.yaml", "microbatches: 4\nlayers:\n  - {forward: 1ms, backward: 2ms, activation: 0}\n"
-                                      "  - {forward: 1ms, backward: 2ms, activation: 0}\n"
-                                      "schedule: {name: pattern, file: /dev/zero}\n");
+  const std::string workload = write_file("zero-pattern.yaml",
+                                          "microbatches: 4\nlayers:\n  - {forward: 1ms, backward: 2ms, activation: 0}\n"
+                                          "  - {forward: 1ms, backward: 2ms, activation: 0}\n"
+                                          "schedule: {name: pattern, file: /dev/zero}\n");
   r = run_pipesim("run " + platform + " " + workload);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "pipesim: error: /dev/zero: expected a YAML file, got a character device\n");

@@ -90,16 +90,19 @@ TEST(InputLimits, TinyReferenceSpeedRuns) {
 TEST(InputLimits, CostsThatOverflowAreRefused) {
   std::string file = temp_path("overflow.yaml");
   expect_error(run_workload("overflow.yaml", chain("1ms", "1e300")),
-               file + ": line 3: layers[0].backward: expected a cost of at most 1e100 s or 1e100 flops (larger ones "
-                      "overflow the simulated times), got '1e300'");
+               file +
+                   ": line 3: layers[0].backward: expected a cost of at most 1e100 s or 1e100 flops (larger ones "
+                   "overflow the simulated times), got '1e300'");
   expect_error(run_workload("overflow.yaml", chain("1e300f", "1ms")),
-               file + ": line 3: layers[0].forward: expected a cost of at most 1e100 s or 1e100 flops (larger ones "
-                      "overflow the simulated times), got '1e300f'");
+               file +
+                   ": line 3: layers[0].forward: expected a cost of at most 1e100 s or 1e100 flops (larger ones "
+                   "overflow the simulated times), got '1e300f'");
   // Within range, but 1e100 flops last 1e88 s on a 1 Tf/s device, and
   // 1e90 s at 1e30 flop/s last 1e108 s there.
   expect_error(run_workload("overflow.yaml", chain("1ms", "1e90", "0", "reference_speed: 1e30f\n")),
-               file + ": layers: the backward of layer 'layer0' (layer 0) lasts 1e+108 s on gpu0, the slowest "
-                      "device; a task may last at most 1e+100 s");
+               file +
+                   ": layers: the backward of layer 'layer0' (layer 0) lasts 1e+108 s on gpu0, the slowest "
+                   "device; a task may last at most 1e+100 s");
 }
 
 // The exported pattern of such runs runs again at the same exact period:
@@ -111,8 +114,8 @@ TEST(InputLimits, ExportedPatternsOfExtremeCostsRunAgain) {
     for (const std::string schedule : {"1f1b", "gpipe"}) {
       const std::string pattern = temp_path("extreme.pattern.yaml");
       const std::string yaml = chain(forward, backward, "16MiB");
-      const CliResult first = run_workload("extreme.yaml", yaml + "schedule: " + schedule + "\n",
-                                           "--export-pattern " + pattern);
+      const CliResult first =
+          run_workload("extreme.yaml", yaml + "schedule: " + schedule + "\n", "--export-pattern " + pattern);
       ASSERT_EQ(first.exit_code, 0) << forward << " " << backward << " " << schedule << ": " << first.err;
       const CliResult again = run_workload("again.yaml", yaml + "schedule: {name: pattern, file: " + pattern + "}\n");
       EXPECT_EQ(again.exit_code, 0) << forward << " " << backward << " " << schedule << ": " << again.err;
@@ -137,11 +140,13 @@ TEST(InputLimits, PatternShiftsOutOfRangeAreRefused) {
       "period: 4\ntasks:\n  - {task: F1, device: gpu0, start: 0, shift: 2147483647}\n"
       "  - {task: B1, device: gpu0, start: 1, shift: 0}\n  - {task: F2, device: gpu1, start: 1.5, shift: 1}\n"
       "  - {task: B2, device: gpu1, start: 2.5, shift: 1}\n");
-  const CliResult r = run_workload("huge-shift.yaml", "microbatches: 4\nlayers:\n  - {forward: 1s, backward: 2s, "
-                                                      "activation: 0, repeat: 2}\nschedule: {name: pattern, file: " +
-                                                          pattern + "}\n");
-  expect_error(r, pattern + ": line 3: tasks[0].shift: expected an integer in -1000000000..1000000000, got "
-                            "'2147483647'");
+  const CliResult r = run_workload("huge-shift.yaml",
+                                   "microbatches: 4\nlayers:\n  - {forward: 1s, backward: 2s, "
+                                   "activation: 0, repeat: 2}\nschedule: {name: pattern, file: " +
+                                       pattern + "}\n");
+  expect_error(r, pattern +
+                      ": line 3: tasks[0].shift: expected an integer in -1000000000..1000000000, got "
+                      "'2147483647'");
 }
 
 }  // namespace

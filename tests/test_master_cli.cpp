@@ -23,8 +23,8 @@ TEST(MasterCli, DiagramsAndWorkerReport) {
   const std::string plat = complete_platform(8);
   const std::string w = write_file("master-cli.yaml", kWorkload);
   const std::string txt = temp_path("lpp.txt"), svg = temp_path("lpp.svg"), workers = temp_path("workers.txt");
-  const CliResult r =
-      run_pipesim("run " + plat + " " + w + " --quiet --diagram " + txt + " --diagram " + svg + " --workers " + workers);
+  const CliResult r = run_pipesim("run " + plat + " " + w + " --quiet --diagram " + txt + " --diagram " + svg +
+                                  " --workers " + workers);
   // The last --diagram wins, like the other file options.
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");
@@ -53,7 +53,8 @@ TEST(MasterCli, DiagramsAndWorkerReport) {
   EXPECT_NE(lpp.find("\ngpu0\tF0b0\tF0b2\tF0b4\tF0b6\t\t\t\tB0b0\t\tB0b2\t\tB0b4\t\tB0b6\n"), std::string::npos) << lpp;
   const CliResult d = run_pipesim("run " + plat + " " + w +
                                   " --quiet --schedule-param scheme=ddp --schedule-param G= --schedule-param R= "
-                                  "--diagram " + txt);
+                                  "--diagram " +
+                                  txt);
   EXPECT_EQ(d.exit_code, 0) << d.err;
   const std::string ddp = read_text(txt);
   EXPECT_NE(ddp.find("\ngpu7\tF0b7\tF1b7\tF2b7\tF3b7\tB3b7\tB2b7\tB1b7\tB0b7\n"), std::string::npos) << ddp;

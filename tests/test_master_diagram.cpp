@@ -73,10 +73,8 @@ class MasterDiagrams : public ::testing::Test {
     const MasterSpec lpp{MasterScheme::LPP, MasterPriority::OneFOneB, 2, 4};
     const MasterSpec gpipe{MasterScheme::GPipe, MasterPriority::OneFOneB, 0, 0};
     graphs_ = new std::vector<TaskGraph>{
-        build_master_graph(ddp, testing::unit_stages(4), 8, 8),
-        build_master_graph(lpp, testing::unit_stages(4), 8, 8),
-        build_master_graph(gpipe, uniform_master_stages(4, testing::kUnitFlops, 2 * testing::kUnitFlops, 0, 0), 4,
-                           4)};
+        build_master_graph(ddp, testing::unit_stages(4), 8, 8), build_master_graph(lpp, testing::unit_stages(4), 8, 8),
+        build_master_graph(gpipe, uniform_master_stages(4, testing::kUnitFlops, 2 * testing::kUnitFlops, 0, 0), 4, 4)};
     timelines_ = new std::vector<Timeline>(
         testing::run_side_by_side({&(*graphs_)[0], &(*graphs_)[1], &(*graphs_)[2]}, testing::hosts_platform(20)));
   }
@@ -142,18 +140,24 @@ TEST_F(MasterDiagrams, SvgDrawsEveryJobColouredByBatchAndIsDeterministic) {
   EXPECT_EQ(cells, 64u);  // 2 S B jobs
   // F(0, 0) on w0 at 0 s, batch 0's colour; F(0, 1) on w4, batch 1's.
   EXPECT_NE(svg.find("<title>forward stage 0 batch 0 on w0: 0.00 s .. 1.00 s</title><rect x=\"44\" y=\"28\" "
-                     "width=\"28\" height=\"20\" fill=\"" + batch_colour(0) + "\""),
+                     "width=\"28\" height=\"20\" fill=\"" +
+                     batch_colour(0) + "\""),
             std::string::npos);
   EXPECT_NE(svg.find("<title>forward stage 0 batch 1 on w4: 0.00 s .. 1.00 s</title><rect x=\"44\" y=\"116\" "
-                     "width=\"28\" height=\"20\" fill=\"" + batch_colour(1) + "\""),
+                     "width=\"28\" height=\"20\" fill=\"" +
+                     batch_colour(1) + "\""),
             std::string::npos);
   // B(0, 0) on w0 from 7 s, labelled B0.
   EXPECT_NE(svg.find("<title>backward stage 0 batch 0 on w0: 7.00 s .. 8.00 s</title><rect x=\"240\" y=\"28\" "
-                     "width=\"28\" height=\"20\" fill=\"" + batch_colour(0) + "\" stroke=\"#ffffff\"/>"
+                     "width=\"28\" height=\"20\" fill=\"" +
+                     batch_colour(0) +
+                     "\" stroke=\"#ffffff\"/>"
                      "<text x=\"254\" y=\"42\" text-anchor=\"middle\" fill=\"#000000\">B0</text>"),
-            std::string::npos) << svg;
+            std::string::npos)
+      << svg;
   // 14 columns of 28 px: at most 4 ticks, every 5 s.
-  for (const char* tick : {">0 s</text>", ">5 s</text>", ">10 s</text>"}) EXPECT_NE(svg.find(tick), std::string::npos) << tick;
+  for (const char* tick : {">0 s</text>", ">5 s</text>", ">10 s</text>"})
+    EXPECT_NE(svg.find(tick), std::string::npos) << tick;
   EXPECT_EQ(svg.find(">15 s</text>"), std::string::npos);
   for (const char* legend : {">b0</text>", ">b7</text>"}) EXPECT_NE(svg.find(legend), std::string::npos);
 }

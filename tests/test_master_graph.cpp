@@ -17,7 +17,8 @@ namespace pipesim {
 namespace {
 
 int count(const TaskGraph& g, TaskKind kind) {
-  return static_cast<int>(std::count_if(g.tasks().begin(), g.tasks().end(), [&](const Task& t) { return t.kind == kind; }));
+  return static_cast<int>(
+      std::count_if(g.tasks().begin(), g.tasks().end(), [&](const Task& t) { return t.kind == kind; }));
 }
 
 TaskId find(const TaskGraph& g, TaskKind kind, int stage, int b) {
@@ -67,8 +68,8 @@ TEST(MasterGraph, TransfersWeightFetchesAndPrefetchDependencies) {
   EXPECT_EQ(count(g, TaskKind::WeightFetch), 6);
   for (const Task& t : g.tasks())
     if (t.kind == TaskKind::WeightFetch) {
-      EXPECT_EQ(t.device, t.stage);       // from the owner, worker s
-      EXPECT_EQ(t.peer, t.microbatch);    // to the compute worker, b
+      EXPECT_EQ(t.device, t.stage);     // from the owner, worker s
+      EXPECT_EQ(t.peer, t.microbatch);  // to the compute worker, b
       EXPECT_DOUBLE_EQ(t.amount, 100);
     }
   for (int d = 0; d < 3; ++d) EXPECT_TRUE(g.device_order(d).empty());  // greedy dispatch by priority

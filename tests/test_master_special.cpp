@@ -66,8 +66,8 @@ TEST(MasterSpecialCases, LoopedWithOneGroupOfSIsGPipeAndWithBGroupsOfOneIsDDP) {
     int S, B;
     MasterPriority p;
   };
-  const std::vector<Pair> pairs = {{4, 8, MasterPriority::OneFOneB}, {3, 5, MasterPriority::DepthFirst},
-                                   {4, 4, MasterPriority::BreadthFirst}};
+  const std::vector<Pair> pairs = {
+      {4, 8, MasterPriority::OneFOneB}, {3, 5, MasterPriority::DepthFirst}, {4, 4, MasterPriority::BreadthFirst}};
   for (const Pair& c : pairs) {
     const auto stages = costly_stages(c.S);
     const MasterSpec gpipe{MasterScheme::GPipe, c.p, 0, 0}, lpp_gpipe{MasterScheme::LPP, c.p, 1, c.S};
@@ -177,7 +177,8 @@ TEST(MasterSpecialCases, UnevenGroupsStayUnderTheBound) {
   int hosts = 0;
   for (MasterPriority p : {MasterPriority::OneFOneB, MasterPriority::DepthFirst, MasterPriority::BreadthFirst})
     for (MasterScheme scheme : {MasterScheme::LPP, MasterScheme::FSLPP})
-      for (auto [S, B, G, R] : std::vector<std::array<int, 4>>{{6, 7, 3, 2}, {4, 6, 4, 2}, {9, 5, 2, 3}, {5, 3, 2, 5}}) {
+      for (auto [S, B, G, R] :
+           std::vector<std::array<int, 4>>{{6, 7, 3, 2}, {4, 6, 4, 2}, {9, 5, 2, 3}, {5, 3, 2, 5}}) {
         const MasterSpec spec{scheme, p, G, R};
         graphs.push_back(build_master_graph(spec, testing::unit_stages(S), B, G * R));
         widths.push_back(G * R);

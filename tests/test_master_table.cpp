@@ -36,9 +36,13 @@ struct Table1 {
 
 Table1 table1(MasterScheme scheme, int S, int B, int G, int R) {
   switch (scheme) {
-    case MasterScheme::DDP: return {double(S), 0, 0, double(S), double(S)};
-    case MasterScheme::FSDP: return {double(S), 0, double(S - 1), double(S), 1};
-    case MasterScheme::GPipe: G = 1, R = S; [[fallthrough]];
+    case MasterScheme::DDP:
+      return {double(S), 0, 0, double(S), double(S)};
+    case MasterScheme::FSDP:
+      return {double(S), 0, double(S - 1), double(S), 1};
+    case MasterScheme::GPipe:
+      G = 1, R = S;
+      [[fallthrough]];
     case MasterScheme::LPP:
     case MasterScheme::FSLPP: {
       const double n = double(B) / G;
@@ -143,8 +147,12 @@ TEST_P(MasterTable1, ClosedFormsAndWhereTheTableHolds) {
     double expected_L = -1;  // -1: no closed form for this priority
     switch (scheme) {
       case MasterScheme::DDP:
-      case MasterScheme::FSDP: expected_L = S; break;
-      case MasterScheme::GPipe: expected_L = S + B - 1; break;
+      case MasterScheme::FSDP:
+        expected_L = S;
+        break;
+      case MasterScheme::GPipe:
+        expected_L = S + B - 1;
+        break;
       default:
         if (bf || R == 1 || R == S) expected_L = std::max(S + n - 1, S / R * n + R - 1);
     }
@@ -165,7 +173,9 @@ TEST_P(MasterTable1, ClosedFormsAndWhereTheTableHolds) {
       const int d = w.device, rr = d % R;
       int act = 0, grad = 0, wx = 0, owned = 0;
       switch (scheme) {
-        case MasterScheme::DDP: owned = S; break;
+        case MasterScheme::DDP:
+          owned = S;
+          break;
         case MasterScheme::FSDP:
           wx = d < S ? S - 1 : S;
           owned = d < S ? 1 : 0;
@@ -177,7 +187,7 @@ TEST_P(MasterTable1, ClosedFormsAndWhereTheTableHolds) {
           break;
         default:
           if (R > 1) {
-            act = (S / R - (rr == 0)) * n;      // F(s, b) with s = r (mod R), s >= 1
+            act = (S / R - (rr == 0)) * n;       // F(s, b) with s = r (mod R), s >= 1
             grad = (S / R - (rr == R - 1)) * n;  // B(s, b) with s = r (mod R), s <= S - 2
           }
           if (scheme == MasterScheme::LPP) {
@@ -192,7 +202,7 @@ TEST_P(MasterTable1, ClosedFormsAndWhereTheTableHolds) {
       EXPECT_EQ(w.weight_receives, wx) << w.name;
       EXPECT_EQ(w.owned_weights, owned) << w.name;
       EXPECT_EQ(w.jobs, 2 * S * B / W) << w.name;
-      EXPECT_LE(w.peak_activations, w.jobs / 2) << w.name;  // the seed's bound: items the worker processes
+      EXPECT_LE(w.peak_activations, w.jobs / 2) << w.name;    // the seed's bound: items the worker processes
       EXPECT_DOUBLE_EQ(w.busy_time, w.jobs * 1.0) << w.name;  // unit jobs
       EXPECT_DOUBLE_EQ(w.rho, w.busy_time / r.latency) << w.name;
       EXPECT_LE(w.last_finish, r.latency) << w.name;
@@ -204,12 +214,19 @@ TEST_P(MasterTable1, ClosedFormsAndWhereTheTableHolds) {
     int expected_M = -1;
     switch (scheme) {
       case MasterScheme::DDP:
-      case MasterScheme::FSDP: expected_M = S; break;
-      case MasterScheme::GPipe: expected_M = bf ? B : std::min(B, 2 * S - 1); break;
+      case MasterScheme::FSDP:
+        expected_M = S;
+        break;
+      case MasterScheme::GPipe:
+        expected_M = bf ? B : std::min(B, 2 * S - 1);
+        break;
       default:
-        if (bf) expected_M = S / R * n;
-        else if (R == 1) expected_M = S;
-        else if (R == S) expected_M = std::min(n, 2 * S - 1);
+        if (bf)
+          expected_M = S / R * n;
+        else if (R == 1)
+          expected_M = S;
+        else if (R == S)
+          expected_M = std::min(n, 2 * S - 1);
     }
     if (expected_M >= 0) {
       EXPECT_EQ(M, expected_M);
@@ -269,10 +286,9 @@ std::vector<SB> grid() {
   return g;
 }
 
-INSTANTIATE_TEST_SUITE_P(Grid, MasterTable1, ::testing::ValuesIn(grid()),
-                         [](const ::testing::TestParamInfo<SB>& info) {
-                           return "S" + std::to_string(info.param.S) + "_B" + std::to_string(info.param.B);
-                         });
+INSTANTIATE_TEST_SUITE_P(Grid, MasterTable1, ::testing::ValuesIn(grid()), [](const ::testing::TestParamInfo<SB>& info) {
+  return "S" + std::to_string(info.param.S) + "_B" + std::to_string(info.param.B);
+});
 
 }  // namespace
 }  // namespace pipesim

@@ -2,11 +2,11 @@
 // (workloads/examples/transformer-8.yaml) on platforms/nvswitch-8gpu.xml
 // under every scheme. The numbers are docs/master-scheduler.md's comparison
 // table (scripts/master_compare.py prints it); one scheme per process.
-#include "tests/build_paths.hpp"
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
+#include "tests/build_paths.hpp"
 
 #include <gtest/gtest.h>
 
@@ -28,9 +28,9 @@ struct Row {
   std::vector<std::pair<std::string, std::string>> params;  // "" removes
   double latency_ms;
   double rho;
-  double peak_gib;          // largest peak over the workers
-  double activation_mib;    // activations moved (gradients: the same)
-  double weights_gib;       // weights moved
+  double peak_gib;        // largest peak over the workers
+  double activation_mib;  // activations moved (gradients: the same)
+  double weights_gib;     // weights moved
 };
 
 void PrintTo(const Row& r, std::ostream* os) { *os << r.name; }
@@ -42,7 +42,12 @@ const std::vector<Row>& rows() {
       {"gpipe", {{"scheme", "gpipe"}, {"G", ""}, {"R", ""}}, 1161.32, 0.4874, 4.30, 896, 0},
       {"lpp", {}, 913.21, 0.6198, 7.31, 896, 0},
       {"fslpp", {{"scheme", "fslpp"}}, 940.40, 0.6018, 14.08, 896, 49.53},
-      {"fsdp_refetch", {{"scheme", "fsdp"}, {"G", ""}, {"R", ""}, {"refetch", "true"}}, 643.39, 0.8797, 7.28, 0,
+      {"fsdp_refetch",
+       {{"scheme", "fsdp"}, {"G", ""}, {"R", ""}, {"refetch", "true"}},
+       643.39,
+       0.8797,
+       7.28,
+       0,
        173.37},
       {"lpp_breadth_first", {{"priority", "breadth-first"}}, 821.58, 0.6889, 7.31, 896, 0},
       {"lpp_G4_R2", {{"G", "4"}, {"R", "2"}}, 651.72, 0.8684, 13.31, 896, 0},

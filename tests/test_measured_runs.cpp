@@ -1,8 +1,8 @@
 // The measured one-GPU GPipe steps (H200, H100; PyTorch 2.11) against
 // pipesim's run of the same model job: makespan and peak memory.
 // docs/devices.md ("Chains") and docs/model-to-workload.md.
-#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
+#include "tests/build_paths.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -33,7 +33,8 @@ void set_times(Timeline& tl, const std::vector<std::pair<double, double>>& times
 
 Platform platform(std::vector<double> capacities) {
   Platform p;
-  for (std::size_t d = 0; d < capacities.size(); ++d) p.devices.push_back({"gpu" + std::to_string(d), 1e12, capacities[d], "gpu"});
+  for (std::size_t d = 0; d < capacities.size(); ++d)
+    p.devices.push_back({"gpu" + std::to_string(d), 1e12, capacities[d], "gpu"});
   return p;
 }
 
@@ -44,10 +45,10 @@ struct Fixture {
   TaskGraph g{2};
   Timeline tl;
   Fixture() {
-    g.add(compute(0, 0));           // t0 [0, 1]
-    g.add(compute(0, 1), {0});      // t1 [1, 2]
-    g.add(compute(0, 1), {1});      // t2 [2, 3]
-    g.add(compute(1, 0));           // t3 [0, 4]
+    g.add(compute(0, 0));       // t0 [0, 1]
+    g.add(compute(0, 1), {0});  // t1 [1, 2]
+    g.add(compute(0, 1), {1});  // t2 [2, 3]
+    g.add(compute(1, 0));       // t3 [0, 4]
     g.add_static_memory(0, W, 100);
     g.add_static_memory(0, O, 50);
     g.add_static_memory(0, W, 20);  // aggregated with the first
@@ -79,8 +80,8 @@ TEST(Memory, TraceOrderAndLevels) {
   expect(1, 0, 0, O, 50);
   expect(2, 0, 0, C, 30);
   expect(3, 0, 1, G, 500);
-  expect(4, 1, 0, C, 0);    // the free at t0's finish comes before ...
-  expect(5, 1, 0, A, 40);   // ... the allocation at t1's start
+  expect(4, 1, 0, C, 0);   // the free at t0's finish comes before ...
+  expect(5, 1, 0, A, 40);  // ... the allocation at t1's start
   expect(6, 3, 0, A, 0);
   expect(7, 4, 1, G, 0);
 }

@@ -66,16 +66,17 @@ TEST(MemoryEstimate, RefusesRunsOverTheLimit) {
 // Ten million micro-batches on 8 stages (3 x 10^8 tasks): refused at once
 // with the default limit, not after minutes of building and a std::bad_alloc.
 TEST(MemoryEstimate, CommandLineRefusesTenMillionMicrobatches) {
-  const std::string workload = write_file(
-      "ten-million.yaml",
-      "microbatches: 10000000\nlayers:\n  - {forward: 1ms, backward: 2ms, activation: 16MiB, repeat: 8}\n");
+  const std::string workload =
+      write_file("ten-million.yaml",
+                 "microbatches: 10000000\nlayers:\n  - {forward: 1ms, backward: 2ms, activation: 16MiB, repeat: 8}\n");
   const CliResult r = run_pipesim("run " + complete_platform(8) + " " + workload);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "pipesim: error: " + workload +
-                       ": microbatches: this run needs about 25.2 GiB of memory to simulate (10000000 micro-batches x 8 "
-                       "stages); the limit is " +
-                       format_bytes(default_memory_limit()) + " (raise it with --max-memory)\n");
+  EXPECT_EQ(r.err,
+            "pipesim: error: " + workload +
+                ": microbatches: this run needs about 25.2 GiB of memory to simulate (10000000 micro-batches x 8 "
+                "stages); the limit is " +
+                format_bytes(default_memory_limit()) + " (raise it with --max-memory)\n");
 }
 
 }  // namespace

@@ -2,8 +2,8 @@
 // sequence_graph): simulated times and GPU memory equal what the programs
 // predict, offloads and prefetches are real transfers to host memory, and
 // Lemma 1's idle time is what a simulation of a linear transfer finds.
-#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
+#include "tests/build_paths.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -17,9 +17,9 @@
 #include "schedules/memory_saving/sequence_graph.hpp"
 #include "schedules/stages/stage_plan.hpp"
 #include "sim/engine/simulation.hpp"
-#include "workloads/workload_yaml.hpp"
 #include "test_memory_saving_exhaustive.hpp"
 #include "tests/fixtures.hpp"
+#include "workloads/workload_yaml.hpp"
 
 namespace pipesim::memory_saving {
 namespace {
@@ -32,13 +32,14 @@ std::string pairs_platform(const std::vector<double>& bandwidths) {
   for (std::size_t k = 0; k < bandwidths.size(); ++k) {
     const std::string n = std::to_string(k);
     hosts += "<host id=\"gpu" + n + "\" speed=\"1Gf\"><prop id=\"memory\" value=\"1TiB\"/></host>\n";
-    hosts += "<host id=\"mem" + n + "\" speed=\"1Gf\"><prop id=\"memory\" value=\"1TiB\"/>"
+    hosts += "<host id=\"mem" + n +
+             "\" speed=\"1Gf\"><prop id=\"memory\" value=\"1TiB\"/>"
              "<prop id=\"kind\" value=\"host\"/></host>\n";
     char bw[64];
     std::snprintf(bw, sizeof bw, "%.17gBps", bandwidths[k]);
     links += "<link id=\"pcie" + n + "\" bandwidth=\"" + bw + "\" latency=\"0s\" sharing_policy=\"SPLITDUPLEX\"/>\n";
-    routes += "<route src=\"gpu" + n + "\" dst=\"mem" + n + "\"><link_ctn id=\"pcie" + n +
-              "\" direction=\"UP\"/></route>\n";
+    routes +=
+        "<route src=\"gpu" + n + "\" dst=\"mem" + n + "\"><link_ctn id=\"pcie" + n + "\" direction=\"UP\"/></route>\n";
   }
   return pipesim::testing::write_file(
       "pairs.xml",
@@ -68,7 +69,7 @@ struct Instance {
 };
 
 struct SimulatedCounts {
-  int offloads = 0;     // offload transfers that move bytes
+  int offloads = 0;  // offload transfers that move bytes
   int recomputes = 0;
   int host_series = 0;  // instances whose host memory held bytes
 };
@@ -107,7 +108,8 @@ SimulatedCounts simulate_instances(std::vector<Instance>& runs, const std::vecto
     const std::string where = "instance " + std::to_string(k);
     double end = 0;
     for (std::size_t n = 0; n < r.ids.size(); ++n) {
-      EXPECT_NEAR(timeline.start[r.ids[n]], r.solution.ops[n].start, 1e-6 * r.solution.makespan) << where << " op " << n;
+      EXPECT_NEAR(timeline.start[r.ids[n]], r.solution.ops[n].start, 1e-6 * r.solution.makespan)
+          << where << " op " << n;
       end = std::max(end, timeline.finish[r.ids[n]]);
     }
     EXPECT_NEAR(end, r.solution.makespan, 1e-6 * r.solution.makespan) << where;
@@ -147,8 +149,8 @@ TEST(MemorySavingExecution, SimulatedTimesAndPeaksEqualThePrograms) {
     const double least = offload ? min_feasible_limit_offloading(r.chain, beta) : min_feasible_limit(r.chain);
     r.limit = least + std::uniform_int_distribution<int>(0, 4)(rng) * kUnit;
     const int slots = static_cast<int>(std::llround(r.limit / kUnit));  // exact grid: sizes are whole units
-    r.solution = offload ? solve_offloading(r.chain, r.limit, slots, beta)
-                         : solve_rematerialization(r.chain, r.limit, slots);
+    r.solution =
+        offload ? solve_offloading(r.chain, r.limit, slots, beta) : solve_rematerialization(r.chain, r.limit, slots);
     ASSERT_TRUE(r.solution.feasible) << k;
     runs.push_back(r);
     bandwidths.push_back(beta);
@@ -289,8 +291,8 @@ TEST(MemorySavingExecution, LemmaOneIdleTimeEqualsTheSimulatedOne) {
       for (const TimedNeed& o : x.ops) need = std::max(need, o.memory - x.m_min);
       const double most = std::floor(x.beta * busy_time(x.ops) + 1e-6);
       if (need > most) continue;
-      x.prefetched = std::uniform_int_distribution<long long>(static_cast<long long>(need),
-                                                              static_cast<long long>(most))(rng);
+      x.prefetched =
+          std::uniform_int_distribution<long long>(static_cast<long long>(need), static_cast<long long>(most))(rng);
       if (x.prefetched == 0) continue;
     }
     runs.push_back(x);
@@ -316,8 +318,8 @@ TEST(MemorySavingExecution, LemmaOneIdleTimeEqualsTheSimulatedOne) {
       for (TaskId t = 0; t < graph.size(); ++t)
         if (graph.task(t).peer == platform.find("gpu" + std::to_string(k))) end = std::max(end, timeline.finish[t]);
     const double simulated = end - busy_time(x.ops);
-    const double formula = x.prefetch ? prefetch_idle_time(x.ops, x.m_min, x.beta)
-                                      : offload_idle_time(x.ops, x.m_min, x.beta);
+    const double formula =
+        x.prefetch ? prefetch_idle_time(x.ops, x.m_min, x.beta) : offload_idle_time(x.ops, x.m_min, x.beta);
     EXPECT_NEAR(simulated, formula, 1e-9) << where;
     EXPECT_LE(peaks[platform.find("gpu" + std::to_string(k))].total, x.capacity) << where;
     positive += formula > 1e-9;

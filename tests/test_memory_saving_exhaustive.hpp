@@ -45,7 +45,9 @@ inline double exhaustive_optimum(const Chain& c, double limit, bool persistent =
   std::map<State, double> best;
   std::map<State, std::pair<State, Step>> came_from;
   using Item = std::pair<double, State>;
-  auto later = [](const Item& x, const Item& y) { return y.first < x.first || (!(x.first < y.first) && y.second < x.second); };
+  auto later = [](const Item& x, const Item& y) {
+    return y.first < x.first || (!(x.first < y.first) && y.second < x.second);
+  };
   std::priority_queue<Item, std::vector<Item>, decltype(later)> queue(later);
   const State start{0, 0, 0, L};
   best[start] = 0;

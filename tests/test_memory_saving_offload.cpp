@@ -7,12 +7,12 @@
 #include <random>
 #include <stdexcept>
 
-#include "tests/fixtures.hpp"
 #include "schedules/memory_saving/offloading.hpp"
 #include "schedules/memory_saving/rematerialization.hpp"
 #include "schedules/memory_saving/transfer_replay.hpp"
 #include "test_memory_saving_class_search.hpp"
 #include "test_memory_saving_exhaustive.hpp"
+#include "tests/fixtures.hpp"
 
 namespace pipesim::memory_saving {
 namespace {
@@ -184,20 +184,33 @@ TEST(MemorySavingOffload, InfeasibleLimitReportsTheSmallestThatWorks) {
 TEST(MemorySavingOffload, LaterFreeOutsideTheClassCanBeFaster) {
   Chain chain;
   chain.input_size = 2;
-  chain.layers = {{4, 4, 2, 2, 0, 1, 0}, {1, 3, 3, 6, 2, 0, 1}, {4, 5, 0, 0, 1, 0, 1},
-                  {2, 4, 0, 3, 1, 1, 0}, {1, 8, 2, 5, 1, 0, 0}};
+  chain.layers = {{4, 4, 2, 2, 0, 1, 0},
+                  {1, 3, 3, 6, 2, 0, 1},
+                  {4, 5, 0, 0, 1, 0, 1},
+                  {2, 4, 0, 3, 1, 1, 0},
+                  {1, 8, 2, 5, 1, 0, 0}};
   const double limit = 13, bandwidth = 0.5;
   const Solution s = solve_exact(chain, limit, bandwidth);
   ASSERT_TRUE(s.feasible);
   EXPECT_DOUBLE_EQ(s.makespan, 41);
   EXPECT_DOUBLE_EQ(class_optimum(chain, limit, bandwidth), 41);
-  const std::vector<Operation> later = replay_with_transfers(
-      chain,
-      {{OpKind::ForwardAll, 1}, {OpKind::ForwardCheckpoint, 2}, {OpKind::Offload, 2}, {OpKind::ForwardAll, 3},
-       {OpKind::ForwardCheckpoint, 4}, {OpKind::Free, 2}, {OpKind::ForwardAll, 5}, {OpKind::Backward, 5},
-       {OpKind::Prefetch, 2}, {OpKind::ForwardAll, 4}, {OpKind::Backward, 4}, {OpKind::Backward, 3},
-       {OpKind::ForwardAll, 2}, {OpKind::Backward, 2}, {OpKind::Backward, 1}},
-      bandwidth);
+  const std::vector<Operation> later = replay_with_transfers(chain,
+                                                             {{OpKind::ForwardAll, 1},
+                                                              {OpKind::ForwardCheckpoint, 2},
+                                                              {OpKind::Offload, 2},
+                                                              {OpKind::ForwardAll, 3},
+                                                              {OpKind::ForwardCheckpoint, 4},
+                                                              {OpKind::Free, 2},
+                                                              {OpKind::ForwardAll, 5},
+                                                              {OpKind::Backward, 5},
+                                                              {OpKind::Prefetch, 2},
+                                                              {OpKind::ForwardAll, 4},
+                                                              {OpKind::Backward, 4},
+                                                              {OpKind::Backward, 3},
+                                                              {OpKind::ForwardAll, 2},
+                                                              {OpKind::Backward, 2},
+                                                              {OpKind::Backward, 1}},
+                                                             bandwidth);
   EXPECT_DOUBLE_EQ(finish_time(later), 39);
   EXPECT_DOUBLE_EQ(peak_memory(later), 13);
 }
@@ -208,11 +221,16 @@ TEST(MemorySavingOffload, ReplayTimesComputeAndLinkByHand) {
   // F_all 2 [1,2]; the free waits for the offload (3); the prefetch [3,5]
   // holds a^1 again from 3; B 2 needs a^1, so waits for it (5).
   const Chain chain = homogeneous_chain(2, {1, 2, 2, 3, 0, 0, 0}, 1);
-  const std::vector<Operation> ops = replay_with_transfers(
-      chain,
-      {{OpKind::ForwardCheckpoint, 1}, {OpKind::Offload, 1}, {OpKind::ForwardAll, 2}, {OpKind::Free, 1},
-       {OpKind::Prefetch, 1}, {OpKind::Backward, 2}, {OpKind::ForwardAll, 1}, {OpKind::Backward, 1}},
-      1);
+  const std::vector<Operation> ops = replay_with_transfers(chain,
+                                                           {{OpKind::ForwardCheckpoint, 1},
+                                                            {OpKind::Offload, 1},
+                                                            {OpKind::ForwardAll, 2},
+                                                            {OpKind::Free, 1},
+                                                            {OpKind::Prefetch, 1},
+                                                            {OpKind::Backward, 2},
+                                                            {OpKind::ForwardAll, 1},
+                                                            {OpKind::Backward, 1}},
+                                                           1);
   EXPECT_EQ(describe(ops),
             "F_ck 1 start=0 duration=1 memory=3\n"
             "offload 1 start=1 duration=2 memory=6\n"
@@ -228,17 +246,19 @@ TEST(MemorySavingOffload, ReplayTimesComputeAndLinkByHand) {
 
 TEST(MemorySavingOffload, ReplayRefusesWhatCannotRun) {
   const Chain chain = homogeneous_chain(3, {1, 2, 2, 3, 0, 0, 0}, 1);
-  EXPECT_EQ(error_message<std::logic_error>(
-                [&] { replay_with_transfers(chain, {{OpKind::ForwardCheckpoint, 1}, {OpKind::Prefetch, 1}}, 1); }),
+  EXPECT_EQ(error_message<std::logic_error>([&] {
+              replay_with_transfers(chain, {{OpKind::ForwardCheckpoint, 1}, {OpKind::Prefetch, 1}}, 1);
+            }),
             "step 1 (prefetch 1): nothing to prefetch (a^i never offloaded)");
-  EXPECT_EQ(error_message<std::logic_error>(
-                [&] { replay_with_transfers(chain, {{OpKind::ForwardCheckpoint, 1}, {OpKind::Offload, 1}}, 0); }),
+  EXPECT_EQ(error_message<std::logic_error>([&] {
+              replay_with_transfers(chain, {{OpKind::ForwardCheckpoint, 1}, {OpKind::Offload, 1}}, 0);
+            }),
             "step 1 (offload 1): transfer over a link of bandwidth 0");
   EXPECT_EQ(error_message<std::logic_error>([&] {
-              replay_with_transfers(chain,
-                                    {{OpKind::ForwardCheckpoint, 1}, {OpKind::Offload, 1}, {OpKind::Free, 1},
-                                     {OpKind::ForwardNone, 2}},
-                                    1);
+              replay_with_transfers(
+                  chain,
+                  {{OpKind::ForwardCheckpoint, 1}, {OpKind::Offload, 1}, {OpKind::Free, 1}, {OpKind::ForwardNone, 2}},
+                  1);
             }),
             "step 3 (F_none 2): input activation missing");
 }

@@ -209,7 +209,7 @@ TEST(MemorySavingOffloadOnly, ReplayMovesTapesAndUnusableInputsThrow) {
   Chain chain;
   chain.input_size = 1;
   chain.layers = {{1, 2, 1, 3, 0, 0, 0}, {1, 2, 1, 3, 0, 0, 0}};
-  const std::vector<Step> steps = {{OpKind::ForwardAll, 1}, {OpKind::Offload, 1}, {OpKind::ForwardAll, 2},
+  const std::vector<Step> steps = {{OpKind::ForwardAll, 1}, {OpKind::Offload, 1},  {OpKind::ForwardAll, 2},
                                    {OpKind::Free, 1},       {OpKind::Prefetch, 1}, {OpKind::Backward, 2},
                                    {OpKind::Backward, 1}};
   const std::vector<Operation> ops = replay_with_transfers(chain, steps, 1);

@@ -35,8 +35,10 @@ inline std::vector<Step> offload_only_steps(int L, const std::vector<TapeMove>& 
     for (int i = L - 2; i >= 1; --i)
       if (moves[i].free_after && moves[i].prefetch_before == g) steps.push_back({OpKind::Prefetch, i});
     if (g >= 2 && g - 1 <= L - 2 && moves[g - 1].free_after) steps.push_back({OpKind::Offload, g - 1});
-    if (g <= L) steps.push_back({OpKind::ForwardAll, g});
-    else if (g <= 2 * L) steps.push_back({OpKind::Backward, 2 * L + 1 - g});
+    if (g <= L)
+      steps.push_back({OpKind::ForwardAll, g});
+    else if (g <= 2 * L)
+      steps.push_back({OpKind::Backward, 2 * L + 1 - g});
   }
   return steps;
 }

@@ -3,8 +3,8 @@
 // program in place of its forward and backward, in the time and memory the
 // program predicts; budgets come from the in-flight micro-batches; an
 // infeasible limit is one line and exit code 1.
-#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
+#include "tests/build_paths.hpp"
 
 #include <algorithm>
 #include <map>
@@ -42,7 +42,8 @@ std::string line_platform(int gpus) {
                 "\" direction=\"UP\"/></route>\n";
     }
   }
-  hosts += "<host id=\"mem\" speed=\"1Gf\"><prop id=\"memory\" value=\"1TiB\"/><prop id=\"kind\" value=\"host\"/></host>\n";
+  hosts +=
+      "<host id=\"mem\" speed=\"1Gf\"><prop id=\"memory\" value=\"1TiB\"/><prop id=\"kind\" value=\"host\"/></host>\n";
   return pipesim::testing::write_file(
       "line.xml",
       "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
@@ -59,8 +60,8 @@ Workload random_workload(std::mt19937& rng, int layers) {
   w.microbatches = 1;
   w.schedule = "gpipe";
   for (int l = 0; l < layers; ++l)
-    w.layers.push_back({"l" + std::to_string(l), {pick(1, 5) * 1e9, true}, {pick(1, 8) * 1e9, true},
-                        pick(1, 3) * kUnit, 0});
+    w.layers.push_back(
+        {"l" + std::to_string(l), {pick(1, 5) * 1e9, true}, {pick(1, 8) * 1e9, true}, pick(1, 3) * kUnit, 0});
   return w;
 }
 
@@ -124,8 +125,8 @@ void expect_stages_follow_their_programs(const std::string& policy, int* offload
     while (!(schedule.graph.task(order[cut]).kind == TaskKind::Forward &&
              schedule.graph.task(order[cut]).layer_last == st.last_layer))
       ++cut;
-    const double span = (t.finish[order[cut]] - t.start[order.front()]) +
-                        (t.finish[order.back()] - t.start[order[cut + 1]]);
+    const double span =
+        (t.finish[order[cut]] - t.start[order.front()]) + (t.finish[order.back()] - t.start[order[cut + 1]]);
     if (policy == "remat" || s == 2)
       EXPECT_NEAR(span, m.seconds, 1e-6 * m.seconds) << where;
     else
@@ -181,13 +182,16 @@ TEST(MemorySavingPipeline, AutoLimitDividesByInFlightMicrobatches) {
       const int flight = schedule == "gpipe" ? 5 : 3 - s;
       EXPECT_EQ(g.memory_saving[s].in_flight, flight) << schedule << s;
       const double buffers = (s > 0 ? 2 * st.input_bytes : 0) + (s < 2 ? 2 * st.output_bytes : 0);
-      EXPECT_DOUBLE_EQ(g.memory_saving[s].limit, (1e9 - 2 * st.weight_bytes - buffers) / flight)
-          << schedule << s;
+      EXPECT_DOUBLE_EQ(g.memory_saving[s].limit, (1e9 - 2 * st.weight_bytes - buffers) / flight) << schedule << s;
       EXPECT_EQ(g.memory_saving[s].recomputed, 0) << schedule << s;  // the budget is roomy
     }
   }
-  EXPECT_EQ(in_flight({{TaskKind::Forward, 0}, {TaskKind::Forward, 1}, {TaskKind::Backward, 0},
-                       {TaskKind::Forward, 2}, {TaskKind::Backward, 1}, {TaskKind::Backward, 2}}),
+  EXPECT_EQ(in_flight({{TaskKind::Forward, 0},
+                       {TaskKind::Forward, 1},
+                       {TaskKind::Backward, 0},
+                       {TaskKind::Forward, 2},
+                       {TaskKind::Backward, 1},
+                       {TaskKind::Backward, 2}}),
             2);
 }
 
@@ -249,9 +253,10 @@ TEST(MemorySavingPipeline, TooFewSlotsNameNoLimit) {
     const auto r = run_pipesim("run " + kRoot + "platforms/nvswitch-8gpu.xml " + workload +
                                " --set memory_saving.policy=remat --set memory_saving.slots=" + std::to_string(slots));
     EXPECT_EQ(r.exit_code, 1);
-    EXPECT_EQ(r.err, "pipesim: infeasible: " + workload + ": memory_saving.slots: no limit works for stage 0 (gpu0) with " +
-                         std::to_string(slots) +
-                         " slots (policy remat): the memory grid is too coarse for its layers; raise slots (default 500)\n");
+    EXPECT_EQ(r.err,
+              "pipesim: infeasible: " + workload + ": memory_saving.slots: no limit works for stage 0 (gpu0) with " +
+                  std::to_string(slots) +
+                  " slots (policy remat): the memory grid is too coarse for its layers; raise slots (default 500)\n");
     EXPECT_EQ(r.out, "");
   }
 }
@@ -269,8 +274,10 @@ TEST(MemorySavingPipeline, AutoBudgetsMakeAnOversizedPipelineFit) {
   const std::string platform = pipesim::testing::write_file("small150.xml", xml);
   auto run = [&](const std::string& policy, const std::string& extra) {
     const std::string w = pipesim::testing::write_file(
-        "fit.yaml", "microbatches: 4\nlayers:\n  - {forward: 1ms, backward: 2ms, activation: 4MiB, weights: 1MiB, "
-                    "repeat: 64}\nmemory_saving: {policy: " + policy + "}\n");
+        "fit.yaml",
+        "microbatches: 4\nlayers:\n  - {forward: 1ms, backward: 2ms, activation: 4MiB, weights: 1MiB, "
+        "repeat: 64}\nmemory_saving: {policy: " +
+            policy + "}\n");
     return run_pipesim("run " + platform + " " + w + " " + extra);
   };
   const auto none = run("none", "--quiet");
@@ -321,8 +328,10 @@ TEST(MemorySavingPipeline, FitBudgetsCountTheWaitingMicrobatches) {
   const std::string platform = pipesim::testing::write_file("small120.xml", xml);
   auto run = [&](const std::string& limit) {
     const std::string w = pipesim::testing::write_file(
-        "fit120.yaml", "microbatches: 4\nlayers:\n  - {forward: 1ms, backward: 2ms, activation: 4MiB, weights: 1MiB, "
-                       "repeat: 64}\nmemory_saving: {policy: remat, limit: " + limit + "}\n");
+        "fit120.yaml",
+        "microbatches: 4\nlayers:\n  - {forward: 1ms, backward: 2ms, activation: 4MiB, weights: 1MiB, "
+        "repeat: 64}\nmemory_saving: {policy: remat, limit: " +
+            limit + "}\n");
     return run_pipesim("run " + platform + " " + w);
   };
   const auto automatic = run("auto");
@@ -345,13 +354,15 @@ TEST(MemorySavingPipeline, FitBudgetsCountTheWaitingMicrobatches) {
     for (std::size_t at; (at = tiny.find("120MiB")) != std::string::npos;) tiny.replace(at, 6, "90MiB");
     const std::string p = pipesim::testing::write_file("small90.xml", tiny);
     const std::string w = pipesim::testing::write_file(
-        "fit90.yaml", "microbatches: 4\nlayers:\n  - {forward: 1ms, backward: 2ms, activation: 4MiB, weights: 1MiB, "
-                      "repeat: 64}\nmemory_saving: {policy: remat, limit: fit}\n");
+        "fit90.yaml",
+        "microbatches: 4\nlayers:\n  - {forward: 1ms, backward: 2ms, activation: 4MiB, weights: 1MiB, "
+        "repeat: 64}\nmemory_saving: {policy: remat, limit: fit}\n");
     return run_pipesim("run " + p + " " + w);
   }();
   EXPECT_EQ(too_small.exit_code, 1);
   EXPECT_EQ(too_small.err.rfind("pipesim: infeasible: ", 0), 0u) << too_small.err;
-  EXPECT_NE(too_small.err.find(" micro-batches in flight (policy remat, 500 slots), the device has "), std::string::npos)
+  EXPECT_NE(too_small.err.find(" micro-batches in flight (policy remat, 500 slots), the device has "),
+            std::string::npos)
       << too_small.err;
 }
 
@@ -365,8 +376,10 @@ TEST(MemorySavingPipeline, PerStageOptions) {
   const std::string platform = pipesim::testing::write_file("per150.xml", xml);
   auto run = [&](const std::string& option) {
     const std::string w = pipesim::testing::write_file(
-        "per.yaml", "microbatches: 4\nlayers:\n  - {forward: 1ms, backward: 2ms, activation: 4MiB, weights: 1MiB, "
-                    "repeat: 64}\nmemory_saving: " + option + "\n");
+        "per.yaml",
+        "microbatches: 4\nlayers:\n  - {forward: 1ms, backward: 2ms, activation: 4MiB, weights: 1MiB, "
+        "repeat: 64}\nmemory_saving: " +
+            option + "\n");
     return std::make_pair(w, run_pipesim("run " + platform + " " + w));
   };
   const std::string none = "{policy: none}", remat = "{policy: remat}";
@@ -375,13 +388,14 @@ TEST(MemorySavingPipeline, PerStageOptions) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("verdict               VALID"), std::string::npos) << r.out;
   const std::string table = r.out.substr(r.out.find("memory saving"));
-  EXPECT_EQ(table.substr(0, table.find("\n\n")),
-            "memory saving (one micro-batch per stage, against keeping every activation)\n"
-            "  stage  device  policy  in flight      limit      time  overhead       peak   saved  recomputed  offloaded\n"
-            "  1        gpu1   remat          4  29.50 MiB  30.00 ms    25.0 %  28.00 MiB  36.4 %           6  0\n"
-            "  2        gpu2   remat          4  29.50 MiB  30.00 ms    25.0 %  28.00 MiB  36.4 %           6  0\n"
-            "  3        gpu3   remat          4  29.50 MiB  30.00 ms    25.0 %  28.00 MiB  36.4 %           6  0\n"
-            "  4        gpu4    both          4  32.26 MiB  24.00 ms     0.0 %  28.00 MiB  36.4 %           0  4");
+  EXPECT_EQ(
+      table.substr(0, table.find("\n\n")),
+      "memory saving (one micro-batch per stage, against keeping every activation)\n"
+      "  stage  device  policy  in flight      limit      time  overhead       peak   saved  recomputed  offloaded\n"
+      "  1        gpu1   remat          4  29.50 MiB  30.00 ms    25.0 %  28.00 MiB  36.4 %           6  0\n"
+      "  2        gpu2   remat          4  29.50 MiB  30.00 ms    25.0 %  28.00 MiB  36.4 %           6  0\n"
+      "  3        gpu3   remat          4  29.50 MiB  30.00 ms    25.0 %  28.00 MiB  36.4 %           6  0\n"
+      "  4        gpu4    both          4  32.26 MiB  24.00 ms     0.0 %  28.00 MiB  36.4 %           0  4");
   const auto [w3, three] = run("[" + remat + ", " + remat + ", " + remat + "]");
   EXPECT_EQ(three.exit_code, 2);
   EXPECT_EQ(three.err, "pipesim: error: " + w3 +
@@ -391,8 +405,9 @@ TEST(MemorySavingPipeline, PerStageOptions) {
 // Only the flush schedules run the option; the others refuse it.
 TEST(MemorySavingPipeline, OtherSchedulesRefuseTheOption) {
   const std::string workload = pipesim::testing::write_file(
-      "kfkb.yaml", "microbatches: 4\nschedule: {name: kfkb, k: 2}\nlayers:\n  - {forward: 1ms, backward: 2ms, "
-                   "activation: 16MiB, repeat: 8}\nmemory_saving: {policy: remat}\n");
+      "kfkb.yaml",
+      "microbatches: 4\nschedule: {name: kfkb, k: 2}\nlayers:\n  - {forward: 1ms, backward: 2ms, "
+      "activation: 16MiB, repeat: 8}\nmemory_saving: {policy: remat}\n");
   const auto r = pipesim::testing::run_pipesim("run " + kRoot + "platforms/a100-8gpu-pcie-host.xml " + workload);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "pipesim: error: " + workload +
@@ -402,9 +417,10 @@ TEST(MemorySavingPipeline, OtherSchedulesRefuseTheOption) {
 // A schedule told to use host memory (here kfkb's allocation: device 8 is
 // host-memory) is refused, whatever the family.
 TEST(MemorySavingPipeline, NoScheduleComputesOnHostMemory) {
-  const std::string workload = pipesim::testing::write_file(
-      "alloc.yaml", "microbatches: 4\nschedule: {name: kfkb, k: 1, allocation: \"0,8\"}\nlayers:\n"
-                    "  - {forward: 1ms, backward: 2ms, activation: 16MiB, repeat: 2}\n");
+  const std::string workload =
+      pipesim::testing::write_file("alloc.yaml",
+                                   "microbatches: 4\nschedule: {name: kfkb, k: 1, allocation: \"0,8\"}\nlayers:\n"
+                                   "  - {forward: 1ms, backward: 2ms, activation: 16MiB, repeat: 2}\n");
   const auto r = pipesim::testing::run_pipesim("run " + kRoot + "platforms/a100-8gpu-pcie-host.xml " + workload);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "pipesim: error: " + workload +
@@ -417,13 +433,16 @@ TEST(MemorySavingPipeline, OffloadingWithoutHostMemoryIsAnInputError) {
   const std::string workload = tiny_with("{policy: both}");
   const auto r = pipesim::testing::run_pipesim("run " + kRoot + "platforms/nvswitch-4gpu.xml " + workload);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "pipesim: error: " + workload + ": memory_saving.policy: both offloads to host memory, but platform " +
-                       kRoot + "platforms/nvswitch-4gpu.xml routes no host of kind host to gpu0\n");
+  EXPECT_EQ(r.err, "pipesim: error: " + workload +
+                       ": memory_saving.policy: both offloads to host memory, but platform " + kRoot +
+                       "platforms/nvswitch-4gpu.xml routes no host of kind host to gpu0\n");
   const std::string alone = tiny_with("{policy: offload}");
   const auto o = pipesim::testing::run_pipesim("run " + kRoot + "platforms/nvswitch-4gpu.xml " + alone);
   EXPECT_EQ(o.exit_code, 2);
-  EXPECT_EQ(o.err, "pipesim: error: " + alone + ": memory_saving.policy: offload moves activations to host memory, "
-                       "but platform " + kRoot + "platforms/nvswitch-4gpu.xml routes no host of kind host to gpu0\n");
+  EXPECT_EQ(o.err, "pipesim: error: " + alone +
+                       ": memory_saving.policy: offload moves activations to host memory, "
+                       "but platform " +
+                       kRoot + "platforms/nvswitch-4gpu.xml routes no host of kind host to gpu0\n");
 }
 
 }  // namespace

@@ -7,10 +7,10 @@
 #include <random>
 #include <stdexcept>
 
-#include "tests/fixtures.hpp"
 #include "schedules/memory_saving/rematerialization.hpp"
 #include "schedules/memory_saving/sequence_replay.hpp"
 #include "test_memory_saving_exhaustive.hpp"
+#include "tests/fixtures.hpp"
 
 namespace pipesim::memory_saving {
 namespace {

@@ -251,7 +251,8 @@ TEST(Metrics, BusyTimeEqualsTheSortedUnionToTheBit) {
       std::vector<std::pair<double, double>> a, b, mixed;
       for (std::size_t i = 0; i < intervals.size(); ++i) (i % 2 ? a : b).push_back(intervals[i]);
       std::size_t x = 0, y = 0;
-      while (x < a.size() || y < b.size()) mixed.push_back((y == b.size() || (x < a.size() && rng() % 2)) ? a[x++] : b[y++]);
+      while (x < a.size() || y < b.size())
+        mixed.push_back((y == b.size() || (x < a.size() && rng() % 2)) ? a[x++] : b[y++]);
       intervals = mixed;
     } else {
       std::shuffle(intervals.begin(), intervals.end(), rng);

@@ -2,10 +2,10 @@
 // writes a platform pipesim runs (byte for byte the shipped one for the
 // same devices), and mobile_figures.py's workload pieces (profile to flops,
 // merged layers, Theorem 1's beta). The figures themselves are not run here.
-#include "tests/build_paths.hpp"
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include "tests/build_paths.hpp"
 
 #include <gtest/gtest.h>
 
@@ -59,8 +59,11 @@ TEST(MobileScripts, MakePlatformMobileWritesARunnablePlatform) {
 TEST(MobileScripts, FiguresWorkloadPieces) {
   if (std::system("python3 --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
   const std::string code =
-      "import sys; sys.path.insert(0, '" + kRoot + "scripts'); import mobile_figures as m; "
-      "i, L = m.chain('" + std::string(PIPESIM_BINARY) + "', 'alexnet'); "
+      "import sys; sys.path.insert(0, '" + kRoot +
+      "scripts'); import mobile_figures as m; "
+      "i, L = m.chain('" +
+      std::string(PIPESIM_BINARY) +
+      "', 'alexnet'); "
       "print(len(L), all(l[1] > 0 and l[2] > 0 for l in L), '%.6g' % L[0][1], '%.4f' % m.theorem1_beta(L), "
       "L[12][0], '%.0f' % i)";
   const auto [status, out] = shell("python3 -c \"" + code + "\"");

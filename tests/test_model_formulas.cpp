@@ -120,9 +120,9 @@ TEST(ModelFlops, HeadIsTheLogitsGemmAndTheEmbeddingNone) {
 
 TEST(ModelFlops, KernelCounts) {
   const ModelLayer block = block_of(transformer_chain(gpt(1024, 8, 2048, 1)));
-  EXPECT_EQ(block.forward.kernels, 14);          // 4 GEMMs + 10 others
-  EXPECT_EQ(block.backward_input.kernels, 24);   // 4 + 2 x 10
-  EXPECT_EQ(block.backward_weight.kernels, 8);   // 4 weight GEMMs + 4 bias reductions
+  EXPECT_EQ(block.forward.kernels, 14);         // 4 GEMMs + 10 others
+  EXPECT_EQ(block.backward_input.kernels, 24);  // 4 + 2 x 10
+  EXPECT_EQ(block.backward_weight.kernels, 8);  // 4 weight GEMMs + 4 bias reductions
 }
 
 TEST(ModelParameters, GptBlockIs12h2Plus13h) {
@@ -184,10 +184,11 @@ TEST(ModelActivation, SwiGluGqaTermByTerm) {
   const double s = 4096, b = 1, h = 8192, a = 64, kvd = 1024, f = 28672;
   const BlockStash st = block_stash(c);
   EXPECT_DOUBLE_EQ(st.qkv, 2 * s * b * (h + 2 * kvd));
-  EXPECT_DOUBLE_EQ(st.ffn, 4 * 2 * s * b * f);    // gate, up, silu(gate), product
+  EXPECT_DOUBLE_EQ(st.ffn, 4 * 2 * s * b * f);     // gate, up, silu(gate), product
   EXPECT_DOUBLE_EQ(st.norm_stats, 2 * 4 * s * b);  // RMSNorm: rstd only
-  EXPECT_DOUBLE_EQ(st.total(), /* input, norm input, 2 norm outputs, Q, attention output */ 2 * s * b * h * 6 + 2 * s * b * 2 * kvd + 8 * s * b * f + 4 * a * s * b +
-                                   kFlashRngStateBytes + 8 * s * b);
+  EXPECT_DOUBLE_EQ(st.total(), /* input, norm input, 2 norm outputs, Q, attention output */ 2 * s * b * h * 6 +
+                                   2 * s * b * 2 * kvd + 8 * s * b * f + 4 * a * s * b + kFlashRngStateBytes +
+                                   8 * s * b);
 }
 
 TEST(ModelActivation, HeadKeepsLogitsAndFp32LogSoftmax) {
@@ -231,7 +232,8 @@ TEST(ModelChecks, NameTheField) {
   EXPECT_EQ(message(c), "w.yaml: model.microbatch_size: must be positive, got 0");
   c = gpt(4096, 32, 2048, 1);
   c.max_positions = 1024;
-  EXPECT_EQ(message(c), "w.yaml: model.seq_length: seq_length (2048) exceeds max_positions (1024) of the learned position table");
+  EXPECT_EQ(message(c),
+            "w.yaml: model.seq_length: seq_length (2048) exceeds max_positions (1024) of the learned position table");
   c = gpt(4096, 32, 2050, 1);
   c.tp = 4;
   c.sequence_parallel = true;
@@ -300,8 +302,7 @@ TEST(ModelChain, LayersKeysAndRecomputeMemory) {
   c.recompute = Recompute::Full;
   const ModelLayer full = transformer_chain(c).layers[1];
   EXPECT_DOUBLE_EQ(full.stash_bytes, input);
-  EXPECT_DOUBLE_EQ(full.backward_workspace,
-                   b0.backward_workspace + (b0.stash_bytes - input) + b0.forward_workspace);
+  EXPECT_DOUBLE_EQ(full.backward_workspace, b0.backward_workspace + (b0.stash_bytes - input) + b0.forward_workspace);
   EXPECT_EQ(full.recompute.kernels, full.forward.kernels);
   c.recompute = Recompute::Selective;
   const ModelLayer selective = transformer_chain(c).layers[1];

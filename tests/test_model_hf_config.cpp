@@ -1,6 +1,6 @@
 // models/: Hugging Face config.json import and its one-line errors.
-#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
+#include "tests/build_paths.hpp"
 
 #include "models/hf_config.hpp"
 #include "models/model_presets.hpp"
@@ -57,15 +57,18 @@ TEST(ModelHfConfig, Gpt2Xl) {
 TEST(ModelHfConfig, OneLineErrors) {
   const std::string dir = data("");
   EXPECT_EQ(error_of(data("malformed.json")),
-            dir + "malformed.json: line 4: JSON syntax error: syntax error while parsing object separator - "
-                  "unexpected number literal; expected ':'");
+            dir +
+                "malformed.json: line 4: JSON syntax error: syntax error while parsing object separator - "
+                "unexpected number literal; expected ':'");
   EXPECT_EQ(error_of(data("missing-field.json")), dir + "missing-field.json: intermediate_size: missing");
   EXPECT_EQ(error_of(data("wrong-type.json")),
             dir + "wrong-type.json: hidden_size: expected a positive integer, got string \"4096\"");
-  EXPECT_EQ(error_of(data("heads-not-dividing.json")),
-            dir + "heads-not-dividing.json: num_attention_heads: num_attention_heads (24) must divide hidden_size (4096)");
-  EXPECT_EQ(error_of(data("kv-not-dividing.json")),
-            dir + "kv-not-dividing.json: num_key_value_heads: num_key_value_heads (5) must divide num_attention_heads (32)");
+  EXPECT_EQ(
+      error_of(data("heads-not-dividing.json")),
+      dir + "heads-not-dividing.json: num_attention_heads: num_attention_heads (24) must divide hidden_size (4096)");
+  EXPECT_EQ(
+      error_of(data("kv-not-dividing.json")),
+      dir + "kv-not-dividing.json: num_key_value_heads: num_key_value_heads (5) must divide num_attention_heads (32)");
   EXPECT_EQ(error_of(data("unsupported-type.json")),
             dir + "unsupported-type.json: model_type: unsupported \"bert\" (supported: gpt2, llama, mistral)");
   EXPECT_EQ(error_of(data("absent.json")), dir + "absent.json: cannot open: no such file");
@@ -87,7 +90,9 @@ TEST(ModelHfConfig, TextErrors) {
   EXPECT_EQ(error("[1, 2]"), "c.json: document: expected a JSON object, got array");
   EXPECT_EQ(error("{}"), "c.json: model_type: missing");
   EXPECT_EQ(error("{\"model_type\": 3}"), "c.json: model_type: expected a string, got number 3");
-  EXPECT_EQ(error("{\n\"model_type\": \"gpt2\",\n"), "c.json: line 3: JSON syntax error: syntax error while parsing object key - unexpected end of input; expected string literal");
+  EXPECT_EQ(error("{\n\"model_type\": \"gpt2\",\n"),
+            "c.json: line 3: JSON syntax error: syntax error while parsing object key - unexpected end of input; "
+            "expected string literal");
   EXPECT_EQ(error("{\"model_type\": \"llama\", \"hidden_size\": 0}"),
             "c.json: hidden_size: expected a positive integer, got 0");
   EXPECT_EQ(error("{\"model_type\": \"mistral\", \"hidden_size\": 4096, \"num_hidden_layers\": 32, "

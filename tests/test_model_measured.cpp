@@ -1,7 +1,7 @@
 // models/ against the blocks, embedding, head and stages measured on one
 // H200 and one H100 (tests/data/measured/README.md).
-#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
+#include "tests/build_paths.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -96,8 +96,8 @@ TEST_P(ModelMeasured, EmbeddingAndHead) {
 TEST_P(ModelMeasured, StagesOfTheEightBlockModel) {
   const json doc = measured(GetParam(), "stages.json");
   const json& config = doc.at("config");
-  TransformerConfig c = measured_gpt(config.at("h"), config.at("heads"), config.at("seq"), config.at("microbatch"),
-                                     config.at("vocab"));
+  TransformerConfig c =
+      measured_gpt(config.at("h"), config.at("heads"), config.at("seq"), config.at("microbatch"), config.at("vocab"));
   c.layers = config.at("blocks");
   const ModelChain chain = transformer_chain(c);
   ASSERT_EQ(chain.layers.size(), 10u);
@@ -134,8 +134,8 @@ TEST_P(ModelMeasured, StagesOfTheEightBlockModel) {
 TEST_P(ModelMeasured, GpipeOnOneDevicePeak) {
   const json config = measured(GetParam(), "stages.json").at("config");
   const json run = measured(GetParam(), "gpipe_one_device_run.json");
-  TransformerConfig c = measured_gpt(config.at("h"), config.at("heads"), config.at("seq"), config.at("microbatch"),
-                                     config.at("vocab"));
+  TransformerConfig c =
+      measured_gpt(config.at("h"), config.at("heads"), config.at("seq"), config.at("microbatch"), config.at("vocab"));
   c.layers = config.at("blocks");
   const ModelChain chain = transformer_chain(c);
   double kept = 0;

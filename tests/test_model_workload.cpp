@@ -1,8 +1,8 @@
 // Model workloads through `pipesim run`: the `model:` section's errors keep
 // the one-line contract, and a run reports the job in tokens/s and MFU
 // (docs/workload-format.md#model, workloads/model_section.cpp).
-#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
+#include "tests/build_paths.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -45,7 +45,8 @@ TEST(ModelWorkload, BadInputIsOneLineNamingFileAndField) {
 }
 
 TEST(ModelWorkload, MalformedConfigJsonNamesItsLine) {
-  const std::string w = write_file("hf.yaml", "model: {config: " + kRoot + "tests/data/hf/malformed.json}\nmicrobatches: 2\n");
+  const std::string w =
+      write_file("hf.yaml", "model: {config: " + kRoot + "tests/data/hf/malformed.json}\nmicrobatches: 2\n");
   const CliResult r = run_pipesim("run " + kRoot + "platforms/h200-1gpu.xml " + w);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err.rfind("pipesim: error: " + kRoot + "tests/data/hf/malformed.json: line 4: JSON syntax error", 0), 0u)
@@ -69,7 +70,8 @@ TEST(ModelWorkload, UnknownDeviceTypeNamesTheHost) {
   write_file("typo.xml", text);
   const CliResult r = run_pipesim("run " + platform + " " + kRoot + "workloads/examples/gpt2-xl.yaml");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err.rfind("pipesim: error: " + platform + ": host 'gpu0' property device: unknown device type 'h2000'", 0), 0u)
+  EXPECT_EQ(
+      r.err.rfind("pipesim: error: " + platform + ": host 'gpu0' property device: unknown device type 'h2000'", 0), 0u)
       << r.err;
 }
 
@@ -98,9 +100,10 @@ TEST(ModelWorkload, ReportsTokensAndMfu) {
 TEST(ModelWorkload, OutputsNeverLandOnTheModelsFiles) {
   const std::string config = write_file("config.json", read_text(kRoot + "tests/data/hf/gpt2-xl.json"));
   const std::string calibration = write_file("calibration.yaml", "block.forward: 1ms\n");
-  const std::string w = write_file(
-      "files.yaml", "model: {config: config.json, seq_length: 64, layers: 2, calibration: calibration.yaml}\n"
-                    "microbatches: 2\n");
+  const std::string w =
+      write_file("files.yaml",
+                 "model: {config: config.json, seq_length: 64, layers: 2, calibration: calibration.yaml}\n"
+                 "microbatches: 2\n");
   for (const std::string& input : {config, calibration}) {
     const std::string before = read_text(input);
     const CliResult r = run_pipesim("run " + kRoot + "platforms/h200-1gpu.xml " + w + " --json " + input);
@@ -120,7 +123,8 @@ TEST(ModelWorkload, HfuCountsTheRecompute) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("HFU"), std::string::npos) << r.out;
   const auto t = nlohmann::json::parse(read_text(json))["training"];
-  const double model = t["model_flops_per_iteration"].get<double>(), hardware = t["hardware_flops_per_iteration"].get<double>();
+  const double model = t["model_flops_per_iteration"].get<double>(),
+               hardware = t["hardware_flops_per_iteration"].get<double>();
   EXPECT_GT(hardware, model);
   EXPECT_LT(hardware, model * 4 / 3 + 1);  // at most one extra forward (a third of forward + backward)
   EXPECT_NEAR(t["hfu"].get<double>() / t["mfu"].get<double>(), hardware / model, 1e-12);
@@ -130,10 +134,10 @@ TEST(ModelWorkload, HfuCountsTheRecompute) {
 // (docs/devices.md#calibration-files): 8 blocks x (1 + 1 + 1) ms per
 // micro-batch, the rest free, 8 micro-batches on one GPU: 192 ms.
 TEST(ModelWorkload, CalibrationFileSetsThePassTimes) {
-  const std::string calibration = write_file(
-      "calibration.yaml",
-      "block.forward: 1ms\nblock.backward_input: 1ms\nblock.backward_weight: 1ms\nembedding.forward: 0\n"
-      "embedding.backward_weight: 0\nhead.forward: 0\nhead.backward_input: 0\nhead.backward_weight: 0\n");
+  const std::string calibration =
+      write_file("calibration.yaml",
+                 "block.forward: 1ms\nblock.backward_input: 1ms\nblock.backward_weight: 1ms\nembedding.forward: 0\n"
+                 "embedding.backward_weight: 0\nhead.forward: 0\nhead.backward_input: 0\nhead.backward_weight: 0\n");
   std::string text = read_text(kRoot + "workloads/examples/h200-gpipe-one-gpu.yaml");
   text.replace(text.find("model:\n"), 7, "model:\n  calibration: " + calibration + "\n");
   const std::string w = write_file("calibrated.yaml", text), json = temp_path("calibrated.json");
@@ -152,8 +156,9 @@ TEST(ModelWorkload, CalibrationFileSetsThePassTimes) {
 // a tenth of the simulated peak.
 TEST(ModelWorkload, PatternSchedulesSayWhyTheyPrintNoAnalyticMemory) {
   const std::string json = temp_path("kfkb.json");
-  const CliResult r = run_pipesim("run " + kRoot + "platforms/nvswitch-8gpu.xml " + kRoot +
-                                  "workloads/examples/gpt2-xl.yaml --set schedule=kfkb --set schedule.k=2 --json " + json);
+  const CliResult r =
+      run_pipesim("run " + kRoot + "platforms/nvswitch-8gpu.xml " + kRoot +
+                  "workloads/examples/gpt2-xl.yaml --set schedule=kfkb --set schedule.k=2 --json " + json);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("analytic memory        not computed: seed 000's pattern memory holds the chain alone"),
             std::string::npos)

@@ -2,8 +2,8 @@
 // inputs, two sweeps never share a folder, a failed write (out of memory
 // included) leaves nothing and exit 2, outputs are checked before any work,
 // and every error line names its file and field and stays short.
-#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
+#include "tests/build_paths.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -61,8 +61,9 @@ TEST(SweepOverInputs, SpecWorkloadAndPlatformInTheOutputFolderAreRefused) {
   const std::string dir = fresh_dir("over-inputs");
   const std::string spec_text = "workload: " + kTiny + "\nplatform: " + kPlatform + "\ngrid: {microbatches: [2]}\n";
   const std::string spec = write(dir + "/a/results.csv", spec_text);
-  expect_error(run_pipesim("sweep " + spec + " -o " + dir + "/a"),
-               "pipesim: error: " + dir + "/a/results.csv: -o: is the sweep spec, an input; choose another output folder");
+  expect_error(
+      run_pipesim("sweep " + spec + " -o " + dir + "/a"),
+      "pipesim: error: " + dir + "/a/results.csv: -o: is the sweep spec, an input; choose another output folder");
   EXPECT_EQ(read_text(spec), spec_text);
   EXPECT_EQ(entries(dir + "/a"), std::vector<std::string>{"results.csv"});
 
@@ -74,8 +75,9 @@ TEST(SweepOverInputs, SpecWorkloadAndPlatformInTheOutputFolderAreRefused) {
   const std::string spec_b =
       write(dir + "/b.yaml", "workload: " + workload + "\nplatform: " + kPlatform + "\ngrid: {microbatches: [2, 4]}\n");
   expect_error(run_pipesim("sweep " + spec_b + " -o " + dir + "/b"),
-               "pipesim: error: " + dir + "/b/runs/0001.json: -o: is a workload of the sweep, an input; choose "
-               "another output folder");
+               "pipesim: error: " + dir +
+                   "/b/runs/0001.json: -o: is a workload of the sweep, an input; choose "
+                   "another output folder");
   EXPECT_EQ(read_text(workload), workload_text);
   EXPECT_EQ(entries(dir + "/b"), std::vector<std::string>{"runs"});
 
@@ -86,8 +88,9 @@ TEST(SweepOverInputs, SpecWorkloadAndPlatformInTheOutputFolderAreRefused) {
   const std::string spec_c =
       write(dir + "/c.yaml", "workload: " + kTiny + "\nplatform: " + platform + "\ngrid: {microbatches: [2]}\n");
   expect_error(run_pipesim("sweep " + spec_c + " -o " + dir + "/c/../c"),
-               "pipesim: error: " + dir + "/c/../c/platforms/cluster-0.xml: -o: is a platform of the sweep, an input; "
-               "choose another output folder");
+               "pipesim: error: " + dir +
+                   "/c/../c/platforms/cluster-0.xml: -o: is a platform of the sweep, an input; "
+                   "choose another output folder");
   EXPECT_EQ(read_text(platform), read_text(kPlatform));
 }
 
@@ -116,8 +119,9 @@ TEST(SweepLock, ASecondSweepIntoTheSameFolderIsRefused) {
   ASSERT_GE(fd, 0);
   ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);
   expect_error(run_pipesim("sweep " + spec + " -o " + dir + "/out"),
-               "pipesim: error: " + dir + "/out: -o: another sweep is writing this folder (it holds .lock); wait for "
-               "it to end, or choose another folder");
+               "pipesim: error: " + dir +
+                   "/out: -o: another sweep is writing this folder (it holds .lock); wait for "
+                   "it to end, or choose another folder");
   EXPECT_EQ(entries(dir + "/out"), std::vector<std::string>{".lock"});
   ::close(fd);  // the sweep ended: the folder is free again
   const CliResult r = run_pipesim("sweep " + spec + " -o " + dir + "/out");
@@ -144,7 +148,8 @@ TEST(SweepLock, TwoSweepsAtOnceLoseNoRow) {
          for (std::string l; std::getline(in, l);) rows.push_back(l);
          return rows;
        }())
-    if (row.rfind("id,", 0) != 0 && row.find(",valid,") != std::string::npos) EXPECT_NE(row.find(",1f1b,true,"), std::string::npos) << row;
+    if (row.rfind("id,", 0) != 0 && row.find(",valid,") != std::string::npos)
+      EXPECT_NE(row.find(",1f1b,true,"), std::string::npos) << row;
   // Run again: every row was done, none lost.
   const CliResult again = run_pipesim("sweep " + spec + " -o " + dir + "/out");
   ASSERT_EQ(again.exit_code, 0) << again.err;
@@ -160,7 +165,8 @@ TEST(SweepLock, ARowIsNeverValidWithoutItsMetrics) {
   const RunRecord r = make_record(run, 0, "", "");
   EXPECT_EQ(r.status, "error");
   EXPECT_EQ(r.exit_code, "0");
-  EXPECT_EQ(r.error, "pipesim: error: 0003.report.json: --json: the run exited 0 but its report is missing or unreadable");
+  EXPECT_EQ(r.error,
+            "pipesim: error: 0003.report.json: --json: the run exited 0 but its report is missing or unreadable");
   EXPECT_TRUE(record_complete(r));
   RunRecord old = r;
   old.status = "valid";
@@ -195,10 +201,9 @@ TEST(OutputFailure, AnOutputThatCannotBeBuiltIsAnErrorAndNothingIsWritten) {
 TEST(OutputFailure, OutOfMemoryWhileWritingATraceLeavesNothing) {
   const std::string dir = fresh_dir("oom");
   for (const char* option : {"--trace t.json"}) {  // 256 MiB when it stopped growing, as reported
-    const std::string command = "cd " + dir + " && (ulimit -v 1048576; " + PIPESIM_BINARY + " run " + kRoot +
-                                "platforms/nvswitch-8gpu.xml " + kRoot +
-                                "workloads/examples/gpt2-xl.yaml --set microbatches=20000 --quiet " + option +
-                                ") >out.txt 2>err.txt";
+    const std::string command =
+        "cd " + dir + " && (ulimit -v 1048576; " + PIPESIM_BINARY + " run " + kRoot + "platforms/nvswitch-8gpu.xml " +
+        kRoot + "workloads/examples/gpt2-xl.yaml --set microbatches=20000 --quiet " + option + ") >out.txt 2>err.txt";
     const int status = std::system(command.c_str());
     ASSERT_TRUE(WIFEXITED(status));
     const std::string err = read_text(dir + "/err.txt");
@@ -273,7 +278,8 @@ TEST(ErrorLines, ScheduleRefusalsNameTheWorkloadAndField) {
 // Item 14: a message quoting a huge input stays one short line.
 TEST(ErrorLines, QuotedValuesAreCut) {
   const std::string cell(4 << 20, 'x');
-  const std::string what = InputError("o.csv", "line 1 (rank 0), column 1", "expected an op, got '" + cell + "'").what();
+  const std::string what =
+      InputError("o.csv", "line 1 (rank 0), column 1", "expected an op, got '" + cell + "'").what();
   EXPECT_EQ(what, "o.csv: line 1 (rank 0), column 1: expected an op, got '" + std::string(157, 'x') + "...'");
   // An apostrophe is no quote, and short quotes stay whole.
   EXPECT_EQ(std::string(InputError("w.yaml", "placement", "the workload's 'gpu0' is 'fine'").what()),
@@ -287,8 +293,9 @@ TEST(ErrorLines, QuotedValuesAreCut) {
   std::string csv = "0F0,";
   csv.append(4 << 20, 'Z');
   write(dir + "/o.csv", csv + "\n");
-  write(dir + "/w.yaml", "microbatches: 1\nlayers:\n  - {forward: 1ms, backward: 2ms, activation: 1MiB, repeat: 2}\n"
-                         "schedule: {name: csv, file: o.csv}\n");
+  write(dir + "/w.yaml",
+        "microbatches: 1\nlayers:\n  - {forward: 1ms, backward: 2ms, activation: 1MiB, repeat: 2}\n"
+        "schedule: {name: csv, file: o.csv}\n");
   const CliResult r = run_pipesim("run " + kPlatform + " w.yaml", "", dir);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_LT(r.err.size(), 600u) << r.err.substr(0, 600);

@@ -1,7 +1,7 @@
 // The whole job: TP x PP x DP layouts, their collectives on the network and
 // their closed forms (parallelism/, layout/, docs/parallelism.md).
-#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
+#include "tests/build_paths.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -44,9 +44,9 @@ const std::string kChain =
 // its ring all-reduce of 400 MB over 2 ranks adds 2(n-1).a + 2(n-1)/n.S/B.
 TEST(ParallelJob, DataParallelAddsTheRingAllReduceOfTheLastStage) {
   const nlohmann::json pp = run_json(complete_platform(2, "1GBps", "1ms"), kChain + "parallel: {pp: 2}\n", "pp");
-  const nlohmann::json dp = run_json(complete_platform(4, "1GBps", "1ms"),
-                                     kChain + "parallel: {pp: 2, dp: 2, overlap_gradient_reduce: false, bucket: 1GB}\n",
-                                     "dp");
+  const nlohmann::json dp =
+      run_json(complete_platform(4, "1GBps", "1ms"),
+               kChain + "parallel: {pp: 2, dp: 2, overlap_gradient_reduce: false, bucket: 1GB}\n", "dp");
   const double n = 2, alpha = 1e-3, S = 400e6, B = 1e9;
   const double ring = 2 * (n - 1) * alpha + 2 * (n - 1) / n * S / B;
   EXPECT_NEAR(dp["makespan"].get<double>(), pp["makespan"].get<double>() + ring, 1e-9);
@@ -68,9 +68,9 @@ TEST(ParallelJob, DataParallelAddsTheRingAllReduceOfTheLastStage) {
 // One link per GPU to a switch: the pipeline's transfer and the gradient
 // all-reduce leave gpu2 on one link at once, which only SimGrid shares.
 TEST(ParallelJob, CollectivesSharingALinkFallBackToSimGrid) {
-  const nlohmann::json j = run_json(kRoot + "platforms/nvswitch-4gpu.xml",
-                                    kChain + "parallel: {pp: 2, dp: 2, overlap_gradient_reduce: false, bucket: 1GB}\n",
-                                    "shared");
+  const nlohmann::json j =
+      run_json(kRoot + "platforms/nvswitch-4gpu.xml",
+               kChain + "parallel: {pp: 2, dp: 2, overlap_gradient_reduce: false, bucket: 1GB}\n", "shared");
   EXPECT_EQ(j["engine"], "simgrid");
   EXPECT_TRUE(j["valid"].get<bool>());
 }
@@ -85,11 +85,11 @@ TEST(ParallelJob, BucketsReduceWhileTheLastBackwardRuns) {
       "  - {name: a, forward: 1s, backward: 2s, activation: 100MB, weights: 400MB, repeat: 4}\n";
   const double ring = 2 * 1e-3 + 400e6 / 1e9;
   const double pp = run_json(complete_platform(2, "1GBps", "1ms"), chain + "parallel: {pp: 2}\n", "pp4")["makespan"];
-  const double off = run_json(complete_platform(4, "1GBps", "1ms"),
-                              chain + "parallel: {pp: 2, dp: 2, bucket: 400MB, overlap_gradient_reduce: false}\n",
-                              "off")["makespan"];
-  const nlohmann::json on = run_json(complete_platform(4, "1GBps", "1ms"),
-                                     chain + "parallel: {pp: 2, dp: 2, bucket: 400MB}\n", "on");
+  const double off =
+      run_json(complete_platform(4, "1GBps", "1ms"),
+               chain + "parallel: {pp: 2, dp: 2, bucket: 400MB, overlap_gradient_reduce: false}\n", "off")["makespan"];
+  const nlohmann::json on =
+      run_json(complete_platform(4, "1GBps", "1ms"), chain + "parallel: {pp: 2, dp: 2, bucket: 400MB}\n", "on");
   EXPECT_NEAR(off, pp + 2 * ring, 1e-9);
   EXPECT_NEAR(on["makespan"].get<double>(), pp + ring, 1e-9);
   EXPECT_EQ((*find_purpose(on, "dp gradients"))["calls"], 4);  // a bucket per layer
@@ -131,8 +131,8 @@ TEST(ParallelJob, RankOrderPlacesTheGroups) {
 
 // An explicit device list puts rank r on its r-th host.
 TEST(ParallelJob, ExplicitDevicesPlaceThePipeline) {
-  const nlohmann::json j = run_json(complete_platform(4, "1GBps", "1ms"),
-                                    kChain + "parallel: {pp: 2, devices: [gpu3, gpu1]}\n", "explicit");
+  const nlohmann::json j =
+      run_json(complete_platform(4, "1GBps", "1ms"), kChain + "parallel: {pp: 2, devices: [gpu3, gpu1]}\n", "explicit");
   ASSERT_TRUE(j.contains("devices"));
   const auto& devices = j["devices"];
   EXPECT_EQ(devices[0]["tasks"], 0);
@@ -175,12 +175,12 @@ const std::string kSmallModel =
 TEST(ParallelJob, EveryFamilyRunsUnderTpPpDp) {
   const int L = 6, microbatches = 4, dp = 2;
   const long long per_pass = 2 * L + 1;
-  for (const std::string schedule : {"gpipe", "1f1b", "interleaved-1f1b", "looped-bfs", "zb-h1", "zb-h2",
-                                     "interleaved-zb", "zbv", "dualpipev", "kfkb", "1f1b-pattern", "pipedream", "ilp",
-                                     "{name: master, scheme: lpp, G: 1, R: 2}"}) {
-    const nlohmann::json j = run_json(kRoot + "platforms/nvswitch-8gpu.xml",
-                                      kSmallModel + "schedule: " + schedule + "\nparallel: {tp: 2, pp: 2, dp: 2}\n",
-                                      "family");
+  for (const std::string schedule :
+       {"gpipe", "1f1b", "interleaved-1f1b", "looped-bfs", "zb-h1", "zb-h2", "interleaved-zb", "zbv", "dualpipev",
+        "kfkb", "1f1b-pattern", "pipedream", "ilp", "{name: master, scheme: lpp, G: 1, R: 2}"}) {
+    const nlohmann::json j =
+        run_json(kRoot + "platforms/nvswitch-8gpu.xml",
+                 kSmallModel + "schedule: " + schedule + "\nparallel: {tp: 2, pp: 2, dp: 2}\n", "family");
     ASSERT_TRUE(j.contains("devices")) << schedule;
     for (const auto& d : j["devices"]) EXPECT_GT(d["tasks"].get<int>(), 0) << schedule;
     const nlohmann::json* forward = find_purpose(j, "tp forward");
@@ -197,9 +197,9 @@ TEST(ParallelJob, EveryFamilyRunsUnderTpPpDp) {
 // With the boxes' nodes known, the DP gradients can reduce inside each box
 // first (two GPUs of each DP group per box under tp-dp-pp).
 TEST(ParallelJob, HierarchicalGradientReductionAcrossBoxes) {
-  const nlohmann::json j = run_json(kRoot + "platforms/two-nvswitch-4gpu-infiniband-100g.xml",
-                                    kSmallModel + "parallel: {tp: 2, pp: 1, dp: 4, dp_algorithm: hierarchical}\n",
-                                    "hierarchical");
+  const nlohmann::json j =
+      run_json(kRoot + "platforms/two-nvswitch-4gpu-infiniband-100g.xml",
+               kSmallModel + "parallel: {tp: 2, pp: 1, dp: 4, dp_algorithm: hierarchical}\n", "hierarchical");
   const nlohmann::json* grads = find_purpose(j, "dp gradients");
   ASSERT_NE(grads, nullptr);
   EXPECT_EQ((*grads)["algorithm"], "hierarchical");
@@ -213,7 +213,8 @@ TEST(ParallelJob, AJobTooLargeToSimulateIsRefusedBeforeItIsBuilt) {
   const std::string w = write_file("large-job.yaml", kSmallModel + "parallel: {tp: 2, pp: 2, dp: 2}\n");
   const CliResult ok = run_pipesim("run " + kRoot + "platforms/nvswitch-8gpu.xml " + w + " --quiet --max-memory 1GiB");
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
-  const CliResult r = run_pipesim("run " + kRoot + "platforms/nvswitch-8gpu.xml " + w + " --set microbatches=64 --max-memory 49MiB");
+  const CliResult r =
+      run_pipesim("run " + kRoot + "platforms/nvswitch-8gpu.xml " + w + " --set microbatches=64 --max-memory 49MiB");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err.rfind("pipesim: error: " + w + ": parallel: this job needs about ", 0), 0u) << r.err;
   EXPECT_NE(r.err.find("4 copies of the pipeline and their collectives"), std::string::npos) << r.err;
@@ -227,8 +228,7 @@ TEST(ParallelJob, BadLayoutIsOneLineNamingTheField) {
   const BadLayout cases[] = {
       {"product", kChain + "parallel: {pp: 2, dp: 3}\n", "parallel", "tp x pp x dp = 1 x 2 x 3 = 6 ranks"},
       {"not dividing", kChain + "parallel: {dp: 3}\n", "parallel", "does not divide"},
-      {"twice", kChain + "parallel: {pp: 2, devices: [gpu0, gpu0]}\n", "line 7: parallel.devices[1]",
-       "given twice"},
+      {"twice", kChain + "parallel: {pp: 2, devices: [gpu0, gpu0]}\n", "line 7: parallel.devices[1]", "given twice"},
       {"unknown host", kChain + "parallel: {pp: 2, devices: [gpu0, gpu9]}\n", "parallel.devices[1]", "no host 'gpu9'"},
       {"tp of a chain", kChain + "parallel: {tp: 2}\n", "line 7: parallel.tp", "needs a 'model:' section"},
       {"order", kChain + "parallel: {order: tp-pp}\n", "line 7: parallel.order", "each once"},
@@ -250,7 +250,6 @@ TEST(ParallelJob, BadLayoutIsOneLineNamingTheField) {
     EXPECT_FALSE(std::filesystem::exists(json)) << c.name;
   }
 }
-
 
 // The figures printed beside a TP x PP x DP run, against Megatron's count
 // of a GPT iteration's model flops (Narayanan et al., SC'21, eq. 3):

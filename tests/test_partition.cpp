@@ -13,8 +13,7 @@
 namespace pipesim {
 namespace {
 
-Platform make_platform(const std::vector<double>& speeds, double latency = 1e-5,
-                       double bandwidth = 1e10) {
+Platform make_platform(const std::vector<double>& speeds, double latency = 1e-5, double bandwidth = 1e10) {
   Platform p;
   p.file = "plat.xml";
   const int n = static_cast<int>(speeds.size());
@@ -29,8 +28,7 @@ Workload make_workload(int L, double activation = 1e6) {
   Workload w;
   w.file = "work.yaml";
   w.input = 3e6;
-  for (int l = 0; l < L; ++l)
-    w.layers.push_back({"l" + std::to_string(l), {1, false}, {2, false}, activation, 1e7});
+  for (int l = 0; l < L; ++l) w.layers.push_back({"l" + std::to_string(l), {1, false}, {2, false}, activation, 1e7});
   return w;
 }
 
@@ -122,7 +120,9 @@ TEST(Partition, SameCutsAsTheQuadraticProgram) {
     for (int s = 0; s + 1 < P; ++s) {
       pb.boundary_seconds.emplace_back();
       for (int l = 0; l < L; ++l)
-        pb.boundary_seconds[s].push_back(kind == 3 ? (small(rng) == 0 ? 1e9 : 0) : kind == 2 ? unit(rng) : small(rng) / 2.0);
+        pb.boundary_seconds[s].push_back(kind == 3   ? (small(rng) == 0 ? 1e9 : 0)
+                                         : kind == 2 ? unit(rng)
+                                                     : small(rng) / 2.0);
     }
     const Partition fast = partition_chain(pb), reference = quadratic_dynamic_program(pb);
     ASSERT_EQ(fast.last_layer, reference.last_layer) << "seed " << seed;
@@ -212,9 +212,9 @@ TEST(StagePlan, BytesAndFlopCosts) {
   EXPECT_DOUBLE_EQ(b.stash_bytes, 20 + 30);
   EXPECT_DOUBLE_EQ(a.weight_bytes, 2e7);
   EXPECT_DOUBLE_EQ(a.forward_flops, 2e12);
-  EXPECT_DOUBLE_EQ(a.forward_seconds, 2);       // on gpu1 at 1e12
+  EXPECT_DOUBLE_EQ(a.forward_seconds, 2);  // on gpu1 at 1e12
   EXPECT_DOUBLE_EQ(b.forward_flops, 5e12 + 1e12);
-  EXPECT_DOUBLE_EQ(b.forward_seconds, 3);       // on gpu0 at 2e12
+  EXPECT_DOUBLE_EQ(b.forward_seconds, 3);  // on gpu0 at 2e12
 }
 
 TEST(StagePlan, AutomaticStageCount) {
@@ -239,8 +239,7 @@ TEST(StagePlan, PlacementErrorsNameTheField) {
   w.placement.automatic = false;
   w.placement.stage_layers = {{0, 1}, {2, 3}};
   w.placement.stage_hosts = {"gpu0", "tpu9"};
-  EXPECT_EQ(error_of(w, p),
-            "work.yaml: placement[1].host: unknown host 'tpu9' (devices: gpu0, gpu1, gpu2)");
+  EXPECT_EQ(error_of(w, p), "work.yaml: placement[1].host: unknown host 'tpu9' (devices: gpu0, gpu1, gpu2)");
   w.placement.stage_hosts = {"gpu2", "gpu2"};
   EXPECT_NE(error_of(w, p).find("placement[1].host"), std::string::npos);
 

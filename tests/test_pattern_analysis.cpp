@@ -3,9 +3,9 @@
 
 #include <algorithm>
 
-#include "sim/exact_period.hpp"
 #include "patterns/pattern_analysis.hpp"
 #include "patterns/pattern_timing.hpp"
+#include "sim/exact_period.hpp"
 #include "tests/test_pattern_fixtures.hpp"
 
 namespace pipesim {
@@ -112,7 +112,7 @@ TEST(PatternMemory, DirectDependencyAcrossThePeriod) {
   const int f2 = index_of(p, TaskKind::Forward, 1), b1 = index_of(p, TaskKind::Backward, 0);
   EXPECT_EQ(p.ops[index_of(p, TaskKind::Forward, 0)].shift - p.ops[f2].shift, 1);
   EXPECT_DOUBLE_EQ(m.during[b1][kBuffers], 100 + 1000 + 10 * 0 + 100);  // input 100, output 1000, DIR a_1
-  EXPECT_DOUBLE_EQ(m.during[f2][kBuffers], 10);  // the DIR became F2's input (stash)
+  EXPECT_DOUBLE_EQ(m.during[f2][kBuffers], 10);                         // the DIR became F2's input (stash)
   EXPECT_DOUBLE_EQ(m.during[f2][kActivations], 1000 + 100);
 }
 
@@ -130,8 +130,7 @@ TEST(PatternMemory, OneFOneBStashCounts) {
   const PatternTiming t = pattern_timing(p, w, platform);
   assign_minimal_shifts(p, t);
   EXPECT_EQ(find_overlap(p, pattern_timing(p, w, platform), platform), "");
-  EXPECT_EQ(pattern_memory(p, pattern_timing(p, w, platform), w, S).stash_counts,
-            (std::vector<int>{4, 3, 2, 1}));
+  EXPECT_EQ(pattern_memory(p, pattern_timing(p, w, platform), w, S).stash_counts, (std::vector<int>{4, 3, 2, 1}));
   EXPECT_NEAR(exact_period(pattern_event_graph(p, pattern_timing(p, w, platform))).period, 3, 1e-12);
 }
 

@@ -36,7 +36,10 @@ inline Workload chain_workload(const std::vector<double>& forward, const std::ve
   w.reference_speed = 1e12;
   w.input = input;
   for (std::size_t l = 0; l < forward.size(); ++l)
-    w.layers.push_back({"l" + std::to_string(l), {forward[l], false}, {backward[l], false}, activation[l],
+    w.layers.push_back({"l" + std::to_string(l),
+                        {forward[l], false},
+                        {backward[l], false},
+                        activation[l],
                         weights.empty() ? 0 : weights[l]});
   return w;
 }
@@ -93,11 +96,10 @@ struct RandomCase {
 inline int random_devices(int seed) { return 2 + seed % 3; }
 
 // A random valid pattern with transfers: 2 <= L <= 6 layers, k in {1, 2},
-// each layer (all its copies) on a random device, at least two devices used, the busiest device's costs raised to be the
-// unique bottleneck; each device's ops back to back in a random order,
-// likewise each link's transfers, each rotated by a random offset;
-// period = the largest load (sometimes with slack); minimal shifts.
-// Byte sizes are integers so that memory sums are exact.
+// each layer (all its copies) on a random device, at least two devices used, the busiest device's costs raised to be
+// the unique bottleneck; each device's ops back to back in a random order, likewise each link's transfers, each rotated
+// by a random offset; period = the largest load (sometimes with slack); minimal shifts. Byte sizes are integers so that
+// memory sums are exact.
 inline RandomCase random_case(int seed, const Platform& platform) {
   std::mt19937 rng(1000 + seed);
   auto uniform = [&](double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); };
@@ -175,9 +177,11 @@ inline RandomCase random_case(int seed, const Platform& platform) {
   std::map<int, double> op_offset, tr_offset;
   double T = 0;
   for (const auto& items : on_device)
-    T = std::max(T, pack(items, [&](int i) { return timing.duration[i]; }, op_offset));
+    T = std::max(T, pack(
+                        items, [&](int i) { return timing.duration[i]; }, op_offset));
   for (const auto& [link, items] : on_link)
-    T = std::max(T, pack(items, [&](int t) { return timing.transfer_duration[p.transfers[t].from]; }, tr_offset));
+    T = std::max(T, pack(
+                        items, [&](int t) { return timing.transfer_duration[p.transfers[t].from]; }, tr_offset));
   if (integer(0, 4) == 0) {
     T *= uniform(1.0, 1.5);
     rc.tight = false;

@@ -5,15 +5,15 @@
 #include <algorithm>
 #include <random>
 
-#include "sim/exact_period.hpp"
 #include "analysis/memory.hpp"
 #include "analysis/metrics.hpp"
 #include "patterns/pattern_analysis.hpp"
-#include "schedules/periodic/pattern_generators.hpp"
 #include "patterns/pattern_timing.hpp"
 #include "patterns/pattern_unroll.hpp"
+#include "schedules/periodic/pattern_generators.hpp"
 #include "schedules/registry.hpp"
 #include "sim/engine/simulation.hpp"
+#include "sim/exact_period.hpp"
 #include "sim/input_error.hpp"
 #include "tests/fixtures.hpp"
 #include "tests/pattern_simulation_check.hpp"

@@ -5,8 +5,8 @@
 // resource per device pair stays as LinkModel::Pair. Each SimGrid case
 // checks that the pattern's exact period (event graph) is the simulated one.
 // One process per case (one SimGrid engine per process).
-#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
+#include "tests/build_paths.hpp"
 
 #include <cmath>
 
@@ -17,12 +17,12 @@
 #include "patterns/pattern_unroll.hpp"
 #include "patterns/pattern_validation.hpp"
 #include "schedules/ilp/ilp.hpp"
-#include "workloads/pipedream_profile.hpp"
 #include "schedules/periodic/pattern_generators.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/exact_period.hpp"
 #include "tests/fixtures.hpp"
 #include "tests/test_pattern_fixtures.hpp"
+#include "workloads/pipedream_profile.hpp"
 
 namespace pipesim {
 namespace {
@@ -235,7 +235,8 @@ TEST(PatternLinks, ResNet18OppositeOverlapsAreValid) {
   }
   ASSERT_FALSE(overlaps.empty());
   for (const std::string& o : overlaps)  // a forward's activation against a backward's gradient
-    EXPECT_TRUE(o.find("the transfer after F") != std::string::npos && o.find("the transfer after B") != std::string::npos)
+    EXPECT_TRUE(o.find("the transfer after F") != std::string::npos &&
+                o.find("the transfer after B") != std::string::npos)
         << o;
   EXPECT_EQ(overlaps[0].rfind("link gpu2-gpu3: the transfer after B15 ", 0), 0u) << overlaps[0];
 }

@@ -6,8 +6,8 @@
 // take 80 ms per direction on complete-4's 12.5 GB/s links against 150 ms
 // of work per device (one layer each): seed 000's pair (160 ms both ways)
 // would be the bottleneck there, the platform's directions are not.
-#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
+#include "tests/build_paths.hpp"
 
 #include <cctype>
 #include <string>
@@ -86,7 +86,8 @@ TEST(PatternLinksCli, PatternFileKeepsItsLinks) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   const std::size_t tasks = text.find("tasks:");
   ASSERT_NE(tasks, std::string::npos);
-  const std::string pair = write_file("links-pair.pattern.yaml", text.substr(0, tasks) + "links: pair\n" + text.substr(tasks));
+  const std::string pair =
+      write_file("links-pair.pattern.yaml", text.substr(0, tasks) + "links: pair\n" + text.substr(tasks));
   r = run_pipesim("validate " + platform + " " + workload + " " + pair);
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("overlap: link gpu"), std::string::npos) << r.out;

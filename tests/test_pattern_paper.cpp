@@ -6,15 +6,15 @@
 
 #include <algorithm>
 
-#include "sim/exact_period.hpp"
 #include "analysis/memory.hpp"
 #include "analysis/metrics.hpp"
 #include "patterns/pattern_analysis.hpp"
-#include "schedules/periodic/pattern_generators.hpp"
-#include "schedules/periodic/pattern_search.hpp"
 #include "patterns/pattern_timing.hpp"
 #include "patterns/pattern_unroll.hpp"
+#include "schedules/periodic/pattern_generators.hpp"
+#include "schedules/periodic/pattern_search.hpp"
 #include "sim/engine/simulation.hpp"
+#include "sim/exact_period.hpp"
 #include "tests/fixtures.hpp"
 #include "tests/pattern_simulation_check.hpp"
 #include "tests/test_pattern_fixtures.hpp"
@@ -260,8 +260,8 @@ TEST_P(PaperSimulation, SteadyStateAndPeaksMatchThePattern) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, PaperSimulation,
-                         ::testing::Values("121-contiguous", "121-general", "C2-contiguous", "C2-general",
-                                           "first-1f1b", "first-2f2b", "second-1f1b", "second-2f2b"),
+                         ::testing::Values("121-contiguous", "121-general", "C2-contiguous", "C2-general", "first-1f1b",
+                                           "first-2f2b", "second-1f1b", "second-2f2b"),
                          [](const auto& info) {
                            std::string s = info.param;
                            std::replace(s.begin(), s.end(), '-', '_');

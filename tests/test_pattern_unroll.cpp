@@ -72,7 +72,7 @@ TEST(PatternTiming, RejectsMalformedPatterns) {
 }
 
 TEST(MinimalShiftStep, CeilOfTheLagInPeriods) {
-  EXPECT_EQ(minimal_shift_step(1, 1, 3), 0);  // an end exactly at the start
+  EXPECT_EQ(minimal_shift_step(1, 1, 3), 0);          // an end exactly at the start
   EXPECT_EQ(minimal_shift_step(1 + 1e-12, 1, 3), 0);  // round-off
   EXPECT_EQ(minimal_shift_step(0.5, 2, 3), 0);
   EXPECT_EQ(minimal_shift_step(1.1, 1, 3), 1);

@@ -42,9 +42,11 @@ void expect_same(const Unrolled& fast, const Unrolled& kahn, const std::string& 
         << what << ": dependencies of task " << t;
     const MemoryEffects x = a.memory_effects(t), y = b.memory_effects(t);
     ASSERT_EQ(x.size(), y.size()) << what << ": effects of task " << t;
-    for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(fields(x.first[i]), fields(y.first[i])) << what << ": task " << t;
+    for (std::size_t i = 0; i < x.size(); ++i)
+      ASSERT_EQ(fields(x.first[i]), fields(y.first[i])) << what << ": task " << t;
   }
-  for (int d = 0; d < a.device_count(); ++d) EXPECT_EQ(a.device_order(d), b.device_order(d)) << what << ": device " << d;
+  for (int d = 0; d < a.device_count(); ++d)
+    EXPECT_EQ(a.device_order(d), b.device_order(d)) << what << ": device " << d;
   ASSERT_EQ(a.static_memory().size(), b.static_memory().size()) << what;
   for (std::size_t i = 0; i < a.static_memory().size(); ++i)
     EXPECT_EQ(fields(a.static_memory()[i]), fields(b.static_memory()[i])) << what;

@@ -135,10 +135,14 @@ std::vector<BadCase> bad_cases() {
       {"BadYaml", "copies: 1\n", "copies: [1\n", "p.yaml: line 3: YAML syntax error: "},
       {"UnknownKey", "copies: 1\n", "copy: 1\n", "p.yaml: line 2: copy: unknown key 'copy'; expected one of: "},
       {"MissingPeriod", "period: 4\n", "", "p.yaml: line 1: period: missing required field"},
-      {"ZeroPeriod", "period: 4\n", "period: 0\n", "p.yaml: line 1: period: expected a positive period of at most 1e200 s, got '0'"},
-      {"BadWeights", "weights: flush", "weights: pipedream", "p.yaml: line 3: weights: expected flush, 2bw or stashing"},
-      {"UnknownTaskName", "task: F2,", "task: X2,", "p.yaml: line 7: tasks[2].task: expected a task F<l> or B<l> with l in 1..2"},
-      {"TaskBeyondTheChain", "task: F2,", "task: F3,", "p.yaml: line 7: tasks[2].task: expected a task F<l> or B<l> with l in 1..2"},
+      {"ZeroPeriod", "period: 4\n", "period: 0\n",
+       "p.yaml: line 1: period: expected a positive period of at most 1e200 s, got '0'"},
+      {"BadWeights", "weights: flush", "weights: pipedream",
+       "p.yaml: line 3: weights: expected flush, 2bw or stashing"},
+      {"UnknownTaskName", "task: F2,", "task: X2,",
+       "p.yaml: line 7: tasks[2].task: expected a task F<l> or B<l> with l in 1..2"},
+      {"TaskBeyondTheChain", "task: F2,", "task: F3,",
+       "p.yaml: line 7: tasks[2].task: expected a task F<l> or B<l> with l in 1..2"},
       {"MissingTask", "  - {task: B2, device: gpu1, start: 2.5, shift: 1}\n", "",
        "p.yaml: line 5: tasks: missing B2: every F1..F2 and B1..B2 must appear"},
       {"DuplicateTask", "task: B2,", "task: F2,", "p.yaml: line 8: tasks[3].task: duplicate F2 (already tasks[2])"},
@@ -173,7 +177,8 @@ std::vector<BadCase> bad_cases() {
       {"DuplicateTransfer", "after: B2, copy: 0", "after: F1, copy: 0",
        "p.yaml: line 11: transfers[1].after: duplicate transfer after F1 (already transfers[0])"},
       {"ShiftTooSmall", "start: 1.5, shift: 1}", "start: 1.5, shift: 0}",
-       "p.yaml: line 7: tasks[2].shift: expected at least 1: F2 ends at 2.5 and its consumer starts at 2.5 with shift 1 "
+       "p.yaml: line 7: tasks[2].shift: expected at least 1: F2 ends at 2.5 and its consumer starts at 2.5 with shift "
+       "1 "
        "(seed 000 Definition 1), got 0"},
       {"TransferShiftTooSmall", "after: F1, start: 1, shift: 1", "after: F1, start: 1, shift: 0",
        "p.yaml: line 10: transfers[0].shift: expected at least 1: the transfer after F1 ends at 1.5"},
@@ -200,7 +205,8 @@ INSTANTIATE_TEST_SUITE_P(Cases, BadPatternFile, ::testing::ValuesIn(bad_cases())
 TEST(PatternYaml, ComputesShiftsAndTransfersWhenAbsent) {
   std::string text = kValid;
   for (const char* s : {", shift: 1}", ", shift: 0}"})
-    for (auto at = text.find(s); at != std::string::npos; at = text.find(s)) text.replace(at, std::string(s).size(), "}");
+    for (auto at = text.find(s); at != std::string::npos; at = text.find(s))
+      text.replace(at, std::string(s).size(), "}");
   text = text.substr(0, text.find("transfers:"));
   const Pattern p = load_pattern_text(text, "p.yaml", two_layers(), pattern_platform(3));
   expect_same(p, load_pattern_text(kValid, "p.yaml", two_layers(), pattern_platform(3)));
@@ -223,9 +229,9 @@ TEST(PatternYaml, ShiftsBeyondTheRangeAreRefused) {
   const Pattern p = load_pattern_text(extreme, "p.yaml", two_layers(), pattern_platform(3));
   EXPECT_EQ(p.ops[0].shift, 1000000000);
   EXPECT_EQ(p.ops[1].shift, -1000000000);
-  EXPECT_TRUE(validate_pattern(p, pattern_timing(p, two_layers(), pattern_platform(3)), pattern_platform(3),
-                               two_layers())
-                  .empty());
+  EXPECT_TRUE(
+      validate_pattern(p, pattern_timing(p, two_layers(), pattern_platform(3)), pattern_platform(3), two_layers())
+          .empty());
 }
 
 TEST(PatternYaml, StructureErrors) {
@@ -234,7 +240,8 @@ TEST(PatternYaml, StructureErrors) {
   EXPECT_EQ(load_error("period: 4\ntasks:\n  - F1\n"),
             "p.yaml: line 3: tasks[0]: expected a map {task: F1, device: NAME, start: SECONDS}, got 'F1'");
   EXPECT_EQ(load_error("- 1\n"),
-            "p.yaml: line 1: document: expected a map with period, tasks and optionally copies, weights, links, transfers, got a list");
+            "p.yaml: line 1: document: expected a map with period, tasks and optionally copies, weights, links, "
+            "transfers, got a list");
   EXPECT_EQ(load_error("period: 4\ntasks:\n  - {task: F1, start: 0}\n"),
             "p.yaml: line 3: tasks[0].device: missing required field: expected a device name");
 }
@@ -245,7 +252,8 @@ TEST(PatternYaml, OverlapsAreRejected) {
       "  - {task: F1, device: gpu0, start: 0}\n  - {task: B1, device: gpu0, start: 0.5}\n"
       "  - {task: F2, device: gpu1, start: 1.5}\n  - {task: B2, device: gpu1, start: 2.5}\n";
   EXPECT_EQ(load_error(text),
-            "p.yaml: tasks: on gpu0, F1 (start 0, lasts 1) overlaps B1 (start 0.5) (seed 000 Definition 1: exclusive access)");
+            "p.yaml: tasks: on gpu0, F1 (start 0, lasts 1) overlaps B1 (start 0.5) (seed 000 Definition 1: exclusive "
+            "access)");
 }
 
 TEST(PatternYaml, LayerCountMustMatchTheWorkload) {
@@ -264,10 +272,11 @@ TEST(PatternYaml, MissingFile) {
 // A workload naming a pattern file next to it.
 std::string pattern_workload(const std::string& schedule, int microbatches = 5, int iterations = 2) {
   write_file("two.pattern.yaml", kValid);
-  return write_file("two.yaml", "microbatches: " + std::to_string(microbatches) + "\niterations: " +
-                                    std::to_string(iterations) +
+  return write_file("two.yaml", "microbatches: " + std::to_string(microbatches) +
+                                    "\niterations: " + std::to_string(iterations) +
                                     "\nlayers:\n  - {forward: 1s, backward: 2s, activation: 500MB}\n"
-                                    "  - {forward: 1s, backward: 2s, activation: 500MB}\nschedule: " + schedule + "\n");
+                                    "  - {forward: 1s, backward: 2s, activation: 500MB}\nschedule: " +
+                                    schedule + "\n");
 }
 
 std::string registry_error(const std::string& schedule) {
@@ -293,7 +302,8 @@ TEST(PatternRegistry, UnrollsThePatternFileForAllMicrobatches) {
 // (a 500 MB send and receive buffer per edge end: one boundary each way).
 TEST(PatternRegistry, MemoryPolicy) {
   const Platform p = pattern_platform(2);
-  const GeneratedSchedule lifetime = generate(load_workload(pattern_workload("{name: pattern, file: two.pattern.yaml}")), p);
+  const GeneratedSchedule lifetime =
+      generate(load_workload(pattern_workload("{name: pattern, file: two.pattern.yaml}")), p);
   ASSERT_TRUE(lifetime.pattern);
   EXPECT_EQ(lifetime.pattern->buffers, BufferPolicy::Lifetime);
   EXPECT_EQ(static_comm_buffers(lifetime.graph), 0);
@@ -308,8 +318,9 @@ TEST(PatternRegistry, MemoryPolicy) {
 
 TEST(PatternRegistry, ParameterErrors) {
   EXPECT_NE(registry_error("{name: pattern}").find("two.yaml: schedule.file: missing"), std::string::npos);
-  EXPECT_NE(registry_error("{name: pattern, file: two.pattern.yaml, chunks: 2}").find("two.yaml: schedule.chunks: unknown"),
-            std::string::npos);
+  EXPECT_NE(
+      registry_error("{name: pattern, file: two.pattern.yaml, chunks: 2}").find("two.yaml: schedule.chunks: unknown"),
+      std::string::npos);
   EXPECT_NE(registry_error("{name: pattern, file: nope.yaml}").find("nope.yaml: cannot open"), std::string::npos);
   Workload w = load_workload(pattern_workload("{name: pattern, file: two.pattern.yaml}"));
   w.placement.stages = 2;

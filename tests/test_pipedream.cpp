@@ -1,23 +1,23 @@
 // PipeDream's eager 1F1B with NOAM (seed 000 §4.1, §7): its stage orders,
 // its steady state as a pattern, the registry entry, and SimGrid runs.
-#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
+#include "tests/build_paths.hpp"
 
-#include "sim/exact_period.hpp"
 #include "analysis/memory.hpp"
 #include "analysis/metrics.hpp"
 #include "patterns/pattern_analysis.hpp"
-#include "schedules/periodic/pattern_generators.hpp"
-#include "schedules/pipedream/pipedream.hpp"
 #include "patterns/pattern_timing.hpp"
 #include "patterns/pattern_validation.hpp"
-#include "workloads/pipedream_profile.hpp"
+#include "schedules/periodic/pattern_generators.hpp"
+#include "schedules/pipedream/pipedream.hpp"
 #include "schedules/registry.hpp"
 #include "sim/engine/simulation.hpp"
+#include "sim/exact_period.hpp"
 #include "sim/input_error.hpp"
 #include "tests/fixtures.hpp"
 #include "tests/pattern_simulation_check.hpp"
 #include "tests/test_pattern_fixtures.hpp"
+#include "workloads/pipedream_profile.hpp"
 
 namespace pipesim {
 namespace {

@@ -3,8 +3,8 @@
 // to the bit, for ResNet-18/50/101 on 4 and 8 machines, without a memory
 // constraint and for 13 memory sizes, with and without the communication
 // term, with and without --use_fewer_machines.
-#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
+#include "tests/build_paths.hpp"
 
 #include <algorithm>
 #include <set>
@@ -435,9 +435,17 @@ TEST(PipeDreamPlanner, TiedPartitionsIncludeWhatPipeDreamReturnsAsShipped) {
     std::vector<std::string> returned;  // by 8 unmodified runs
   };
   const Case cases[] = {
-      {"resnet18", 4, true, true, 4,
+      {"resnet18",
+       4,
+       true,
+       true,
+       4,
        {"0|1-2|3-6|7-25", "0|1-2|3-9|10-25", "0|1-3|4-10|11-25", "0|1-3|4-6|7-25", "0|1-3|4-9|10-25"}},
-      {"resnet50", 8, false, false, 0,
+      {"resnet50",
+       8,
+       false,
+       false,
+       0,
        {"0-5|6-9|10-11|12-18|19-23|24-30|31-34|35-42", "0-5|6-9|10-13|14-18|19-20|21-29|30-34|35-42",
         "0-5|6-9|10-13|14-18|19-22|23-29|30-34|35-42", "0-5|6-9|10-13|14-18|19-24|25-29|30-33|34-42",
         "0-5|6-9|10-13|14-19|20-24|25-29|30-33|34-42"}},
@@ -461,7 +469,8 @@ TEST(PipeDreamPlanner, TiedPartitionsIncludeWhatPipeDreamReturnsAsShipped) {
     for (const std::string& r : c.returned) EXPECT_TRUE(stages.count(r)) << c.net << " " << r;
   }
   // Without the communication term, each is a partition whose slowest stage takes that time.
-  const Workload w = import_pipedream_profile(std::string(PIPESIM_SOURCE_DIR) + "/workloads/profiles/resnet50/graph.txt");
+  const Workload w =
+      import_pipedream_profile(std::string(PIPESIM_SOURCE_DIR) + "/workloads/profiles/resnet50/graph.txt");
   const PipeDreamChain chain = pipedream_chain(w, complete(8, 12.5e9));
   for (const PipeDreamPartition& p : pipedream_tied_partitions(chain, {8, 0, false, 0, 12.5e9})) {
     double slowest = 0;
@@ -477,7 +486,8 @@ TEST(PipeDreamPlanner, TiedPartitionsIncludeWhatPipeDreamReturnsAsShipped) {
 // The answer changes only at pipedream_memory_thresholds: at any memory
 // size it is the answer at the largest threshold at or below it.
 TEST(PipeDreamPlanner, AnswersChangeOnlyAtTheThresholds) {
-  const Workload w = import_pipedream_profile(std::string(PIPESIM_SOURCE_DIR) + "/workloads/profiles/resnet50/graph.txt");
+  const Workload w =
+      import_pipedream_profile(std::string(PIPESIM_SOURCE_DIR) + "/workloads/profiles/resnet50/graph.txt");
   for (int P : {4, 8}) {
     const PipeDreamChain chain = pipedream_chain(w, complete(P, 12.5e9));
     const std::vector<double> thresholds = pipedream_memory_thresholds(chain, P);

@@ -1,8 +1,8 @@
 // PipeDream graph.txt import: parsing, seed 000 §7's linearization on
 // hand-made DAGs, conservation of compute and parameters, the shipped
 // ResNets, the YAML written, and malformed profiles.
-#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
+#include "tests/build_paths.hpp"
 
 #include <numeric>
 #include <string>
@@ -138,8 +138,8 @@ TEST(PipeDreamProfile, ResNetsImportAsChains) {
   // ResNet-18: stem (conv, bn, relu, maxpool), 8 basic blocks each [block up to the add] + [relu],
   // the 3 with a downsample split once more (before its BatchNorm), then avgpool, [size, view],
   // linear: 4 + 16 + 3 + 3 = 26. ResNet-50/101: 16/33 bottleneck blocks, 4 downsampling.
-  for (const Case& c : {Case{"resnet18", 70, 26, 1.8423}, Case{"resnet50", 176, 43, 2.2541},
-                        Case{"resnet101", 346, 77, 2.3982}}) {
+  for (const Case& c :
+       {Case{"resnet18", 70, 26, 1.8423}, Case{"resnet50", 176, 43, 2.2541}, Case{"resnet101", 346, 77, 2.3982}}) {
     const ImportedProfile r = import_pipedream(kProfiles + c.model + "/graph.txt");
     EXPECT_EQ(r.workload.name, c.model);
     std::size_t ops = 0;
@@ -195,11 +195,9 @@ TEST(PipeDreamProfile, YamlIsDeterministicAndLoadsBack) {
     EXPECT_DOUBLE_EQ(a.weights, b.weights);
     EXPECT_EQ(a.operator_activations, b.operator_activations);
   }
-  EXPECT_NE(
-      yaml.find(
-          "  - {name: node2, forward: 9.706ms, backward: 4.551ms, activation: 411041792, weights: 37632, "
-          "operator_activations: 411041792}  # Conv2d\n"),
-      std::string::npos)
+  EXPECT_NE(yaml.find("  - {name: node2, forward: 9.706ms, backward: 4.551ms, activation: 411041792, weights: 37632, "
+                      "operator_activations: 411041792}  # Conv2d\n"),
+            std::string::npos)
       << yaml.substr(0, 800);
 }
 

@@ -46,15 +46,18 @@ TEST(PipelineDiagram, TextHasDeviceNamesForwardBackwardAndColumnTimes) {
   o.title = "toy";
   o.batch_ids = true;
   EXPECT_EQ(pipeline_diagram_text(toy.g, toy.tl, toy.platform, o),
-            "\ttoy" + std::string(11, '\t') + "\n"
-            "ms\t0\t1\t2\t3\t4\t5\t6\t7\t8\t9\t10\t11\n"
-            "gpu0\tF0b0\tF0b1\tF0b2\t\t\t\tB0b0\tB0b0\tB0b1\tB0b1\tB0b2\tB0b2\n"
-            "gpu1\t\tF1b0\tF1b1\tF1b2\tB1b0\tB1b0\tB1b1\tB1b1\tB1b2\tB1b2\t\t\n");
+            "\ttoy" + std::string(11, '\t') +
+                "\n"
+                "ms\t0\t1\t2\t3\t4\t5\t6\t7\t8\t9\t10\t11\n"
+                "gpu0\tF0b0\tF0b1\tF0b2\t\t\t\tB0b0\tB0b0\tB0b1\tB0b1\tB0b2\tB0b2\n"
+                "gpu1\t\tF1b0\tF1b1\tF1b2\tB1b0\tB1b0\tB1b1\tB1b1\tB1b2\tB1b2\t\t\n");
   // Without the platform the rows are w<index>; the seed's notation keeps
   // its f, v and column numbers.
   o.title.clear();
   o.batch_ids = false;
-  EXPECT_EQ(pipeline_diagram_text(toy.g, toy.tl, o).rfind("ms\t0\t1\t2\t3\t4\t5\t6\t7\t8\t9\t10\t11\nw0\tF0\tF0\tF0\t", 0), 0u);
+  EXPECT_EQ(
+      pipeline_diagram_text(toy.g, toy.tl, o).rfind("ms\t0\t1\t2\t3\t4\t5\t6\t7\t8\t9\t10\t11\nw0\tF0\tF0\tF0\t", 0),
+      0u);
   o.seed_notation = true;
   EXPECT_EQ(pipeline_diagram_text(toy.g, toy.tl, toy.platform, o),
             "\t1\t2\t3\t4\t5\t6\t7\t8\t9\t10\t11\t12\n"
@@ -81,7 +84,9 @@ TEST(PipelineDiagram, SvgRowsAxisLabelsAndLegend) {
   EXPECT_NE(svg.find("<text x=\"4\" y=\"43\">gpu1</text>"), std::string::npos) << svg;
   // B1 of micro-batch 0 over [4, 6] ms: x = 44 + 4 columns of 28 px.
   EXPECT_NE(svg.find("<title>backward stage 1 batch 0 on gpu1: 4.00 ms .. 6.00 ms</title><rect x=\"156\" y=\"28\" "
-                     "width=\"56\" height=\"20\" fill=\"" + batch_colour(0) + "\" stroke=\"#ffffff\"/><text x=\"184\" "
+                     "width=\"56\" height=\"20\" fill=\"" +
+                     batch_colour(0) +
+                     "\" stroke=\"#ffffff\"/><text x=\"184\" "
                      "y=\"42\" text-anchor=\"middle\" fill=\"#000000\">B1</text>"),
             std::string::npos)
       << svg;
@@ -94,7 +99,7 @@ TEST(PipelineDiagram, SvgRowsAxisLabelsAndLegend) {
   EXPECT_NE(svg.find(">10 ms</text>"), std::string::npos);
   EXPECT_EQ(svg.find(">15 ms</text>"), std::string::npos);
   for (int b = 0; b < 3; ++b)
-    EXPECT_NE(svg.find("fill=\"" + batch_colour(b) + "\"/><text x=\"" ), std::string::npos) << b;
+    EXPECT_NE(svg.find("fill=\"" + batch_colour(b) + "\"/><text x=\""), std::string::npos) << b;
   EXPECT_NE(svg.find(">b2</text>"), std::string::npos);
   EXPECT_EQ(svg.find(">b3</text>"), std::string::npos);
 }

@@ -7,13 +7,13 @@
 
 #include <gtest/gtest.h>
 
-#include "sim/exact_period.hpp"
 #include "analysis/memory.hpp"
 #include "analysis/metrics.hpp"
 #include "schedules/flush/flush_sequences.hpp"
 #include "schedules/registry.hpp"
 #include "schedules/stages/stage_plan.hpp"
 #include "sim/engine/simulation.hpp"
+#include "sim/exact_period.hpp"
 #include "tests/fixtures.hpp"
 
 namespace pipesim {
@@ -29,7 +29,8 @@ Workload uniform_chain(const std::string& schedule, int stages, int microbatches
   w.microbatches = microbatches;
   w.reference_speed = 1e12;
   w.input = activation;
-  for (int l = 0; l < stages; ++l) w.layers.push_back({"l" + std::to_string(l), {kF, false}, {kB, false}, activation, 0});
+  for (int l = 0; l < stages; ++l)
+    w.layers.push_back({"l" + std::to_string(l), {kF, false}, {kB, false}, activation, 0});
   w.placement.automatic = true;
   w.placement.stages = stages;
   return w;

@@ -1,13 +1,13 @@
 // Platforms and --cfg values that SimGrid 3.32 aborts or segfaults on: each
 // must end with exit code 2 and exactly one error line naming the file at
 // fault (the platform, or --cfg), never a signal; valid ones keep running.
-#include "tests/build_paths.hpp"
 #include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include "tests/build_paths.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -34,8 +34,10 @@ const std::string kOneDevice =
 std::string nvswitch_with(const std::string& name, const std::string& from, const std::string& to) {
   std::string xml = read_text(kRoot + "platforms/nvswitch-4gpu.xml");
   const size_t at = xml.find(from);
-  if (at == std::string::npos) ADD_FAILURE() << "not in the platform: " << from;
-  else xml.replace(at, from.size(), to);
+  if (at == std::string::npos)
+    ADD_FAILURE() << "not in the platform: " << from;
+  else
+    xml.replace(at, from.size(), to);
   return write_file(name + ".xml", xml);
 }
 
@@ -96,11 +98,12 @@ INSTANTIATE_TEST_SUITE_P(
         PlatformMutation{"duplicate_route", "<route src=\"gpu1\"", "<route src=\"gpu0\"",
                          "line 28: route gpu0 -> nvswitch: src and dst: duplicate of the route declared at line 27 "
                          "(routes are symmetrical unless symmetrical=\"NO\")"},
-        PlatformMutation{"reverse_of_a_symmetrical_route", "  </zone>",
-                         "<route src=\"nvswitch\" dst=\"gpu0\"><link_ctn id=\"gpu0-nvlink\" direction=\"DOWN\"/></route>"
-                         "\n  </zone>",
-                         "line 31: route nvswitch -> gpu0: src and dst: duplicate of the route declared at line 27 "
-                         "(routes are symmetrical unless symmetrical=\"NO\")"},
+        PlatformMutation{
+            "reverse_of_a_symmetrical_route", "  </zone>",
+            "<route src=\"nvswitch\" dst=\"gpu0\"><link_ctn id=\"gpu0-nvlink\" direction=\"DOWN\"/></route>"
+            "\n  </zone>",
+            "line 31: route nvswitch -> gpu0: src and dst: duplicate of the route declared at line 27 "
+            "(routes are symmetrical unless symmetrical=\"NO\")"},
         PlatformMutation{"route_from_a_router_to_itself", "<route src=\"gpu3\"", "<route src=\"nvswitch\"",
                          "line 30: route nvswitch -> nvswitch: dst: a route from 'nvswitch' to itself is not allowed"},
         PlatformMutation{"bandwidth_nan", "bandwidth=\"300GBps\"", "bandwidth=\"nan\"",
@@ -122,8 +125,9 @@ INSTANTIATE_TEST_SUITE_P(
         // SimGrid accepted these, and the run made no sense or blamed the workload.
         PlatformMutation{"bandwidth_negative", "bandwidth=\"300GBps\"", "bandwidth=\"-1GBps\"",
                          kBandwidth + "expected a positive finite bandwidth like '25GBps', got '-1GBps'"},
-        PlatformMutation{"bandwidth_unknown_unit", "bandwidth=\"300GBps\"", "bandwidth=\"25GBPS\"",
-                         kBandwidth + "expected a positive finite bandwidth like '25GBps', got '25GBPS' (unknown unit: GBPS)"},
+        PlatformMutation{
+            "bandwidth_unknown_unit", "bandwidth=\"300GBps\"", "bandwidth=\"25GBPS\"",
+            kBandwidth + "expected a positive finite bandwidth like '25GBps', got '25GBPS' (unknown unit: GBPS)"},
         PlatformMutation{"latency_nan", "latency=\"1us\"", "latency=\"nan\"", kLatency + "'nan'"},
         PlatformMutation{"latency_negative", "latency=\"1us\"", "latency=\"-1us\"", kLatency + "'-1us'"},
         PlatformMutation{"speed_nan", "speed=\"156Tf\"", "speed=\"nan\"", kSpeed + "'nan'"},
@@ -138,13 +142,14 @@ INSTANTIATE_TEST_SUITE_P(
                          "dst=\"nvswitch2\"><link_ctn id=\"gpu3",
                          "line 30: route gpu3 -> nvswitch2: dst: unknown host or router 'nvswitch2' (declare it "
                          "before the route)"},
-        PlatformMutation{"missing_bandwidth", " bandwidth=\"300GBps\"", "",
-                         kBandwidth + "missing (required)"},
+        PlatformMutation{"missing_bandwidth", " bandwidth=\"300GBps\"", "", kBandwidth + "missing (required)"},
         PlatformMutation{"missing_host_id", "<host id=\"gpu0\"", "<host", "line 6: host: id: missing (required)"},
-        PlatformMutation{"memory_not_a_size", "value=\"80GiB\"", "value=\"lots\"",
-                         "line 7: host 'gpu0' property memory: expected a byte size like '16MiB' or '1.5GB', got 'lots'"},
-        PlatformMutation{"memory_nan", "value=\"80GiB\"", "value=\"nan\"",
-                         "line 7: host 'gpu0' property memory: expected a byte size like '16MiB' or '1.5GB', got 'nan'"}),
+        PlatformMutation{
+            "memory_not_a_size", "value=\"80GiB\"", "value=\"lots\"",
+            "line 7: host 'gpu0' property memory: expected a byte size like '16MiB' or '1.5GB', got 'lots'"},
+        PlatformMutation{
+            "memory_nan", "value=\"80GiB\"", "value=\"nan\"",
+            "line 7: host 'gpu0' property memory: expected a byte size like '16MiB' or '1.5GB', got 'nan'"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 struct BadSetting {
@@ -196,7 +201,8 @@ TEST(PlatformErrors, ConstantModelNeedsAPlatformWithoutLinks) {
   const std::string platform = kRoot + "platforms/nvswitch-4gpu.xml";
   expect_one_error_line("run " + platform + " " + kTiny + " --cfg network/model:Constant",
                         "pipesim: error: --cfg: network/model:Constant: needs a platform without links, but " +
-                            platform + " declares link 'gpu0-nvlink' at line 23 (SimGrid's Constant model has no links)");
+                            platform +
+                            " declares link 'gpu0-nvlink' at line 23 (SimGrid's Constant model has no links)");
 }
 
 const std::string kTwoHostsNoLink =
@@ -223,9 +229,9 @@ TEST(PlatformErrors, ConstantModelRunsOnAPlatformWithoutLinks) {
 
 // What validation lets through and SimGrid still aborts on is contained.
 TEST(SimGridContainment, AbortWhileLoadingBecomesOneLine) {
-  const std::string platform =
-      two_hosts("wifi", "Wifi", "<link id=\"a\" bandwidth=\"1GBps\" latency=\"0s\"/>\n"
-                                "<link id=\"b\" bandwidth=\"1GBps\" latency=\"0s\"/>\n");
+  const std::string platform = two_hosts("wifi", "Wifi",
+                                         "<link id=\"a\" bandwidth=\"1GBps\" latency=\"0s\"/>\n"
+                                         "<link id=\"b\" bandwidth=\"1GBps\" latency=\"0s\"/>\n");
   expect_one_error_line("run " + platform + " " + write_file("one.yaml", kOneDevice),
                         "pipesim: error: " + platform +
                             ": SimGrid rejected the platform: WIFI netzone z contains more than one link. Please only "
@@ -235,8 +241,9 @@ TEST(SimGridContainment, AbortWhileLoadingBecomesOneLine) {
 TEST(SimGridContainment, AbortWhileRoutingBecomesOneLine) {
   const std::string platform = two_hosts("empty-zone", "None");
   expect_one_error_line("run " + platform + " " + kTiny,
-                        "pipesim: error: " + platform + ": SimGrid rejected the platform: There can't be route in an "
-                                                        "Empty zone");
+                        "pipesim: error: " + platform +
+                            ": SimGrid rejected the platform: There can't be route in an "
+                            "Empty zone");
 }
 
 TEST(SimGridContainmentDeathTest, SegfaultPrintsSimGridsCriticalMessage) {
@@ -246,7 +253,8 @@ TEST(SimGridContainmentDeathTest, SegfaultPrintsSimGridsCriticalMessage) {
         std::fprintf(stderr, "[0.000000] ./src/x.cpp:9: [root/CRITICAL] The Impossible Did Happen\nBacktrace:\n");
         std::raise(SIGSEGV);
       },
-      ::testing::ExitedWithCode(2), "^pipesim: error: p\\.xml: SimGrid rejected the platform: The Impossible Did Happen\n$");
+      ::testing::ExitedWithCode(2),
+      "^pipesim: error: p\\.xml: SimGrid rejected the platform: The Impossible Did Happen\n$");
 }
 
 TEST(SimGridContainmentDeathTest, AbortWithoutMessageNamesTheSignal) {
@@ -255,14 +263,15 @@ TEST(SimGridContainmentDeathTest, AbortWithoutMessageNamesTheSignal) {
         SimGridGuard guard("p.xml");
         std::abort();
       },
-      ::testing::ExitedWithCode(2), "^pipesim: error: p\\.xml: SimGrid rejected the platform: it aborted \\(SIGABRT\\)\n$");
+      ::testing::ExitedWithCode(2),
+      "^pipesim: error: p\\.xml: SimGrid rejected the platform: it aborted \\(SIGABRT\\)\n$");
 }
 
 TEST(SimGridContainment, GuardRestoresStderrAndHandlers) {
-  struct sigaction before{};  // SIG_DFL, or a sanitizer's own handler
+  struct sigaction before {};  // SIG_DFL, or a sanitizer's own handler
   sigaction(SIGSEGV, nullptr, &before);
   { SimGridGuard guard("p.xml"); }
-  struct sigaction current{};
+  struct sigaction current {};
   sigaction(SIGSEGV, nullptr, &current);
   EXPECT_EQ(current.sa_handler, before.sa_handler);
   ::testing::internal::CaptureStderr();
@@ -281,8 +290,9 @@ TEST(PlatformErrors, InfiniteComputeIsAnErrorNotACrash) {
   workload.replace(workload.find("schedule: 1f1b"), 14, "schedule: pipedream");
   const std::string file = write_file("huge.yaml", workload);
   expect_one_error_line("run " + kRoot + "platforms/nvswitch-4gpu.xml " + file,
-                        "pipesim: error: " + file + ": line 8: layers[0].forward: expected a cost of at most 1e100 s "
-                        "or 1e100 flops (larger ones overflow the simulated times), got '1e300s'");
+                        "pipesim: error: " + file +
+                            ": line 8: layers[0].forward: expected a cost of at most 1e100 s "
+                            "or 1e100 flops (larger ones overflow the simulated times), got '1e300s'");
 }
 
 TEST(PlatformErrors, HugeButFiniteComputeRuns) {
@@ -335,7 +345,8 @@ TEST(ValidPlatforms, OneWayRoutesInBothDirections) {
   const std::string platform = nvswitch_with(
       "one-way", "<route src=\"gpu0\" dst=\"nvswitch\"><link_ctn id=\"gpu0-nvlink\" direction=\"UP\"/></route>",
       "<route src=\"gpu0\" dst=\"nvswitch\" symmetrical=\"NO\"><link_ctn id=\"gpu0-nvlink\" direction=\"UP\"/></route>"
-      "<route src=\"nvswitch\" dst=\"gpu0\" symmetrical=\"NO\"><link_ctn id=\"gpu0-nvlink\" direction=\"DOWN\"/></route>");
+      "<route src=\"nvswitch\" dst=\"gpu0\" symmetrical=\"NO\"><link_ctn id=\"gpu0-nvlink\" "
+      "direction=\"DOWN\"/></route>");
   // The same routes written one way each: the same run, on the same link directions.
   const nlohmann::json one_way = run_report("run " + platform + " " + kTiny, "one-way");
   const nlohmann::json both = run_report("run " + kRoot + "platforms/nvswitch-4gpu.xml " + kTiny, "both-ways");
@@ -350,7 +361,8 @@ TEST(ValidPlatforms, OneWayRoutesInBothDirections) {
 TEST(ValidPlatforms, ClusterFromTheDocsRuns) {
   const std::string platform = write_file(
       "fat-tree.xml",
-      "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n<platform version=\"4.1\">\n"
+      "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n<platform "
+      "version=\"4.1\">\n"
       "  <cluster id=\"ft\" prefix=\"gpu\" suffix=\"\" radical=\"0-7\" speed=\"156Tf\" bw=\"25GBps\" lat=\"1us\"\n"
       "           topology=\"FAT_TREE\" topo_parameters=\"2;4,2;1,2;1,2\">\n"
       "    <prop id=\"memory\" value=\"80GiB\"/>\n  </cluster>\n</platform>\n");
@@ -360,10 +372,9 @@ TEST(ValidPlatforms, ClusterFromTheDocsRuns) {
   // cross the leaf links SimGrid named (8 each way on the ends, 16 inside).
   const double mib = 1024 * 1024;
   const std::map<std::string, double> expected = {
-      {"link_from_0_15_0_UP", 128 * mib}, {"link_from_0_15_0_DOWN", 128 * mib},
-      {"link_from_1_15_1_UP", 256 * mib}, {"link_from_1_15_1_DOWN", 256 * mib},
-      {"link_from_2_15_2_UP", 256 * mib}, {"link_from_2_15_2_DOWN", 256 * mib},
-      {"link_from_3_15_3_UP", 128 * mib}, {"link_from_3_15_3_DOWN", 128 * mib}};
+      {"link_from_0_15_0_UP", 128 * mib},   {"link_from_0_15_0_DOWN", 128 * mib}, {"link_from_1_15_1_UP", 256 * mib},
+      {"link_from_1_15_1_DOWN", 256 * mib}, {"link_from_2_15_2_UP", 256 * mib},   {"link_from_2_15_2_DOWN", 256 * mib},
+      {"link_from_3_15_3_UP", 128 * mib},   {"link_from_3_15_3_DOWN", 128 * mib}};
   EXPECT_EQ(link_bytes(report), expected);
   // A leaf link carries at most its 25 GBps.
   for (const auto& link : report.value("links", nlohmann::json::array()))

@@ -2,14 +2,14 @@
 // it: a regular file of at most 64 MiB (its profile files too), and a size
 // SimGrid can build within the memory limit, so a huge or hostile file is
 // an error line rather than an out-of-memory kill.
-#include "tests/build_paths.hpp"
 #include <sys/stat.h>
+#include "tests/build_paths.hpp"
 
 #include <filesystem>
 
+#include <gtest/gtest.h>
 #include <boost/property_tree/ptree.hpp>
 #include <boost/property_tree/xml_parser.hpp>
-#include <gtest/gtest.h>
 
 #include "sim/engine/platform_size.hpp"
 #include "sim/engine/simulation.hpp"
@@ -27,8 +27,8 @@ const std::string kTiny = kRoot + "workloads/examples/tiny.yaml";
 // `timeout 60 pipesim ARGS`: a platform that blocks the reader fails the test instead of hanging it.
 CliResult run_bounded(const std::string& args) {
   const std::string out = temp_path("limits.out"), err = temp_path("limits.err");
-  const int status = std::system(("timeout 60 " + std::string(PIPESIM_BINARY) + " " + args + " >" + out + " 2>" +
-                                  err + " </dev/null").c_str());
+  const int status = std::system(
+      ("timeout 60 " + std::string(PIPESIM_BINARY) + " " + args + " >" + out + " 2>" + err + " </dev/null").c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(out), read_text(err)};
 }
 
@@ -47,7 +47,9 @@ void expect_refused(const std::string& platform, const std::string& fragment, co
 std::string platform_with(const std::string& host_attributes) {
   return "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
          "<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n"
-         "<host id=\"gpu0\" speed=\"1Tf\" " + host_attributes + "><prop id=\"memory\" value=\"1GiB\"/></host>\n"
+         "<host id=\"gpu0\" speed=\"1Tf\" " +
+         host_attributes +
+         "><prop id=\"memory\" value=\"1GiB\"/></host>\n"
          "</zone>\n</platform>\n";
 }
 
@@ -66,8 +68,9 @@ TEST(PlatformLimits, SpecialFilesAreRefusedBeforeSimGridReadsThem) {
   const std::string missing = write_file("missing-profile.xml", platform_with("speed_file=\"no-such-profile.txt\""));
   expect_refused(missing, "speed_file: 'no-such-profile.txt': no such file");
   // Not well-formed: refused by the check, before SimGrid's parser builds what it has read.
-  expect_refused(write_file("broken.xml", "<platform version=\"4.1\">\n<cluster id=\"c\" prefix=\"g\" suffix=\"\" "
-                                          "radical=\"0-99999999\" speed=\"1Gf\" bw=\"1GBps\" lat=\"0us\"/>\n<zone"),
+  expect_refused(write_file("broken.xml",
+                            "<platform version=\"4.1\">\n<cluster id=\"c\" prefix=\"g\" suffix=\"\" "
+                            "radical=\"0-99999999\" speed=\"1Gf\" bw=\"1GBps\" lat=\"0us\"/>\n<zone"),
                  "line 3: XML syntax error: ");
 }
 
@@ -102,9 +105,11 @@ TEST(PlatformLimits, APlatformTooLargeForTheMemoryLimitIsRefusedWithTheFigure) {
   // The million-host torus (SimGrid then ends in std::bad_alloc): refused in a moment.
   const std::string torus = write_file(
       "huge-torus.xml",
-      "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n<platform version=\"4.1\">\n"
+      "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n<platform "
+      "version=\"4.1\">\n"
       "<cluster id=\"t\" topology=\"TORUS\" topo_parameters=\"100,100,100\" prefix=\"gpu\" radical=\"0-999999\" "
-      "suffix=\"\" speed=\"1Tf\" bw=\"1GBps\" lat=\"0us\"><prop id=\"memory\" value=\"1GiB\"/></cluster>\n</platform>\n");
+      "suffix=\"\" speed=\"1Tf\" bw=\"1GBps\" lat=\"0us\"><prop id=\"memory\" "
+      "value=\"1GiB\"/></cluster>\n</platform>\n");
   expect_refused(torus,
                  "platform: this platform needs about 15.3 GiB of memory to simulate (1000000 hosts, 8000001 links); "
                  "the limit is 1.00 GiB (raise it with --max-memory)",
@@ -125,7 +130,8 @@ TEST(PlatformLimits, APlatformTooLargeForTheMemoryLimitIsRefusedWithTheFigure) {
                  "256 MiB",
                  "--max-memory 256MiB");
   // Under the limit: the shipped platforms load.
-  const CliResult ok = run_bounded("run " + kRoot + "platforms/nvswitch-4gpu.xml " + kTiny + " --max-memory 128MiB --quiet");
+  const CliResult ok =
+      run_bounded("run " + kRoot + "platforms/nvswitch-4gpu.xml " + kTiny + " --max-memory 128MiB --quiet");
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
   // The engine takes the limit too (0: the default).
   EXPECT_THROW(Simulation(torus, {}, 1 << 30), InputError);

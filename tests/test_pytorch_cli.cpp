@@ -1,8 +1,8 @@
 // PyTorch schedules through the command line: running a compute CSV
 // (schedule csv), --export-orders and its round trip, and bad input.
-#include "tests/build_paths.hpp"
 #include <filesystem>
 #include <regex>
+#include "tests/build_paths.hpp"
 
 #include <gtest/gtest.h>
 
@@ -54,9 +54,9 @@ TEST(PytorchCli, DualPipeVCsvRunsAsTheGenerator) {
   write_file("dualpipev_4rank_10mb.csv", read_text(kRoot + "tests/data/pytorch/dualpipev_4rank_10mb.csv"));
   const std::string platform = kRoot + "platforms/nvswitch-4gpu.xml";
   const std::string a = temp_path("dualpipev-generated.json"), b = temp_path("dualpipev-csv.json");
-  CliResult r = run_pipesim("run " + platform + " " +
-                            write_file("dualpipev-generated.yaml", "microbatches: 10\n" + layers + "schedule: dualpipev\n") +
-                            " --json " + a);
+  CliResult r = run_pipesim(
+      "run " + platform + " " +
+      write_file("dualpipev-generated.yaml", "microbatches: 10\n" + layers + "schedule: dualpipev\n") + " --json " + a);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(line_of(r.out, "schedule"), "schedule              dualpipev");
   EXPECT_EQ(line_of(r.out, "makespan"), "makespan              63.00 s");
@@ -91,7 +91,8 @@ TEST(PytorchCli, ARankOnHostMemoryIsRefused) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err, message);
-  r = run_pipesim("validate " + platform + " " + write_file("host-rank-validate.yaml", "microbatches: 1\n" + layers) + " " + csv);
+  r = run_pipesim("validate " + platform + " " + write_file("host-rank-validate.yaml", "microbatches: 1\n" + layers) +
+                  " " + csv);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err, message);
@@ -100,10 +101,10 @@ TEST(PytorchCli, ARankOnHostMemoryIsRefused) {
 // An alias (PyTorch's class name, any case) reports its schedule's canonical name.
 TEST(PytorchCli, AnAliasReportsTheCanonicalName) {
   const std::string json = temp_path("alias.json");
-  const CliResult r = run_pipesim("run " + write_file("p2.xml", complete_platform_xml(2)) + " " +
-                                  write_file("alias.yaml", "microbatches: 4\n" + kUnitLayers +
-                                                               "schedule: ScheduleZBVZeroBubble\n") +
-                                  " --json " + json);
+  const CliResult r =
+      run_pipesim("run " + write_file("p2.xml", complete_platform_xml(2)) + " " +
+                  write_file("alias.yaml", "microbatches: 4\n" + kUnitLayers + "schedule: ScheduleZBVZeroBubble\n") +
+                  " --json " + json);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(line_of(r.out, "schedule"), "schedule              zbv");
   EXPECT_NE(read_text(json).find("\"schedule\": \"zbv\""), std::string::npos);
@@ -120,7 +121,8 @@ TEST(PytorchCli, OverlappedPairInTheCommsFormat) {
              "1RECV_F0,1F0,1RECV_F1,(1F1;1B0)OVERLAP_F_B,1SEND_B0,1B1,1SEND_B1\n");
   const std::string layers = "layers:\n  - {forward: 1s, backward: 2s, activation: 0B, repeat: 2}\n";
   const std::string platform = write_file("p2.xml", complete_platform_xml(2));
-  for (const auto& [step, makespan] : {std::pair<std::string, std::string>{"", "9.00 s"}, {", comm_step: 1s", "13.00 s"}}) {
+  for (const auto& [step, makespan] :
+       {std::pair<std::string, std::string>{"", "9.00 s"}, {", comm_step: 1s", "13.00 s"}}) {
     const CliResult r = run_pipesim(
         "run " + platform + " " +
         write_file("pair-comms.yaml", layers + "schedule: {name: csv, file: pair-comms.csv" + step + "}\n"));
@@ -137,9 +139,10 @@ TEST(PytorchCli, ValidateReportsTheSimulatedMakespanAndBubbles) {
                                   kZb1p + " --json " + json);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "simulated: makespan 49.0 s; bubbles gpu0 2.0 %, gpu1 2.0 %\nVALID\n");
-  EXPECT_EQ(read_text(json),
-            "{\n  \"verdict\": \"VALID\",\n  \"violations\": [],\n  \"simulated\": {\n    \"makespan\": 49,\n"
-            "    \"bubbles\": {\n      \"gpu0\": 0.0204081632653061,\n      \"gpu1\": 0.0204081632653061\n    }\n  }\n}\n");
+  EXPECT_EQ(
+      read_text(json),
+      "{\n  \"verdict\": \"VALID\",\n  \"violations\": [],\n  \"simulated\": {\n    \"makespan\": 49,\n"
+      "    \"bubbles\": {\n      \"gpu0\": 0.0204081632653061,\n      \"gpu1\": 0.0204081632653061\n    }\n  }\n}\n");
 }
 
 // The per-layer split costs are used by I and W: with I 1.5 s and W 0.5 s,
@@ -169,7 +172,8 @@ TEST(PytorchCli, Zb1pComputeAndCommsCsvsTakeTheSameTime) {
     const std::string workload =
         write_file(std::string("zb1p-") + format + ".yaml",
                    "layers:\n  - {forward: 1ms, backward: 2ms, activation: 16MiB, weights: 1GiB, repeat: 4}\n"
-                   "schedule: {name: csv, file: " + csv + "}\n");
+                   "schedule: {name: csv, file: " +
+                       csv + "}\n");
     const CliResult r = run_pipesim("run " + platform + " " + workload);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     makespan[i++] = line_of(r.out, "makespan");
@@ -190,8 +194,8 @@ TEST(PytorchCli, Zb1pCommsCsvTakesPyTorchs113Steps) {
       "layers:\n  - {forward: 1s, backward: 1s, backward_input: 1s, backward_weight: 1s, activation: 0B, repeat: 4}\n"
       "schedule: {name: csv, file: zb1p_2rank_2stagep_comms.csv, comm_step: 1s}\n");
   const std::string csv = temp_path("steps-export.csv");
-  const CliResult r = run_pipesim("run " + write_file("p2.xml", complete_platform_xml(2)) + " " + workload +
-                                  " --export-orders " + csv);
+  const CliResult r =
+      run_pipesim("run " + write_file("p2.xml", complete_platform_xml(2)) + " " + workload + " --export-orders " + csv);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(line_of(r.out, "makespan"), "makespan              113.00 s");
   // Rank 0: 32 compute ops (Bs merged) and 48 sends and receives; rank 1: 48 and 48.
@@ -204,8 +208,9 @@ TEST(PytorchCli, Zb1pCommsCsvTakesPyTorchs113Steps) {
             "0B5,2F7,2B6,2B7,0B6,0B7");
   // Without comm_step the sends and receives take no time: rank 1 computes
   // 8 x 2 x (F + I + W) = 48 s after waiting 1 s for the first forward.
-  write_file("nosteps.yaml", "layers:\n  - {forward: 1s, backward: 1s, backward_input: 1s, backward_weight: 1s, "
-                             "activation: 0B, repeat: 4}\nschedule: {name: csv, file: zb1p_2rank_2stagep_comms.csv}\n");
+  write_file("nosteps.yaml",
+             "layers:\n  - {forward: 1s, backward: 1s, backward_input: 1s, backward_weight: 1s, "
+             "activation: 0B, repeat: 4}\nschedule: {name: csv, file: zb1p_2rank_2stagep_comms.csv}\n");
   const CliResult plain =
       run_pipesim("run " + write_file("p2.xml", complete_platform_xml(2)) + " " + temp_path("nosteps.yaml"));
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
@@ -254,8 +259,8 @@ INSTANTIATE_TEST_SUITE_P(Pytorch, RoundTrip,
 TEST(PytorchCli, ExportWritesPyTorchsCells) {
   const std::string csv = temp_path("zbh1.csv");
   const std::string workload = write_file("zbh1.yaml", "microbatches: 4\n" + kUnitLayers + "schedule: zb-h1\n");
-  const CliResult r = run_pipesim("run " + kRoot + "platforms/complete-4.xml " + workload +
-                                  " --quiet --export-orders " + csv);
+  const CliResult r =
+      run_pipesim("run " + kRoot + "platforms/complete-4.xml " + workload + " --quiet --export-orders " + csv);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(read_text(csv),
             "0F0,0F1,0F2,0F3,0I0,0W0,0I1,0W1,0I2,0W2,0I3,0W3\n"
@@ -269,15 +274,16 @@ TEST(PytorchCli, ExportWritesPyTorchsCells) {
 TEST(PytorchCli, ExportRefusesReplicatedStages) {
   const std::string csv = temp_path("ddp.csv");
   std::filesystem::remove(csv);
-  const std::string workload = write_file(
-      "ddp.yaml", "microbatches: 4\n" + kUnitLayers + "schedule: {name: master, scheme: ddp}\n");
+  const std::string workload =
+      write_file("ddp.yaml", "microbatches: 4\n" + kUnitLayers + "schedule: {name: master, scheme: ddp}\n");
   const CliResult r =
       run_pipesim("run " + kRoot + "platforms/complete-4.xml " + workload + " --quiet --export-orders " + csv);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(r.err, "pipesim: error: " + workload +
-                       ": schedule: schedule 'master' cannot be exported as PyTorch orders: stage 0 runs on two devices "
-                       "(0 and 1); a PyTorch stage has one rank\n");
+  EXPECT_EQ(r.err,
+            "pipesim: error: " + workload +
+                ": schedule: schedule 'master' cannot be exported as PyTorch orders: stage 0 runs on two devices "
+                "(0 and 1); a PyTorch stage has one rank\n");
   EXPECT_FALSE(std::filesystem::exists(csv));
 }
 
@@ -319,21 +325,24 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"two_ranks", "0F0,0F1,1B0\n1F0,1F1,1B1,0B0,0B1\n", kCsvWorkload("two_ranks"),
                 "TMP/two_ranks.csv: rows: stage 0 has ops on several ranks: gpu0 (rank 0), gpu1 (rank 1) (a stage's "
                 "weights live on one device)"},
-        BadCase{"unknown_action", "0F0,0X0\n", kCsvWorkload("unknown_action"),
-                "TMP/unknown_action.csv: line 1 (rank 0), column 2: expected an op <stage><F|B|I|W><micro-batch> "
-                "such as 2F0, 1I3, 0W1 or 3B2, an overlapped pair (aFm;bBn)OVERLAP_F_B (or SEND_F, RECV_F, SEND_B, RECV_B "
-                "in the comms format), got '0X0'"},
-        BadCase{"missing_backward", "0F0,0F1,0B0\n1F0,1B0,1F1,1B1\n", kCsvWorkload("missing_backward"),
-                "TMP/missing_backward.csv: rows: no backward (B, or I and W) of stage 0 for micro-batch 1 (micro-batches "
-                "0..1: the workload gives no microbatches, so 2 = 1 + the largest micro-batch in "
-                "TMP/missing_backward.csv)"},
-        BadCase{"missing_microbatch", "0F0,0B0\n1F0,1B0\n",
-                "microbatches: 3\n" + kCsvWorkload("missing_microbatch"),
-                "TMP/missing_microbatch.csv: rows: no F of stage 0 for micro-batches 1..2 (the workload has micro-batches "
-                "0..2)"},
-        BadCase{"send_without_recv", "0F0,0SEND_F0,0RECV_B0,0B0\n1F0,1B0,1SEND_B0\n", kCsvWorkload("send_without_recv"),
-                "TMP/send_without_recv.csv: rows: 0SEND_F0 on gpu0 (rank 0) at column 2 has no matching 1RECV_F0 on gpu1 "
-                "(rank 1)"},
+        BadCase{
+            "unknown_action", "0F0,0X0\n", kCsvWorkload("unknown_action"),
+            "TMP/unknown_action.csv: line 1 (rank 0), column 2: expected an op <stage><F|B|I|W><micro-batch> "
+            "such as 2F0, 1I3, 0W1 or 3B2, an overlapped pair (aFm;bBn)OVERLAP_F_B (or SEND_F, RECV_F, SEND_B, RECV_B "
+            "in the comms format), got '0X0'"},
+        BadCase{
+            "missing_backward", "0F0,0F1,0B0\n1F0,1B0,1F1,1B1\n", kCsvWorkload("missing_backward"),
+            "TMP/missing_backward.csv: rows: no backward (B, or I and W) of stage 0 for micro-batch 1 (micro-batches "
+            "0..1: the workload gives no microbatches, so 2 = 1 + the largest micro-batch in "
+            "TMP/missing_backward.csv)"},
+        BadCase{
+            "missing_microbatch", "0F0,0B0\n1F0,1B0\n", "microbatches: 3\n" + kCsvWorkload("missing_microbatch"),
+            "TMP/missing_microbatch.csv: rows: no F of stage 0 for micro-batches 1..2 (the workload has micro-batches "
+            "0..2)"},
+        BadCase{
+            "send_without_recv", "0F0,0SEND_F0,0RECV_B0,0B0\n1F0,1B0,1SEND_B0\n", kCsvWorkload("send_without_recv"),
+            "TMP/send_without_recv.csv: rows: 0SEND_F0 on gpu0 (rank 0) at column 2 has no matching 1RECV_F0 on gpu1 "
+            "(rank 1)"},
         BadCase{"overlap_two_devices", "0F0,(0F1;1B0)OVERLAP_F_B,0B0,0B1\n1F0,1F1,1B1\n",
                 kCsvWorkload("overlap_two_devices"),
                 "TMP/overlap_two_devices.csv: rows: (0F1;1B0)OVERLAP_F_B on gpu0 (rank 0) at column 2: stage 1 runs on "
@@ -354,8 +363,7 @@ INSTANTIATE_TEST_SUITE_P(
                 "microbatches: 1\nlayers:\n  - {forward: 1s, backward: 2s, activation: 1MiB}\nschedule: {name: csv}\n",
                 "TMP/no_file.yaml: schedule.file: expected the path of a PyTorch compute CSV (schedule: {name: csv, "
                 "file: orders.csv})"},
-        BadCase{"no_microbatches", "",
-                "layers:\n  - {forward: 1s, backward: 2s, activation: 1MiB}\nschedule: zbv\n",
+        BadCase{"no_microbatches", "", "layers:\n  - {forward: 1s, backward: 2s, activation: 1MiB}\nschedule: zbv\n",
                 "TMP/no_microbatches.yaml: microbatches: missing required field: expected an integer >= 1"},
         BadCase{"rounds", "",
                 "microbatches: 9\nlayers:\n  - {forward: 1s, backward: 2s, activation: 1MiB, repeat: 8}\n"

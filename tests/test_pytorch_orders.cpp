@@ -5,12 +5,12 @@
 // of backward op ids for the delayed weight ops), then drop the idle steps;
 // the generators compute the same orders in closed form. Plus PyTorch's own
 // artifact, the zb1p compute CSV, and literal orders derived by hand.
-#include "tests/build_paths.hpp"
 #include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
+#include "tests/build_paths.hpp"
 
 #include <gtest/gtest.h>
 
@@ -252,33 +252,32 @@ TEST(PytorchOrders, InterleavedZeroBubbleIsPyTorchsZb1pCsv) {
 // forwards, rank 1 with 2; the backwards visit the local stages in reverse.
 TEST(PytorchOrders, SmallCasesByHand) {
   EXPECT_EQ(rows_of(interleaved_1f1b_orders(2, 2, 4)),
-            (std::vector<std::string>{
-                "0F0 0F1 2F0 2F1 0F2 2B0 0F3 2B1 2F2 0B0 2F3 0B1 2B2 2B3 0B2 0B3",
-                "1F0 1F1 3F0 3B0 3F1 3B1 1F2 1B0 1F3 1B1 3F2 3B2 3F3 3B3 1B2 1B3"}));
+            (std::vector<std::string>{"0F0 0F1 2F0 2F1 0F2 2B0 0F3 2B1 2F2 0B0 2F3 0B1 2B2 2B3 0B2 0B3",
+                                      "1F0 1F1 3F0 3B0 3F1 3B1 1F2 1B0 1F3 1B1 3F2 3B2 3F3 3B3 1B2 1B3"}));
   // ZB-H1 = the zero-bubble schedule with one stage per rank: 1F1B's
   // warm-up, rank r's W r backwards late.
   EXPECT_EQ(rows_of(interleaved_zero_bubble_orders(3, 1, 4)),
-            (std::vector<std::string>{
-                "0F0 0F1 0F2 0I0 0W0 0F3 0I1 0W1 0I2 0W2 0I3 0W3",
-                "1F0 1F1 1I0 1F2 1I1 1W0 1F3 1I2 1W1 1I3 1W2 1W3",
-                "2F0 2I0 2F1 2I1 2F2 2I2 2W0 2F3 2I3 2W1 2W2 2W3"}));
+            (std::vector<std::string>{"0F0 0F1 0F2 0I0 0W0 0F3 0I1 0W1 0I2 0W2 0I3 0W3",
+                                      "1F0 1F1 1I0 1F2 1I1 1W0 1F3 1I2 1W1 1I3 1W2 1W3",
+                                      "2F0 2I0 2F1 2I1 2F2 2I2 2W0 2F3 2I3 2W1 2W2 2W3"}));
   EXPECT_EQ(rows_of(looped_bfs_orders(2, 2, 2)),
             (std::vector<std::string>{"0F0 0F1 2F0 2F1 2B1 2B0 0B1 0B0", "1F0 1F1 3F0 3F1 3B1 3B0 1B1 1B0"}));
   // ZB-V on 2 ranks, 3 micro-batches (planned for 2p-1 = 3).
   EXPECT_EQ(rows_of(zbv_orders(2, 3)),
-            (std::vector<std::string>{
-                "0F0 0F1 0F2 3F0 3I0 3W0 3F1 3I1 3W1 0I0 0W0 3F2 3I2 3W2 0I1 0W1 0I2 0W2",
-                "1F0 2F0 1F1 2F1 2I0 2W0 1F2 1I0 1W0 2F2 2I1 2W1 1I1 2I2 1I2 1W1 2W2 1W2"}));
+            (std::vector<std::string>{"0F0 0F1 0F2 3F0 3I0 3W0 3F1 3I1 3W1 0I0 0W0 3F2 3I2 3W2 0I1 0W1 0I2 0W2",
+                                      "1F0 2F0 1F1 2F1 2I0 2W0 1F2 1I0 1W0 2F2 2I1 2W1 1I1 2I2 1I2 1W1 2W2 1W2"}));
 }
 
 // ZB-H2: one stage per rank, warm-up up to 2p-1 forwards on rank 0, I first.
 TEST(PytorchOrders, ZbH2Order) {
   const ExplicitOrders o = zb_h2_orders(4, 8);
   EXPECT_EQ(violations(o, 8), "");
-  EXPECT_EQ(rows_of(o)[0], "0F0 0F1 0F2 0F3 0F4 0F5 0F6 0I0 0W0 0I1 0F7 0I2 0W1 0I3 0W2 0I4 0W3 0I5 0W4 0I6 0W5 "
-                           "0W6 0I7 0W7");
-  EXPECT_EQ(rows_of(o)[3], "3F0 3I0 3F1 3I1 3F2 3I2 3F3 3I3 3F4 3I4 3F5 3I5 3F6 3I6 3W0 3F7 3I7 3W1 3W2 3W3 3W4 "
-                           "3W5 3W6 3W7");
+  EXPECT_EQ(rows_of(o)[0],
+            "0F0 0F1 0F2 0F3 0F4 0F5 0F6 0I0 0W0 0I1 0F7 0I2 0W1 0I3 0W2 0I4 0W3 0I5 0W4 0I6 0W5 "
+            "0W6 0I7 0W7");
+  EXPECT_EQ(rows_of(o)[3],
+            "3F0 3I0 3F1 3I1 3F2 3I2 3F3 3I3 3F4 3I4 3F5 3I5 3F6 3I6 3W0 3F7 3I7 3W1 3W2 3W3 3W4 "
+            "3W5 3W6 3W7");
   for (int p : {1, 2, 3, 5, 8})
     for (int M = 1; M <= 20; ++M) EXPECT_EQ(violations(zb_h2_orders(p, M), M), "") << p << " " << M;
 }
@@ -289,9 +288,7 @@ TEST(PytorchOrders, ZbH2Order) {
 namespace pipesim {
 namespace {
 
-std::string comms_violations(const std::string& csv) {
-  return violations(parse_orders_csv(csv, "c.csv"), 1);
-}
+std::string comms_violations(const std::string& csv) { return violations(parse_orders_csv(csv, "c.csv"), 1); }
 
 // The comms format: each crossing sent once after its producer and received
 // once before its consumer, on the stages' ranks.

@@ -64,7 +64,8 @@ Workload chain(const Case& c, double activation) {
     }
     w.layers.push_back(layer);
   }
-  if (c.v > 1 && c.schedule != "zbv" && c.schedule != "dualpipev") w.schedule_params["virtual_stages"] = std::to_string(c.v);
+  if (c.v > 1 && c.schedule != "zbv" && c.schedule != "dualpipev")
+    w.schedule_params["virtual_stages"] = std::to_string(c.v);
   return w;
 }
 
@@ -144,7 +145,7 @@ int expected_peak(const Case& c, int r) {
     return std::min((v - 1) * round + 2 * (p - 1 - r) + 1, v * M);
   }
   if (c.schedule == "1f1b") return std::min(p - r, M);
-  if (c.schedule == "zb-h1") return std::min(p, M);  // the paper's p·M_B, on every device
+  if (c.schedule == "zb-h1") return std::min(p, M);          // the paper's p·M_B, on every device
   if (c.schedule == "zb-h2") return std::min(2 * p - 1, M);  // the paper's (2p-1)·M_B
   if (c.schedule == "zbv") return std::min(2 * p, 2 * M);    // the paper: 1F1B's p·M_B, in half-size stashes
   if (c.schedule == "looped-bfs") return v * M;
@@ -180,7 +181,7 @@ std::vector<Case> peak_cases() {
       cases.push_back({"zb-h2", p, 1, M});
     }
     cases.push_back({"looped-bfs", p, 2, 3});
-    for (int M : {2 * p - 1, 2 * p}) cases.push_back({"zbv", p, 2, M});  // enough micro-batches to fill the V
+    for (int M : {2 * p - 1, 2 * p}) cases.push_back({"zbv", p, 2, M});           // enough micro-batches to fill the V
     for (int M : {2 * p, 3 * p, 5 * p}) cases.push_back({"dualpipev", p, 2, M});  // needs M >= 2p
   }
   return cases;
@@ -213,8 +214,10 @@ TEST(DualPipeV, HandDerivedTimesWithUnitCosts) {
   const char* kinds = "FBIW";
   auto name = [&](TaskId t) {
     const Task& task = g.task(t);
-    const int k = task.kind == TaskKind::Forward ? 0 : task.kind == TaskKind::Backward ? 1
-                  : task.kind == TaskKind::BackwardInput ? 2 : 3;
+    const int k = task.kind == TaskKind::Forward         ? 0
+                  : task.kind == TaskKind::Backward      ? 1
+                  : task.kind == TaskKind::BackwardInput ? 2
+                                                         : 3;
     return std::to_string(task.stage) + kinds[k] + std::to_string(task.microbatch);
   };
   auto times = [&](int d) {

@@ -1,7 +1,7 @@
 // The outputs shown in the README and docs/outputs.md are what pipesim
 // prints: a changed report must come with its regenerated example.
-#include "tests/build_paths.hpp"
 #include <string>
+#include "tests/build_paths.hpp"
 
 #include <gtest/gtest.h>
 
@@ -25,8 +25,8 @@ std::string code_block_after(const std::string& file, const std::string& heading
 }
 
 TEST(ReportDocs, ReadmeExampleIsTheFirstCommandsOutput) {
-  const CliResult r = run_pipesim("run " + kRoot + "platforms/nvswitch-8gpu.xml " + kRoot +
-                                  "workloads/examples/gpt2-xl.yaml");
+  const CliResult r =
+      run_pipesim("run " + kRoot + "platforms/nvswitch-8gpu.xml " + kRoot + "workloads/examples/gpt2-xl.yaml");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(code_block_after("README.md", "## The example"), r.out);
 }

@@ -8,12 +8,12 @@
 #include <boost/property_tree/ptree.hpp>
 
 #include "reports/chrome_trace.hpp"
-#include "sim/format.hpp"
 #include "reports/json_report.hpp"
 #include "reports/json_writer.hpp"
 #include "reports/memory_csv.hpp"
 #include "reports/summary.hpp"
 #include "reports/violations_report.hpp"
+#include "sim/format.hpp"
 
 using namespace pipesim;
 
@@ -132,10 +132,18 @@ TEST(JsonReport, KeysAndNumbers) {
   SmallRun r;
   const Metrics m = r.metrics();
   const std::string json = capture([&](std::ostream& os) { write_json_report(os, m, r.platform, "1f1b"); });
-  for (const char* key : {"iteration_time", "time_per_microbatch", "throughput", "makespan", "microbatches",
-                          "iterations", "valid", "devices", "name", "busy_time", "idle_time", "bubble_fraction",
-                          "peak_memory", "memory_capacity", "peak_breakdown", "weights", "activations",
-                          "gradients", "comm_buffers", "optimizer", "links", "bytes", "violations"})
+  for (const char* key : {"iteration_time", "time_per_microbatch",
+                          "throughput",     "makespan",
+                          "microbatches",   "iterations",
+                          "valid",          "devices",
+                          "name",           "busy_time",
+                          "idle_time",      "bubble_fraction",
+                          "peak_memory",    "memory_capacity",
+                          "peak_breakdown", "weights",
+                          "activations",    "gradients",
+                          "comm_buffers",   "optimizer",
+                          "links",          "bytes",
+                          "violations"})
     EXPECT_TRUE(contains(json, std::string("\"") + key + "\":")) << key;
   EXPECT_TRUE(contains(json, "\"schedule\": \"1f1b\"")) << json;
   EXPECT_TRUE(contains(json, "\"makespan\": 0.0035")) << json;
@@ -158,8 +166,7 @@ TEST(JsonReport, KeysAndNumbers) {
 
 TEST(JsonReport, VersionFirstAndBothTimesPerMicrobatch) {
   const Platform platform;
-  const std::string json =
-      capture([&](std::ostream& os) { write_json_report(os, two_times(), platform, "gpipe"); });
+  const std::string json = capture([&](std::ostream& os) { write_json_report(os, two_times(), platform, "gpipe"); });
   EXPECT_EQ(json.rfind(std::string("{\n  \"version\": \"") + PIPESIM_VERSION + "\",\n", 0), 0u) << json;
   const auto tree = parse_json(json);
   EXPECT_EQ(tree.get<std::string>("version"), PIPESIM_VERSION);
@@ -172,8 +179,7 @@ TEST(JsonReport, VersionFirstAndBothTimesPerMicrobatch) {
 TEST(MemoryCsv, Rows) {
   SmallRun r;
   r.platform.devices[1].name = "gpu,1";  // quoted when needed
-  const std::string csv =
-      capture([&](std::ostream& os) { write_memory_csv(os, memory_trace(r.g, r.tl), r.platform); });
+  const std::string csv = capture([&](std::ostream& os) { write_memory_csv(os, memory_trace(r.g, r.tl), r.platform); });
   EXPECT_EQ(csv,
             "time,device,category,bytes\n"
             "0,gpu0,weights,512\n"
@@ -193,13 +199,15 @@ TEST(ChromeTrace, TracksEventsAndCounters) {
   EXPECT_TRUE(contains(trace, R"({"name":"F s0 mb0","cat":"forward","ph":"X","pid":0,"tid":0,"ts":0,"dur":1000,)"
                               R"("args":{"task":0,"stage":0,"microbatch":0,"iteration":0,"flops":1000000000}})"))
       << trace;
-  EXPECT_TRUE(contains(trace, R"({"name":"T 0->1 mb0","cat":"transfer","ph":"X","pid":1,"tid":0,"ts":1000,"dur":500,)"
-                              R"("args":{"task":1,"stage":0,"microbatch":0,"iteration":0,"from":0,"to":1,"bytes":4096}})"))
+  EXPECT_TRUE(contains(trace,
+                       R"({"name":"T 0->1 mb0","cat":"transfer","ph":"X","pid":1,"tid":0,"ts":1000,"dur":500,)"
+                       R"("args":{"task":1,"stage":0,"microbatch":0,"iteration":0,"from":0,"to":1,"bytes":4096}})"))
       << trace;
   EXPECT_TRUE(contains(trace, R"({"name":"B s1 mb0","cat":"backward","ph":"X","pid":0,"tid":1,"ts":1500,"dur":2000,)"))
       << trace;
-  EXPECT_TRUE(contains(trace, R"({"name":"memory gpu1","ph":"C","pid":0,"ts":1000,"args":{"weights":0,)"
-                              R"("activations":0,"gradients":0,"comm_buffers":4096,"optimizer":0,"workspace":0,"runtime":0}})"))
+  EXPECT_TRUE(
+      contains(trace, R"({"name":"memory gpu1","ph":"C","pid":0,"ts":1000,"args":{"weights":0,)"
+                      R"("activations":0,"gradients":0,"comm_buffers":4096,"optimizer":0,"workspace":0,"runtime":0}})"))
       << trace;
   EXPECT_TRUE(contains(trace, R"({"name":"memory gpu0","ph":"C","pid":0,"ts":0,"args":{"weights":512,)"));
   // Metadata first, then events in time order.
@@ -245,7 +253,9 @@ TEST(Summary, ValidAndInvalid) {
   EXPECT_TRUE(contains(bad, "schedule")) << bad;
   EXPECT_TRUE(contains(bad, "1f1b")) << bad;
   EXPECT_TRUE(contains(bad, "3.50 ms")) << bad;
-  EXPECT_TRUE(contains(bad, "INVALID: out of memory on gpu1 at 1.00 ms (4.00 KiB > 1.00 KiB, pushed over by comm_buffers)")) << bad;
+  EXPECT_TRUE(
+      contains(bad, "INVALID: out of memory on gpu1 at 1.00 ms (4.00 KiB > 1.00 KiB, pushed over by comm_buffers)"))
+      << bad;
   EXPECT_TRUE(contains(bad, "comm_buffers (4.00 KiB)")) << bad;
   EXPECT_TRUE(contains(bad, "link0")) << bad;
   EXPECT_TRUE(contains(bad, "unlimited")) << bad;

@@ -1,12 +1,12 @@
 // Reports written by pipesim run, read back as a user would: the JSON report
 // parsed, the diagrams and worker table as text.
-#include "tests/build_paths.hpp"
 #include <sstream>
 #include <string>
+#include "tests/build_paths.hpp"
 
+#include <gtest/gtest.h>
 #include <boost/property_tree/json_parser.hpp>
 #include <boost/property_tree/ptree.hpp>
-#include <gtest/gtest.h>
 
 #include "tests/cli_runner.hpp"
 

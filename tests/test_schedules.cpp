@@ -8,8 +8,8 @@
 #include <tuple>
 
 #include "schedules/flush/flush_sequences.hpp"
-#include "schedules/stages/pipeline_builder.hpp"
 #include "schedules/registry.hpp"
+#include "schedules/stages/pipeline_builder.hpp"
 #include "schedules/stages/stage_plan.hpp"
 #include "sim/input_error.hpp"
 
@@ -80,8 +80,8 @@ TEST(Schedules, OneFOneBWarmupGrid) {
         ASSERT_EQ(seq.size(), static_cast<std::size_t>(2 * M));
         // Forwards before the first backward: the warm-up, plus the first
         // steady forward when there is a steady phase.
-        const auto first_b = std::find_if(seq.begin(), seq.end(),
-                                          [](const Op& op) { return op.kind == TaskKind::Backward; });
+        const auto first_b =
+            std::find_if(seq.begin(), seq.end(), [](const Op& op) { return op.kind == TaskKind::Backward; });
         EXPECT_EQ(first_b - seq.begin(), warmup + (M > warmup ? 1 : 0));
         // Forwards and backwards each in micro-batch order; F(m) before B(m).
         int next_f = 0, next_b = 0;
@@ -235,9 +235,8 @@ Times evaluate(const TaskGraph& g, const Platform& p) {
     for (const TaskId* d = g.deps_begin(id); d != g.deps_end(id); ++d) ready = std::max(ready, t.finish[*d]);
     double& resource = free_at[{task.device, task.peer}];
     t.start[id] = std::max(ready, resource);
-    const double duration = task.kind == TaskKind::Transfer
-                                ? p.transfer_time(task.device, task.peer, task.amount)
-                                : task.amount / p.devices[task.device].speed;
+    const double duration = task.kind == TaskKind::Transfer ? p.transfer_time(task.device, task.peer, task.amount)
+                                                            : task.amount / p.devices[task.device].speed;
     resource = t.finish[id] = t.start[id] + duration;
   }
   return t;
@@ -295,20 +294,22 @@ std::string schedule_error(const Workload& w) {
 TEST(Schedules, Registry) {
   // Every family registered itself (schedules/<family>/), listed sorted.
   EXPECT_EQ(schedule_names(),
-            (std::vector<std::string>{"1f1b", "1f1b-pattern", "csv", "dualpipev", "gpipe", "ilp", "interleaved-1f1b", "interleaved-zb",
-                                      "kfkb", "looped-bfs", "master", "pattern", "pipedream", "split", "zb-h1", "zb-h2",
-                                      "zbv"}));
+            (std::vector<std::string>{"1f1b", "1f1b-pattern", "csv", "dualpipev", "gpipe", "ilp", "interleaved-1f1b",
+                                      "interleaved-zb", "kfkb", "looped-bfs", "master", "pattern", "pipedream", "split",
+                                      "zb-h1", "zb-h2", "zbv"}));
   for (const char* name : {"gpipe", "1f1b", "1f1b-flush", "pipedream-flush"}) {
     const TaskGraph g = generate_schedule(small_workload(name), make_platform(2));
     EXPECT_EQ(g.size(), 2u * 2 * 4 * 2 + 2u * 1 * 4 * 2) << name;
   }
   const TaskGraph one = generate_schedule(small_workload("1f1b"), make_platform(2));
   EXPECT_EQ(one.task(one.device_order(0)[2]).kind, TaskKind::Backward);  // F0 F1 B0 ...
-  EXPECT_EQ(schedule_error(small_workload("zb-h3")),
-            "w.yaml: schedule: unknown schedule 'zb-h3' (expected one of: 1f1b (1f1b-flush, pipedream-flush, "
-            "schedule1f1b), 1f1b-pattern, csv, dualpipev (scheduledualpipev), gpipe (schedulegpipe), ilp, interleaved-1f1b (scheduleinterleaved1f1b, interleaved1f1b), interleaved-zb "
-            "(scheduleinterleavedzerobubble, interleavedzerobubble, zb1p), kfkb, looped-bfs (scheduleloopedbfs, "
-            "loopedbfs), master, pattern, pipedream, split, zb-h1, zb-h2, zbv (schedulezbvzerobubble, zbvzerobubble, zb-v))");
+  EXPECT_EQ(
+      schedule_error(small_workload("zb-h3")),
+      "w.yaml: schedule: unknown schedule 'zb-h3' (expected one of: 1f1b (1f1b-flush, pipedream-flush, "
+      "schedule1f1b), 1f1b-pattern, csv, dualpipev (scheduledualpipev), gpipe (schedulegpipe), ilp, interleaved-1f1b "
+      "(scheduleinterleaved1f1b, interleaved1f1b), interleaved-zb "
+      "(scheduleinterleavedzerobubble, interleavedzerobubble, zb1p), kfkb, looped-bfs (scheduleloopedbfs, "
+      "loopedbfs), master, pattern, pipedream, split, zb-h1, zb-h2, zbv (schedulezbvzerobubble, zbvzerobubble, zb-v))");
   Workload w = small_workload("gpipe");
   w.schedule_params["chunks"] = "2";
   EXPECT_NE(schedule_error(w).find("w.yaml: schedule.chunks: "), std::string::npos);
@@ -345,9 +346,8 @@ int find_node(const TimedEventGraph& g, const std::string& name) {
 
 bool has_arc(const TimedEventGraph& g, const std::string& from, const std::string& to, int tokens) {
   const int u = find_node(g, from), v = find_node(g, to);
-  return std::any_of(g.arcs.begin(), g.arcs.end(), [&](const EventArc& a) {
-    return a.from == u && a.to == v && a.tokens == tokens;
-  });
+  return std::any_of(g.arcs.begin(), g.arcs.end(),
+                     [&](const EventArc& a) { return a.from == u && a.to == v && a.tokens == tokens; });
 }
 
 TEST(OneFOneBEventGraph, Structure) {
@@ -382,8 +382,7 @@ TEST(OneFOneBEventGraph, PeriodOfUniformStages) {
     const Platform p = make_platform(S, 1e12, 0, 100);
     EXPECT_NEAR(max_cycle_ratio(one_f_one_b_event_graph(uniform_plan(S, 1, 2, 0), p)), 3, 1e-9);
     const double c = 0.5;  // 50 bytes at 100 B/s
-    EXPECT_NEAR(max_cycle_ratio(one_f_one_b_event_graph(uniform_plan(S, 1, 2, 50), p)),
-                3 + 2 * (S - 1) * c / S, 1e-9);
+    EXPECT_NEAR(max_cycle_ratio(one_f_one_b_event_graph(uniform_plan(S, 1, 2, 50), p)), 3 + 2 * (S - 1) * c / S, 1e-9);
   }
 }
 

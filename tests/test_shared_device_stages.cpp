@@ -47,7 +47,8 @@ Workload chain(const std::string& schedule, int layers, int microbatches, double
   w.microbatches = microbatches;
   w.reference_speed = 1e12;
   w.input = activation;
-  for (int l = 0; l < layers; ++l) w.layers.push_back({"l" + std::to_string(l), {kF, false}, {kB, false}, activation, 0});
+  for (int l = 0; l < layers; ++l)
+    w.layers.push_back({"l" + std::to_string(l), {kF, false}, {kB, false}, activation, 0});
   return w;
 }
 
@@ -141,7 +142,8 @@ TEST(SharedDeviceOrders, GPipeOnOneDeviceIsTheMeasuredOrder) {
   EXPECT_EQ(device_order(g, 0).substr(0, 24), "0F0 1F0 2F0 3F0 0F1 1F1 ");
   EXPECT_EQ(device_order(g, 0).substr(forwards.size(), 17), " 3B0 2B0 1B0 0B0 ");
   // The explicit list gives the same graph.
-  const TaskGraph listed = generate_schedule(placed(chain("gpipe", 4, 8), {"gpu0", "gpu0", "gpu0", "gpu0"}), devices(1));
+  const TaskGraph listed =
+      generate_schedule(placed(chain("gpipe", 4, 8), {"gpu0", "gpu0", "gpu0", "gpu0"}), devices(1));
   EXPECT_EQ(device_order(listed, 0), device_order(g, 0));
 }
 
@@ -260,7 +262,8 @@ TEST(SharedDeviceMemory, TwoDevicesStashPerDeviceDepth) {
       const auto peaks = peak_memory(r.graph, r.timeline);
       for (int d = 0; d < 2; ++d) {
         const int in_flight = std::string(schedule) == "gpipe" ? M : std::min(2 - d, M);
-        EXPECT_DOUBLE_EQ(peaks[d].category_peaks[activations], 2 * in_flight * a) << schedule << " M=" << M << " d=" << d;
+        EXPECT_DOUBLE_EQ(peaks[d].category_peaks[activations], 2 * in_flight * a)
+            << schedule << " M=" << M << " d=" << d;
       }
     }
 }
@@ -277,7 +280,8 @@ TEST(SharedDeviceOrders, RandomPlacementsNeverDeadlock) {
     const int M = std::uniform_int_distribution<int>(1, 6)(rng);
     const bool gpipe = trial % 2 == 0;
     std::vector<std::string> hosts;
-    for (int s = 0; s < S; ++s) hosts.push_back("gpu" + std::to_string(std::uniform_int_distribution<int>(0, D - 1)(rng)));
+    for (int s = 0; s < S; ++s)
+      hosts.push_back("gpu" + std::to_string(std::uniform_int_distribution<int>(0, D - 1)(rng)));
     Workload w = placed(chain(gpipe ? "gpipe" : "1f1b", S, M, 1024), hosts);
     for (Layer& l : w.layers)
       l.forward = {std::uniform_real_distribution<double>(0.5, 2)(rng), false},
@@ -311,7 +315,8 @@ TEST(SharedDeviceOrders, RandomPlacementsNeverDeadlock) {
 void simgrid_agrees(const std::string& schedule) {
   const double a = 1024;
   Simulation sim(testing::complete_platform(2, "1PBps"));
-  const TaskGraph g = generate_schedule(placed(chain(schedule, 4, 8, a), {"gpu0", "gpu0", "gpu1", "gpu1"}), sim.platform());
+  const TaskGraph g =
+      generate_schedule(placed(chain(schedule, 4, 8, a), {"gpu0", "gpu0", "gpu1", "gpu1"}), sim.platform());
   const AnalyticOutcome analytic = sim.run_analytic(g);
   const Timeline tl = sim.run(g);
   ASSERT_TRUE(tl.completed()) << tl.deadlock;

@@ -1,8 +1,8 @@
 // scripts/slurm_sweep.sbatch on a single-node Slurm started for the test
 // (scripts/local_slurm.sh): the merged shards equal the single run's table.
 // Skipped, saying why, where Slurm is not installed or cannot start.
-#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
+#include "tests/build_paths.hpp"
 
 #include <filesystem>
 

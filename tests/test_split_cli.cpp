@@ -1,8 +1,8 @@
 // `pipesim run` with the split schedule: its report, and the error contract
 // (one line, exit 2, no output file) for its bad inputs.
-#include "tests/build_paths.hpp"
 #include <filesystem>
 #include <string>
+#include "tests/build_paths.hpp"
 
 #include <gtest/gtest.h>
 
@@ -17,9 +17,11 @@ using namespace pipesim::testing;
 const std::string kRoot = std::string(PIPESIM_SOURCE_DIR) + "/";
 
 std::string workload(const std::string& schedule) {
-  return write_file("split.yaml", "name: e\nmicrobatches: 8\nlayers:\n"
-                                  "  - {name: a, forward: 1Gf, backward: 2Gf, activation: 1KiB, weights: 1KiB, repeat: 4}\n"
-                                  "schedule: " + schedule + "\n");
+  return write_file("split.yaml",
+                    "name: e\nmicrobatches: 8\nlayers:\n"
+                    "  - {name: a, forward: 1Gf, backward: 2Gf, activation: 1KiB, weights: 1KiB, repeat: 4}\n"
+                    "schedule: " +
+                        schedule + "\n");
 }
 
 // Runs with --json and checks the contract: exit 2, exactly `line` on stderr, nothing else.
@@ -52,8 +54,8 @@ TEST(SplitCli, MoreWorkersThanDevices) {
 
 TEST(SplitCli, ExplicitPlacement) {
   const std::string w = write_file("split-placed.yaml", read_text(workload("split")) +
-                                                             "placement:\n  - {layers: 0-1, host: laptop-i7-0}\n"
-                                                             "  - {layers: 2-3, host: laptop-i7-1}\n");
+                                                            "placement:\n  - {layers: 0-1, host: laptop-i7-0}\n"
+                                                            "  - {layers: 2-3, host: laptop-i7-1}\n");
   expect_error(kRoot + "platforms/mobile-4.xml", w,
                w + ": placement: schedule 'split' cuts the chain itself (eq. 1); give placement: auto or {stages: N} "
                    "(or schedule.workers), not a list of hosts");
@@ -103,8 +105,9 @@ TEST(SplitCli, ForcedTiCpuModel) {
   const std::string w = workload("split");
   const CliResult r = run_pipesim("run " + kRoot + "platforms/mobile-4.xml " + w + " --cfg cpu/optim:TI");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "pipesim: error: --cfg: cpu/optim:TI: shares of a resource's speed (forward stage 0 mb 0 (dev 0)) "
-                   "need cpu/optim:Lazy or Full: the TI model cannot bound an execution\n");
+  EXPECT_EQ(r.err,
+            "pipesim: error: --cfg: cpu/optim:TI: shares of a resource's speed (forward stage 0 mb 0 (dev 0)) "
+            "need cpu/optim:Lazy or Full: the TI model cannot bound an execution\n");
 }
 
 // The report: eq. 1's period, the stages and every resource's beta and utilization.
@@ -116,7 +119,8 @@ TEST(SplitCli, ReportGivesBetaUtilizationAndPeriod) {
   EXPECT_NE(r.out.find("eq. 1 period"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("(algorithm1 partition, optimal allocation)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("split stages"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("  laptop-i7-0       cpu  0.3333"), std::string::npos) << r.out;  // 1Gf forward, 2Gf backward: c = 1/2
+  EXPECT_NE(r.out.find("  laptop-i7-0       cpu  0.3333"), std::string::npos)
+      << r.out;  // 1Gf forward, 2Gf backward: c = 1/2
   const std::string text = read_text(json);
   EXPECT_NE(text.find("\"split\": {"), std::string::npos) << text;
   EXPECT_NE(text.find("\"beta\": {\n          \"cpu\": 0.333333333333333,\n          \"gpu\": 0.333333333333333\n"),
@@ -177,7 +181,8 @@ TEST(SplitCli, GroupedReportListsTheGroups) {
   const CliResult r = run_pipesim("run " + kRoot + "platforms/mobile-mixed-lte.xml " +
                                   workload("{name: split, grouping: algorithm2, workers: 2}") + " --json " + json);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("grouping              algorithm2: 2 workers of 4 devices, slowest "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("grouping              algorithm2: 2 workers of 4 devices, slowest "), std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("groups (algorithm2)\n  worker  stage                devices\n"
                        "  0           0            laptop-i7-0\n"
                        "  1           1  laptop-i5-0+pi-0+pi-1\n"),

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "tests/fixtures.hpp"
 #include "schedules/split/split_grouping.hpp"
+#include "tests/fixtures.hpp"
 #include "tests/test_split_random.hpp"
 
 namespace pipesim::split {
@@ -191,8 +191,8 @@ void print(const char* title, const std::vector<Row>& rows, int trials) {
 TEST(SplitGrouping, RatioToOptimumTable) {
   constexpr int kTrials = 50;
   const std::vector<Row> kinds = ratio_table(section6_devices, 4203, kTrials);
-  const std::vector<Row> uniform = ratio_table([](SplitRng& rng, int n) { return random_devices(rng, n, 3); }, 4204,
-                                               kTrials);
+  const std::vector<Row> uniform =
+      ratio_table([](SplitRng& rng, int n) { return random_devices(rng, n, 3); }, 4204, kTrials);
   print("Section VI device kinds (i7 laptop, i5 laptop, Raspberry Pi)", kinds, kTrials);
   print("Uniform random devices, m = 3 resource types", uniform, kTrials);
   for (const std::vector<Row>* table : {&kinds, &uniform})

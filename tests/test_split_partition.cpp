@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "tests/fixtures.hpp"
 #include "schedules/split/split_partition.hpp"
+#include "tests/fixtures.hpp"
 #include "tests/test_split_random.hpp"
 
 namespace pipesim::split {
@@ -167,29 +167,46 @@ TEST(SplitPartition, BadInputsThrowWithClearMessages) {
   const WorkerProfile w = profile_from_speeds(phone, chain, 1e6);
   EXPECT_EQ(error_of([&] { exact_partition(w, 0); }), "partition: workers must be >= 1, got 0");
   EXPECT_EQ(error_of([&] { algorithm1_partition(w, 2, 0); }), "partition: epsilon must be > 0, got 0");
-  EXPECT_EQ(error_of([&] { profile_from_speeds({"npu-only", {{"npu", 4e9, 0}}}, chain, 1e6); }),
+  EXPECT_EQ(error_of([&] {
+              profile_from_speeds({"npu-only", {{"npu", 4e9, 0}}}, chain, 1e6);
+            }),
             "device 'npu-only': no resource can run the backward pass (zero speed)");
-  EXPECT_EQ(error_of([&] { profile_from_speeds({"dead", {{"gpu", 0, 1e9}}}, chain, 1e6); }),
+  EXPECT_EQ(error_of([&] {
+              profile_from_speeds({"dead", {{"gpu", 0, 1e9}}}, chain, 1e6);
+            }),
             "device 'dead': no resource can run the forward pass (zero speed)");
-  EXPECT_EQ(error_of([&] { profile_from_speeds({"p", {{"cpu", -1, 1}}}, chain, 1e6); }),
+  EXPECT_EQ(error_of([&] {
+              profile_from_speeds({"p", {{"cpu", -1, 1}}}, chain, 1e6);
+            }),
             "device 'p': resource 'cpu': forward_speed must be finite and >= 0, got -1");
-  EXPECT_EQ(error_of([&] { profile_from_speeds({"p", {{"cpu", 1, kInf}}}, chain, 1e6); }),
+  EXPECT_EQ(error_of([&] {
+              profile_from_speeds({"p", {{"cpu", 1, kInf}}}, chain, 1e6);
+            }),
             "device 'p': resource 'cpu': backward_speed must be finite and >= 0, got inf");
-  EXPECT_EQ(error_of([&] { profile_from_speeds({"p", {{"cpu", 1, 1}, {"cpu", 2, 2}}}, chain, 1e6); }),
+  EXPECT_EQ(error_of([&] {
+              profile_from_speeds({"p", {{"cpu", 1, 1}, {"cpu", 2, 2}}}, chain, 1e6);
+            }),
             "device 'p': resource 'cpu': listed twice");
   EXPECT_EQ(error_of([&] { profile_from_speeds({"p", {}}, chain, 1e6); }), "device 'p': no resource");
   EXPECT_EQ(error_of([&] { profile_from_speeds(phone, {}, 1e6); }), "chain: no layer");
-  EXPECT_EQ(error_of([&] { profile_from_speeds(phone, {{0, 1, 1}}, 1e6); }),
+  EXPECT_EQ(error_of([&] {
+              profile_from_speeds(phone, {{0, 1, 1}}, 1e6);
+            }),
             "layer 0: forward_flops and backward_flops must be > 0");
-  EXPECT_EQ(error_of([&] { profile_from_speeds(phone, chain, 0); }),
-            "bandwidth must be > 0 (infinity: free), got 0");
+  EXPECT_EQ(error_of([&] { profile_from_speeds(phone, chain, 0); }), "bandwidth must be > 0 (infinity: free), got 0");
   const TimeTable table{{"cpu", {{1, 1}, {2, 2}}}, {"gpu", {{0.1, 0.1}, {0.2, 0.2}}}};
-  EXPECT_EQ(error_of([&] { profile_from_table({"laptop", {{"npu", 0, 0}}}, table, {1, 1}, 1); }),
+  EXPECT_EQ(error_of([&] {
+              profile_from_table({"laptop", {{"npu", 0, 0}}}, table, {1, 1}, 1);
+            }),
             "device 'laptop': resource 'npu': unknown resource type (the time table has: cpu, gpu)");
-  EXPECT_EQ(error_of([&] { profile_from_table({"laptop", {{"cpu", 0, 0}}}, table, {1, 1, 1}, 1); }),
+  EXPECT_EQ(error_of([&] {
+              profile_from_table({"laptop", {{"cpu", 0, 0}}}, table, {1, 1, 1}, 1);
+            }),
             "time table 'cpu': 2 forward and 2 backward times for 3 layers");
   const TimeTable zero{{"cpu", {{1, 0}, {2, 2}}}};
-  EXPECT_EQ(error_of([&] { profile_from_table({"laptop", {{"cpu", 0, 0}}}, zero, {1, 1}, 1); }),
+  EXPECT_EQ(error_of([&] {
+              profile_from_table({"laptop", {{"cpu", 0, 0}}}, zero, {1, 1}, 1);
+            }),
             "time table 'cpu': layer 1: forward and backward times must be > 0");
 }
 

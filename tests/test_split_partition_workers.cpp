@@ -92,11 +92,14 @@ TEST(SplitPartitionWorkers, IdenticalWorkersGiveTheHomogeneousOptimum) {
 }
 
 TEST(SplitPartitionWorkers, Errors) {
-  EXPECT_EQ(pipesim::testing::error_message<std::invalid_argument>([] { exact_partition(std::vector<WorkerProfile>{}); }),
-            "partition: workers must be >= 1, got 0");
+  EXPECT_EQ(
+      pipesim::testing::error_message<std::invalid_argument>([] { exact_partition(std::vector<WorkerProfile>{}); }),
+      "partition: workers must be >= 1, got 0");
   SplitRng rng(1);
   const WorkerProfile a = random_worker(rng, {1, 1}, {0, 0}, kInf), b = random_worker(rng, {1}, {0}, kInf);
-  EXPECT_EQ(pipesim::testing::error_message<std::invalid_argument>([&] { exact_partition(std::vector<WorkerProfile>{a, b}); }),
+  EXPECT_EQ(pipesim::testing::error_message<std::invalid_argument>([&] {
+              exact_partition(std::vector<WorkerProfile>{a, b});
+            }),
             "partition: workers disagree on the layers");
 }
 

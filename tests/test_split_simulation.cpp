@@ -2,8 +2,8 @@
 // period is eq. 1's max{f, g, h}, its shares are Theorem 1's when the
 // ratios are common, and weight stashing holds what docs/mobile.md says.
 // One process per test (SimGrid runs once per process).
-#include "tests/build_paths.hpp"
 #include <cmath>
+#include "tests/build_paths.hpp"
 
 #include <gtest/gtest.h>
 
@@ -47,7 +47,8 @@ TEST_P(SplitPeriod, SimulatedPeriodIsEquationOne) {
   const Metrics m = compute_metrics(schedule.graph, timeline, sim.platform(), 1);
   const double period = schedule.split->period;
   double compute = 0;
-  for (const SplitStagePlan& s : schedule.split->stages) compute = std::max({compute, s.forward_seconds, s.backward_seconds});
+  for (const SplitStagePlan& s : schedule.split->stages)
+    compute = std::max({compute, s.forward_seconds, s.backward_seconds});
   ASSERT_EQ(period, compute) << "communication should not be the bottleneck here";
   EXPECT_NEAR(m.time_per_microbatch / period, 1.0, 1e-6)
       << "simulated " << m.time_per_microbatch << " s, eq. 1 " << period << " s, " << w.layers.size() << " layers on "
@@ -71,7 +72,8 @@ TEST(SplitSimulation, BetaIsTheorem1WhenRatiosAreCommon) {
   int first = 0;
   for (const SplitStagePlan& s : schedule.split->stages) {
     double forward = 0, backward = 0;
-    for (int l = s.first_layer; l <= s.last_layer; ++l) forward += w.layers[l].forward.value, backward += w.layers[l].backward.value;
+    for (int l = s.first_layer; l <= s.last_layer; ++l)
+      forward += w.layers[l].forward.value, backward += w.layers[l].backward.value;
     const double c = (forward / 1e11) / (backward / 0.5e11);  // f / g on any one resource
     ASSERT_EQ(s.beta.size(), 1u);
     ASSERT_EQ(s.beta[0].size(), 2u);
@@ -111,7 +113,8 @@ TEST(SplitSimulation, WeightStashingMemoryIsInFlightVersions) {
 // A heterogeneous pair (mobile-laptops-wifi.xml): every device and resource
 // gets its beta, and the optimal allocation is never slower than beta = 0.5.
 TEST(SplitSimulation, ShippedLaptopsRunWithTheirResources) {
-  Simulation sim(std::string(PIPESIM_SOURCE_DIR) + "/platforms/mobile-laptops-wifi.xml", shared_resource_simgrid_config());
+  Simulation sim(std::string(PIPESIM_SOURCE_DIR) + "/platforms/mobile-laptops-wifi.xml",
+                 shared_resource_simgrid_config());
   const Platform& p = sim.platform();
   ASSERT_EQ(p.size(), 2);
   ASSERT_EQ(p.devices[0].resources.size(), 2u);

@@ -59,7 +59,8 @@ TEST(Study, CsvTableAndSvg) {
 
   std::ostringstream table;
   write_study_table(table, v, {1 * GiB, 2 * GiB, 4 * GiB});
-  EXPECT_NE(table.str().find("| 1.00 GiB | none fits |  |  | infeasible |  |  |  |\n"), std::string::npos) << table.str();
+  EXPECT_NE(table.str().find("| 1.00 GiB | none fits |  |  | infeasible |  |  |  |\n"), std::string::npos)
+      << table.str();
   EXPECT_NE(table.str().find("| 2.00 GiB | 20.00 ms | 2.00 GiB / - | `b\\|c` | 12.00 ms | 1.90 GiB / - | ok | 1.67 |"),
             std::string::npos)
       << table.str();

@@ -5,20 +5,20 @@
 
 #include <cmath>
 #include <functional>
-#include <set>
-#include <sstream>
 #include <limits>
 #include <random>
+#include <set>
+#include <sstream>
 
-#include "studies/forked_run.hpp"
-#include "studies/study.hpp"
-#include "studies/study_runs.hpp"
 #include "schedules/periodic/pattern_generators.hpp"
 #include "schedules/pipedream/pipedream.hpp"
 #include "schedules/pipedream/pipedream_baseline.hpp"
 #include "schedules/registry.hpp"
 #include "schedules/stages/stage_plan.hpp"
 #include "sim/engine/simulation.hpp"
+#include "studies/forked_run.hpp"
+#include "studies/study.hpp"
+#include "studies/study_runs.hpp"
 #include "tests/fixtures.hpp"
 
 namespace pipesim {
@@ -53,7 +53,7 @@ TEST(PipeDreamBaseline, MemoryEstimateIsPipeDreams) {
   EXPECT_DOUBLE_EQ(pipedream_memory_estimate(w, 0, 1, 0, 4), (10 + 20 + 1 + 2) * 3.0);
   EXPECT_DOUBLE_EQ(pipedream_memory_estimate(w, 2, 2, 1, 4), (30 + 3) * 2.0);
   EXPECT_DOUBLE_EQ(pipedream_memory_estimate(w, 2, 2, 3, 4), 0);  // the last slot: nothing
-  w.layers[1].operator_activations = 70;                            // a block: all its operators' outputs
+  w.layers[1].operator_activations = 70;                          // a block: all its operators' outputs
   EXPECT_DOUBLE_EQ(pipedream_memory_estimate(w, 0, 1, 0, 4), (10 + 70 + 1 + 2) * 3.0);
 }
 
@@ -152,8 +152,7 @@ TEST(PipeDreamBaseline, ConfigurationsAreTheUnionOverTargetsAndSettings) {
     EXPECT_LE(c.noam, 3);
     for (double e : c.plan.estimate) EXPECT_LE(e, c.memory_target);
     // The recorded setting gives this partition at this target.
-    EXPECT_EQ(pipedream_plan(w, p, {c.memory_target, c.communication, c.fewer_machines}).allocation,
-              c.plan.allocation);
+    EXPECT_EQ(pipedream_plan(w, p, {c.memory_target, c.communication, c.fewer_machines}).allocation, c.plan.allocation);
   }
   // Every partition the planner gives at any target, with or without the
   // communication term, is there with every NOAM, with its smallest target.
@@ -166,14 +165,14 @@ TEST(PipeDreamBaseline, ConfigurationsAreTheUnionOverTargetsAndSettings) {
   for (double target = 0; target < 2000; target += 0.5)
     for (bool communication : {false, true})
       for (bool fewer : {false, true}) {
-      const PipeDreamPlan plan = pipedream_plan(w, p, {target, communication, fewer});
-      if (!plan.feasible) continue;
-      distinct.insert(plan.allocation);
-      EXPECT_EQ(count(plan.allocation), 3) << describe_stages(plan.last_layer);
-      for (const BaselineConfig& c : configs)
-        if (c.plan.allocation == plan.allocation && target > 0) {
-          EXPECT_LE(c.memory_target, target);
-        }
+        const PipeDreamPlan plan = pipedream_plan(w, p, {target, communication, fewer});
+        if (!plan.feasible) continue;
+        distinct.insert(plan.allocation);
+        EXPECT_EQ(count(plan.allocation), 3) << describe_stages(plan.last_layer);
+        for (const BaselineConfig& c : configs)
+          if (c.plan.allocation == plan.allocation && target > 0) {
+            EXPECT_LE(c.memory_target, target);
+          }
       }
   EXPECT_EQ(configs.size(), 3 * distinct.size());
   EXPECT_GT(distinct.size(), 3u);
@@ -206,10 +205,11 @@ TEST(PipeDreamBaseline, TheStudyRunsWhatPipesimRunRuns) {
     Workload run = w;
     run.microbatches = 100;
     run.schedule = "pipedream";
-    run.schedule_params = {{"allocation", to_string(plan.allocation)}, {"noam", std::to_string(noam)},
-                           {"memory_policy", "seed000"}};
+    run.schedule_params = {
+        {"allocation", to_string(plan.allocation)}, {"noam", std::to_string(noam)}, {"memory_policy", "seed000"}};
     const GeneratedSchedule expected = generate(run, p);
-    const TaskGraph g = pipedream_run(plan.allocation, noam, w, p, 100, BufferPolicy::Seed000).first;  // the study's call
+    const TaskGraph g =
+        pipedream_run(plan.allocation, noam, w, p, 100, BufferPolicy::Seed000).first;  // the study's call
     ASSERT_EQ(g.size(), expected.graph.size()) << "noam " << noam;
     ASSERT_EQ(g.memory_effects().size(), expected.graph.memory_effects().size());
     ASSERT_EQ(g.static_memory().size(), expected.graph.static_memory().size());

@@ -1,8 +1,8 @@
 // pipesim import and pipesim study through the binary: files written,
 // determinism, usage and input errors. Skipped while main.cpp does not
 // dispatch the commands yet.
-#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
+#include "tests/build_paths.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -58,7 +58,8 @@ TEST(StudyCli, ImportErrors) {
   EXPECT_FALSE(std::filesystem::exists(temp_path("never.yaml")));
   const CliResult usage = run_pipesim("import " + kResNet18 + " --microbatches 0");
   EXPECT_EQ(usage.exit_code, 2);
-  EXPECT_EQ(usage.err, "pipesim: error: --microbatches needs a whole number >= 1, got '0'; see 'pipesim import --help'\n");
+  EXPECT_EQ(usage.err,
+            "pipesim: error: --microbatches needs a whole number >= 1, got '0'; see 'pipesim import --help'\n");
 }
 
 TEST(StudyCli, StudyWritesPointsTableAndPlot) {
@@ -120,15 +121,14 @@ TEST(StudyCli, StudyExportsEveryPointsPattern) {
 TEST(StudyCli, StudyWithIlpPoints) {
   SKIP_UNLESS_WIRED("study");
   const std::string platform = complete_platform(2, "1GBps", "0s", "1Tf", "1TiB");
-  const std::string workload = write_file("chain.yaml",
-                                          kTwoLayerChain +
-                                          "  - {forward: 1ms, backward: 1ms, activation: 1MB, weights: 1MB}\n");
+  const std::string workload =
+      write_file("chain.yaml", kTwoLayerChain + "  - {forward: 1ms, backward: 1ms, activation: 1MB, weights: 1MB}\n");
   // Default weights (stashing, as PipeDream's runs), 2BW, and time limit 0 (the warm start, CBC not run).
   for (const auto& [weights, status] : std::vector<std::pair<std::string, std::string>>{
            {"", "optimal"}, {" --ilp-weights 2bw", "optimal"}, {" --ilp-time-limit 0", "heuristic"}}) {
     const std::string dir = temp_path("study-ilp" + std::to_string(weights.size()));
-    const CliResult r = run_pipesim("study " + platform + " " + workload + " --memory 1GiB --ilp-time-limit 30 -o " +
-                                    dir + weights);
+    const CliResult r =
+        run_pipesim("study " + platform + " " + workload + " --memory 1GiB --ilp-time-limit 30 -o " + dir + weights);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     std::istringstream lines(read_text(dir + "/points.csv"));
     int ilp_rows = 0;
@@ -192,7 +192,8 @@ TEST(StudyCli, StudyIlpThreadsLogAndTitle) {
   ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
   EXPECT_EQ(quiet.err.find("  ilp: "), std::string::npos) << quiet.err;
   EXPECT_NE(quiet.out.find(" on 2 devices: 2 layers, "), std::string::npos) << quiet.out;
-  const std::vector<std::string> a = ilp_row(read_text(one + "/points.csv")), b = ilp_row(read_text(two + "/points.csv"));
+  const std::vector<std::string> a = ilp_row(read_text(one + "/points.csv")),
+                                 b = ilp_row(read_text(two + "/points.csv"));
   ASSERT_GE(a.size(), 7u);
   ASSERT_GE(b.size(), 7u);
   EXPECT_EQ(a[6], "optimal");

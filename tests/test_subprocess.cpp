@@ -58,9 +58,9 @@ TEST(Subprocess, ArgumentsReachTheProgramWithoutAShellAndOutputsGoToFiles) {
   fs::create_directories(dir);
   const std::string out = (dir / "out").string(), err = (dir / "err").string();
   std::ofstream(out) << "left over from before\n";  // truncated
-  const int status = status_of({"sh", "-c", "printf '%s|' \"$@\"; echo oops >&2; read x || echo eof >&2", "sh",
-                                "a b", "*", "$HOME", ""},
-                               {out, err});
+  const int status = status_of(
+      {"sh", "-c", "printf '%s|' \"$@\"; echo oops >&2; read x || echo eof >&2", "sh", "a b", "*", "$HOME", ""},
+      {out, err});
   EXPECT_EQ(describe_exit(status), "exited with status 0");
   EXPECT_EQ(read_text(out), "a b|*|$HOME||");
   EXPECT_EQ(read_text(err), "oops\neof\n");  // standard input is /dev/null

@@ -1,7 +1,7 @@
 // pipesim sweep: grids, failed runs as rows, bad specs, shards and merge,
 // resuming after a kill, the shipped specs of sweeps/.
-#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
+#include "tests/build_paths.hpp"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -81,7 +81,8 @@ TEST(SweepCli, OneRowPerRunInGridOrderWithFailedRunsKept) {
 // On a terminal (util-linux `script` gives one), one progress line redrawn
 // with a bar, the count, the failures and an ETA.
 TEST(SweepCli, ProgressBarOnATerminal) {
-  if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "no util-linux 'script' to give a terminal";
+  if (std::system("command -v script >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "no util-linux 'script' to give a terminal";
   const std::string spec = write_spec("tty"), out = folder_of(spec, "out"), log = folder_of(spec, "log");
   const std::string command = "script -qec \"" + std::string(PIPESIM_BINARY) + " sweep " + spec + " -o " + out +
                               " -j 1\" /dev/null >" + log + " 2>&1 </dev/null";
@@ -117,7 +118,8 @@ TEST(SweepCli, GeneratedClustersRunLikeTheShippedFiles) {
   EXPECT_EQ(read_text(dir + "/a/platforms/cluster-0.xml"),
             read_text(kRoot + "platforms/two-nvswitch-4gpu-infiniband-100g.xml"));
   // The same metrics; only the platform column differs.
-  std::vector<std::string> rows_a = lines(read_text(dir + "/a/results.csv")), rows_b = lines(read_text(dir + "/b/results.csv"));
+  std::vector<std::string> rows_a = lines(read_text(dir + "/a/results.csv")),
+                           rows_b = lines(read_text(dir + "/b/results.csv"));
   ASSERT_EQ(rows_a.size(), 5u);
   ASSERT_EQ(rows_b.size(), 5u);
   for (std::size_t i = 1; i < 5; ++i) {
@@ -129,15 +131,18 @@ TEST(SweepCli, GeneratedClustersRunLikeTheShippedFiles) {
   std::ofstream(bad) << body << "['cluster --boxes 2 --gpus 4 --gpu B200']\n";
   const CliResult r = run_pipesim("sweep " + bad + " -o " + dir + "/c");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "pipesim: error: " + bad + ": platform: 'cluster --boxes 2 --gpus 4 --gpu B200': make_platform.py "
-                   "cluster: error: argument --gpu: invalid choice: 'B200' (choose from 'A100', 'H100', 'H200', "
-                   "'MI300X')\n");
+  EXPECT_EQ(r.err, "pipesim: error: " + bad +
+                       ": platform: 'cluster --boxes 2 --gpus 4 --gpu B200': make_platform.py "
+                       "cluster: error: argument --gpu: invalid choice: 'B200' (choose from 'A100', 'H100', 'H200', "
+                       "'MI300X')\n");
   EXPECT_FALSE(std::filesystem::exists(dir + "/c"));
   const std::string nogen = dir + "/nogen.yaml";
-  std::ofstream(nogen) << "workload: " << kRoot << "workloads/examples/tiny.yaml\ngrid: {platform: ['cluster --gpus 2']}\n";
+  std::ofstream(nogen) << "workload: " << kRoot
+                       << "workloads/examples/tiny.yaml\ngrid: {platform: ['cluster --gpus 2']}\n";
   EXPECT_EQ(run_pipesim("sweep " + nogen + " -o " + dir + "/d").err,
-            "pipesim: error: " + nogen + ": generator: expected the path of make_platform.py for platform "
-            "'cluster --gpus 2'\n");
+            "pipesim: error: " + nogen +
+                ": generator: expected the path of make_platform.py for platform "
+                "'cluster --gpus 2'\n");
 }
 
 TEST(SweepCli, TorusAndDragonflyClustersAreGridPoints) {
@@ -173,14 +178,17 @@ TEST(SweepCli, BadSpecsAreOneLineExitTwoBeforeAnythingRuns) {
   const std::vector<Case> cases = {
       {"workload: " + tiny + "\nplatform: " + p4 + "\ngrid: {microbatches: [2]}\nrepeats: 3\n",
        "line 4: repeats: unknown key 'repeats'; expected one of: name, platform, workload, generator, set, grid, zip"},
-      {"workload: " + tiny + "\nplatform: " + p4 + "\n", "grid: expected at least one swept list in 'grid' or 'zip', got none"},
+      {"workload: " + tiny + "\nplatform: " + p4 + "\n",
+       "grid: expected at least one swept list in 'grid' or 'zip', got none"},
       {"workload: " + tiny + "\nplatform: " + p4 + "\ngrid: {microbatches: []}\n",
        "line 3: grid.microbatches: expected at least one value, got an empty list"},
       {"workload: " + tiny + "\ngrid: {platform: [" + p4 + ", nosuch.xml]}\n",
        "platform: '" + here + "/nosuch.xml' is not a platform file"},
       {"workload: " + tiny + "\nplatform: " + p4 + "\ngrid: {nosuch: [1]}\n",
-       "pipesim: error: " + tiny + ": nosuch: unknown key 'nosuch'; expected one of: name, microbatches, "
-       "microbatch_size, iterations, input, reference_speed, layers, model, schedule, placement, memory_saving, optimizer, memory, parallel\n"},
+       "pipesim: error: " + tiny +
+           ": nosuch: unknown key 'nosuch'; expected one of: name, microbatches, "
+           "microbatch_size, iterations, input, reference_speed, layers, model, schedule, placement, memory_saving, "
+           "optimizer, memory, parallel\n"},
       {"workload: " + tiny + "\nplatform: " + p4 + "\nzip: [{microbatches: [1, 2], schedule: [gpipe]}]\n",
        "line 3: zip[0].schedule: expected 2 values like the first list, got 1"},
       // A schedule or a parameter no run could have: found before anything runs, not as a column of errors.
@@ -189,8 +197,9 @@ TEST(SweepCli, BadSpecsAreOneLineExitTwoBeforeAnythingRuns) {
       {"workload: " + tiny + "\nplatform: " + p4 + "\nzip: [{schedule: [1f1b, gpipe], schedule.k: ['', 2]}]\n",
        "pipesim: error: " + tiny + ": schedule.k: unknown parameter 'k' for schedule 'gpipe' (it takes none)\n"},
       {"workload: " + tiny + "\nplatform: " + p4 + "\ngrid: {schedule: [kfkb], schedule.chunks: [2]}\n",
-       "pipesim: error: " + tiny + ": schedule.chunks: unknown parameter 'chunks' for schedule 'kfkb' (expected: "
-       "allocation, k, links, memory_policy, weights)\n"},
+       "pipesim: error: " + tiny +
+           ": schedule.chunks: unknown parameter 'chunks' for schedule 'kfkb' (expected: "
+           "allocation, k, links, memory_policy, weights)\n"},
   };
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const std::string spec = write_file("bad" + std::to_string(i) + ".yaml", cases[i].text);
@@ -226,8 +235,8 @@ TEST(SweepCli, MergedShardsEqualTheSingleRunByteForByte) {
     std::string dirs;
     for (int i = 1; i <= n; ++i) {
       const std::string dir = folder_of(spec, "n" + std::to_string(n) + "-" + std::to_string(i));
-      const CliResult r = run_pipesim("sweep " + spec + " -o " + dir + " -j 1 --shard " + std::to_string(i) + "/" +
-                                      std::to_string(n));
+      const CliResult r =
+          run_pipesim("sweep " + spec + " -o " + dir + " -j 1 --shard " + std::to_string(i) + "/" + std::to_string(n));
       ASSERT_EQ(r.exit_code, 0) << r.err;
       dirs += " " + dir;
       if (n == 5) {  // 12 runs in 5 shards: 3, 3, 2, 2, 2 rows
@@ -392,7 +401,8 @@ TEST(SweepShipped, EverySpecInSweepsRunsAndTheDocumentedTableIsCurrent) {
     ASSERT_EQ(r.exit_code, 0) << entry.path() << ": " << r.err;
     EXPECT_NE(r.out.find(" valid, 0 invalid, 0 failed) -> "), std::string::npos) << r.out;
     if (entry.path().stem() == "gpt2-xl-torus-fat-tree") {
-      EXPECT_EQ(r.out, "sweep gpt2-xl-torus-fat-tree: 8 runs (8 valid, 0 invalid, 0 failed) -> " + out + "/results.csv\n");
+      EXPECT_EQ(r.out,
+                "sweep gpt2-xl-torus-fat-tree: 8 runs (8 valid, 0 invalid, 0 failed) -> " + out + "/results.csv\n");
     }
     // A spec whose table docs/whatif.md shows: the table is what the spec gives today.
     const std::string documented = root + "docs/whatif/" + entry.path().stem().string() + ".csv";
@@ -400,7 +410,8 @@ TEST(SweepShipped, EverySpecInSweepsRunsAndTheDocumentedTableIsCurrent) {
       EXPECT_EQ(read_text(out + "/results.csv"), read_text(documented));
     }
     if (entry.path().stem() == "gpt2-xl-topologies") {
-      EXPECT_EQ(r.out, "sweep gpt2-xl-topologies: 12 runs (12 valid, 0 invalid, 0 failed) -> " + out + "/results.csv\n");
+      EXPECT_EQ(r.out,
+                "sweep gpt2-xl-topologies: 12 runs (12 valid, 0 invalid, 0 failed) -> " + out + "/results.csv\n");
       // The plot: written, and the same bytes twice.
       if (std::system("/usr/bin/python3 -c 'import matplotlib' 2>/dev/null") != 0) continue;
       const std::string plot = "/usr/bin/python3 " + root + "scripts/plot_sweep.py " + out + " >/dev/null";

@@ -1,7 +1,7 @@
 // The task graph's compact store (shapes) gives back exactly what was added,
 // and the memory event stream orders effects as documented, window or not.
-#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
+#include "tests/build_paths.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -41,9 +41,9 @@ Task random_task(std::mt19937& rng, int devices) {
 
 bool same_task(const Task& a, const Task& b) {
   return std::tie(a.kind, a.device, a.peer, a.amount, a.stage, a.layer_first, a.layer_last, a.microbatch, a.iteration,
-                  a.priority, a.resource, a.lane, a.share) ==
-         std::tie(b.kind, b.device, b.peer, b.amount, b.stage, b.layer_first, b.layer_last, b.microbatch, b.iteration,
-                  b.priority, b.resource, b.lane, b.share);
+                  a.priority, a.resource, a.lane,
+                  a.share) == std::tie(b.kind, b.device, b.peer, b.amount, b.stage, b.layer_first, b.layer_last,
+                                       b.microbatch, b.iteration, b.priority, b.resource, b.lane, b.share);
 }
 
 struct Added {
@@ -66,8 +66,8 @@ std::pair<TaskGraph, std::vector<Added>> random_graph(unsigned seed, int tasks, 
     for (int e = 0, n = static_cast<int>(rng() % 4); e < n; ++e) {
       const TaskId target = static_cast<TaskId>(rng() % added.size());  // often an earlier task
       const MemoryEffect effect{static_cast<int>(rng() % static_cast<unsigned>(devices)),
-                                static_cast<MemoryCategory>(rng() % kMemoryCategoryCount),
-                                rng() % 2 ? Start : Finish, (rng() % 2 ? 1.0 : -1.0) * (1 + rng() % 3) * 1e6};
+                                static_cast<MemoryCategory>(rng() % kMemoryCategoryCount), rng() % 2 ? Start : Finish,
+                                (rng() % 2 ? 1.0 : -1.0) * (1 + rng() % 3) * 1e6};
       g.add_memory(target, effect.device, effect.category, effect.when, effect.bytes);
       added[target].effects.push_back(effect);
     }
@@ -158,7 +158,10 @@ std::vector<Seen> stream(const TaskGraph& g, const std::vector<double>& start, c
                          std::size_t min_window) {
   std::vector<Seen> seen;
   for_each_memory_event(
-      g, start, finish, [&](double time, TaskId task, const MemoryEffect& e) { seen.push_back({time, task, e}); },
+      g, start, finish,
+      [&](double time, TaskId task, const MemoryEffect& e) {
+        seen.push_back({time, task, e});
+      },
       min_window);
   return seen;
 }
@@ -193,7 +196,8 @@ TEST(MemoryEvents, FollowTheDocumentedOrderInOneWindowOrMany) {
         if (std::isfinite(time)) keys.push_back({time, e.bytes > 0, at_start, t, i});
       }
     std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
-      return std::tie(a.time, a.alloc, a.at_start, a.task, a.index) < std::tie(b.time, b.alloc, b.at_start, b.task, b.index);
+      return std::tie(a.time, a.alloc, a.at_start, a.task, a.index) <
+             std::tie(b.time, b.alloc, b.at_start, b.task, b.index);
     });
     for (const std::size_t min_window : {std::size_t{1} << 20, std::size_t{100}, std::size_t{1}}) {
       const std::vector<Seen> seen = stream(g, start, finish, min_window);

@@ -1,15 +1,15 @@
 // Trace lanes: tasks that overlap on one link or device go to separate
 // threads, so that every thread's complete events nest (Perfetto's rule).
-#include "tests/build_paths.hpp"
 #include <map>
 #include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
+#include "tests/build_paths.hpp"
 
+#include <gtest/gtest.h>
 #include <boost/property_tree/json_parser.hpp>
 #include <boost/property_tree/ptree.hpp>
-#include <gtest/gtest.h>
 
 #include "reports/chrome_trace.hpp"
 #include "reports/track_lanes.hpp"
@@ -59,10 +59,11 @@ void expect_nested(const ParsedTrace& t) {
         const Span& b = spans[j];
         const double eps = 1e-12 * std::max({1.0, a.end, b.end});
         const bool disjoint = a.end <= b.ts + eps || b.end <= a.ts + eps;
-        const bool nested = (a.ts <= b.ts + eps && b.end <= a.end + eps) || (b.ts <= a.ts + eps && a.end <= b.end + eps);
+        const bool nested =
+            (a.ts <= b.ts + eps && b.end <= a.end + eps) || (b.ts <= a.ts + eps && a.end <= b.end + eps);
         EXPECT_TRUE(disjoint || nested) << "pid " << track.first << " tid " << track.second << ": " << a.name << " ["
-                                        << a.ts << ", " << a.end << ") and " << b.name << " [" << b.ts << ", "
-                                        << b.end << ")";
+                                        << a.ts << ", " << a.end << ") and " << b.name << " [" << b.ts << ", " << b.end
+                                        << ")";
       }
 }
 
@@ -120,9 +121,9 @@ struct OverlappingRun {
 TEST(TraceLanes, OverlappingTransfersGetTwoLanesOfTheLink) {
   const ParsedTrace t = parse_trace(OverlappingRun().trace());
   // Lane 0 keeps tid = link index; the second lane takes the next tid.
-  EXPECT_EQ(t.thread_names, (std::map<Track, std::string>{
-                                {{0, 0}, "gpu0"}, {{0, 1}, "gpu1"}, {{0, 2}, "gpu1 #2"},
-                                {{1, 0}, "link0"}, {{1, 1}, "link0 #2"}}));
+  EXPECT_EQ(t.thread_names,
+            (std::map<Track, std::string>{
+                {{0, 0}, "gpu0"}, {{0, 1}, "gpu1"}, {{0, 2}, "gpu1 #2"}, {{1, 0}, "link0"}, {{1, 1}, "link0 #2"}}));
   EXPECT_EQ(t.sort_index, (std::map<Track, int>{{{0, 0}, 0}, {{0, 1}, 1}, {{0, 2}, 2}, {{1, 0}, 0}, {{1, 1}, 1}}));
   auto names = [&](Track track) {
     std::vector<std::string> out;
@@ -143,9 +144,9 @@ TEST(TraceLanes, OverlappingTransfersGetTwoLanesOfTheLink) {
 TEST(TraceLanes, MasterSchedulerRunNestsOnEveryThread) {
   const std::string root = std::string(PIPESIM_SOURCE_DIR) + "/";
   const std::string trace = testing::temp_path("fslpp.trace.json");
-  const testing::CliResult r =
-      testing::run_pipesim("run " + root + "platforms/nvswitch-8gpu.xml " + root +
-                           "workloads/examples/transformer-8.yaml --schedule-param scheme=fslpp --quiet --trace " + trace);
+  const testing::CliResult r = testing::run_pipesim(
+      "run " + root + "platforms/nvswitch-8gpu.xml " + root +
+      "workloads/examples/transformer-8.yaml --schedule-param scheme=fslpp --quiet --trace " + trace);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const ParsedTrace t = parse_trace(testing::read_text(trace));
   EXPECT_EQ(t.thread_names.at({1, 16}), "gpu0-nvlink_UP #2");  // the first extra lane

@@ -22,10 +22,11 @@ std::string two_gpu_platform(const std::string& memory, const std::string& bandw
   for (int i = 0; i < 2; ++i)
     xml += "<host id=\"gpu" + std::to_string(i) + "\" speed=\"1Tf\"><prop id=\"memory\" value=\"" + memory +
            "\"/><prop id=\"memory_bandwidth\" value=\"" + bandwidth + "\"/></host>\n";
-  xml += "<link id=\"l\" bandwidth=\"1GBps\" latency=\"0s\" sharing_policy=\"SPLITDUPLEX\"/>\n"
-         "<route src=\"gpu0\" dst=\"gpu1\" symmetrical=\"NO\"><link_ctn id=\"l\" direction=\"UP\"/></route>\n"
-         "<route src=\"gpu1\" dst=\"gpu0\" symmetrical=\"NO\"><link_ctn id=\"l\" direction=\"DOWN\"/></route>\n"
-         "</zone>\n</platform>\n";
+  xml +=
+      "<link id=\"l\" bandwidth=\"1GBps\" latency=\"0s\" sharing_policy=\"SPLITDUPLEX\"/>\n"
+      "<route src=\"gpu0\" dst=\"gpu1\" symmetrical=\"NO\"><link_ctn id=\"l\" direction=\"UP\"/></route>\n"
+      "<route src=\"gpu1\" dst=\"gpu0\" symmetrical=\"NO\"><link_ctn id=\"l\" direction=\"DOWN\"/></route>\n"
+      "</zone>\n</platform>\n";
   return write_file("two-gpu-" + memory + ".xml", xml);
 }
 
@@ -46,16 +47,16 @@ nlohmann::json run_json(const std::string& platform, const std::string& workload
 }
 
 TEST(TrainingState, EachPartOfTheBreakdown) {
-  const nlohmann::json j = run_json(two_gpu_platform("80GiB"),
-                                    workload("optimizer: {name: adam, gradient_bytes: 4}\nmemory: {reserve: 5MB}\n"),
-                                    "parts");
+  const nlohmann::json j =
+      run_json(two_gpu_platform("80GiB"),
+               workload("optimizer: {name: adam, gradient_bytes: 4}\nmemory: {reserve: 5MB}\n"), "parts");
   const auto& gpu0 = j["devices"][0]["category_peaks"];
   EXPECT_DOUBLE_EQ(gpu0["weights"].get<double>(), 100e6);
   EXPECT_DOUBLE_EQ(gpu0["gradients"].get<double>(), 50e6 * 4);  // 50 M parameters (100 MB of bf16) x fp32
   EXPECT_DOUBLE_EQ(gpu0["optimizer"].get<double>(), 50e6 * 12);
   EXPECT_DOUBLE_EQ(gpu0["runtime"].get<double>(), 5e6);
   EXPECT_DOUBLE_EQ(gpu0["activations"].get<double>(), 2 * 50e6);  // GPipe: both stashes before the first backward
-  EXPECT_DOUBLE_EQ(gpu0["workspace"].get<double>(), 9e6);          // the larger of the two passes'
+  EXPECT_DOUBLE_EQ(gpu0["workspace"].get<double>(), 9e6);         // the larger of the two passes'
   const auto& gpu1 = j["devices"][1]["category_peaks"];
   EXPECT_DOUBLE_EQ(gpu1["optimizer"].get<double>(), 100e6 * 12);
   EXPECT_DOUBLE_EQ(gpu1["activations"].get<double>(), 2 * 30e6);
@@ -94,7 +95,9 @@ TEST(TrainingState, OutOfMemoryNamesWhatPushedItOver) {
   const std::string json = temp_path("oom.json");
   const CliResult r = run_pipesim("run " + platform + " " + w + " --json " + json);
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.out.find("out of memory on gpu0 at 0.00 s (831.60 MiB > 810.62 MiB, pushed over by activations)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("out of memory on gpu0 at 0.00 s (831.60 MiB > 810.62 MiB, pushed over by activations)"),
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("pushed over by activations"), std::string::npos) << r.out;
   EXPECT_EQ(nlohmann::json::parse(read_text(json))["violations"][0]["pushed_over"], "activations");
 }
@@ -156,8 +159,13 @@ TEST(TrainingState, MemoryBandwidthIsABandwidth) {
     const std::string platform = two_gpu_platform("80GiB", bad);
     const CliResult r = run_pipesim("run " + platform + " " + write_file("bw.yaml", workload("optimizer: adam\n")));
     EXPECT_EQ(r.exit_code, 2) << bad;
-    EXPECT_EQ(r.err.rfind("pipesim: error: " + platform + ": host 'gpu0' property memory_bandwidth: expected a positive "
-                          "bandwidth like '3.35TBps', got '" + bad + "'", 0), 0u) << r.err;
+    EXPECT_EQ(r.err.rfind("pipesim: error: " + platform +
+                              ": host 'gpu0' property memory_bandwidth: expected a positive "
+                              "bandwidth like '3.35TBps', got '" +
+                              bad + "'",
+                          0),
+              0u)
+        << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   }
 }

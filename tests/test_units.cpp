@@ -24,8 +24,8 @@ TEST(Units, Bytes) {
 }
 
 TEST(Units, BytesRejectsBadInput) {
-  for (const char* bad : {"", "  ", "-1", "-3MiB", "nan", "inf", "abc", "1.5 parsecs", "12 B x",
-                          "1kb", "1M", "0x10", "1e999", "1..5", "MiB", "1e", "1,5MB"})
+  for (const char* bad : {"", "  ", "-1", "-3MiB", "nan", "inf", "abc", "1.5 parsecs", "12 B x", "1kb", "1M", "0x10",
+                          "1e999", "1..5", "MiB", "1e", "1,5MB"})
     EXPECT_THROW(parse_bytes(bad), std::invalid_argument) << "'" << bad << "'";
 }
 
@@ -43,8 +43,7 @@ TEST(Units, MessagesSayWhatWasExpectedAndFound) {
     parse_cost("abc");
     FAIL();
   } catch (const std::invalid_argument& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "expected a duration like '3ms' or a flop count like '2Tf', got 'abc'");
+    EXPECT_EQ(std::string(e.what()), "expected a duration like '3ms' or a flop count like '2Tf', got 'abc'");
   }
 }
 

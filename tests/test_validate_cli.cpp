@@ -1,16 +1,16 @@
 // pipesim validate through the binary: crafted bad schedules (patterns and
 // CSV orders) each with a planted violation, valid schedules, and malformed
 // files (exit 2, one line, nothing written).
-#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
+#include "tests/build_paths.hpp"
 
 #include <algorithm>
 #include <filesystem>
 #include <sstream>
 
-#include "sim/format.hpp"
-#include "schedules/flush/flush_sequences.hpp"
 #include "patterns/pattern_yaml.hpp"
+#include "schedules/flush/flush_sequences.hpp"
+#include "sim/format.hpp"
 #include "tests/cli_runner.hpp"
 #include "tests/test_pattern_fixtures.hpp"
 
@@ -39,7 +39,8 @@ const std::string kExample = kPatternHead + kExampleTasks +
 const std::string kOverlapping = kPatternHead +
                                  "  - {task: F1, device: gpu0, start: 0}\n  - {task: B1, device: gpu0, start: 0.5}\n"
                                  "  - {task: F2, device: gpu1, start: 1.5}\n  - {task: B2, device: gpu1, start: 2.5}\n";
-const std::string kOneLayer = "microbatches: 8\nreference_speed: 1Tf\nlayers:\n  - {forward: 1s, backward: 2s, activation: 1MB}\n";
+const std::string kOneLayer =
+    "microbatches: 8\nreference_speed: 1Tf\nlayers:\n  - {forward: 1s, backward: 2s, activation: 1MB}\n";
 const std::string kTwoLayers =
     "microbatches: 2\nlayers:\n  - {forward: 1ms, backward: 2ms, activation: 16MiB, weights: 16MiB, repeat: 2}\n";
 const std::string kFourLayers =
@@ -72,33 +73,49 @@ struct BadSchedule {
   int devices;
   std::string memory;
   std::string workload;
-  std::string file;      // its name decides the format
-  std::string schedule;  // empty: file is a path as is
+  std::string file;                    // its name decides the format
+  std::string schedule;                // empty: file is a path as is
   std::vector<std::string> kinds;      // every kind printed, in order of first appearance
   std::vector<std::string> fragments;  // each on some line of stdout
 };
 
 std::vector<BadSchedule> bad_schedules() {
   return {
-      {"pattern_device_overlap", 2, "1TiB", kPatternWorkload, "p.yaml",
+      {"pattern_device_overlap",
+       2,
+       "1TiB",
+       kPatternWorkload,
+       "p.yaml",
        kOverlapping,
        {"overlap"},
        {"overlap: device gpu0: F1 [0, 1) and B1 [0.5, 2.5) (mod period 4)"}},
-      {"pattern_link_overlap", 2, "1TiB", kPatternWorkload, "p.yaml",
-       kPairHead +
-           "  - {task: F1, device: gpu0, start: 0}\n  - {task: B1, device: gpu0, start: 1}\n"
-           "  - {task: F2, device: gpu1, start: 1.5}\n  - {task: B2, device: gpu1, start: 2.5}\n"
-           "transfers:\n  - {after: F1, start: 0.3}\n  - {after: B2, start: 0.5}\n",
+      {"pattern_link_overlap",
+       2,
+       "1TiB",
+       kPatternWorkload,
+       "p.yaml",
+       kPairHead + "  - {task: F1, device: gpu0, start: 0}\n  - {task: B1, device: gpu0, start: 1}\n"
+                   "  - {task: F2, device: gpu1, start: 1.5}\n  - {task: B2, device: gpu1, start: 2.5}\n"
+                   "transfers:\n  - {after: F1, start: 0.3}\n  - {after: B2, start: 0.5}\n",
        {"overlap"},
        {"overlap: link gpu0-gpu1: the transfer after F1 [0.3, 0.8) and the transfer after B2 [0.5, 1) (mod period 4)"}},
-      {"pattern_shift_not_smaller", 2, "1TiB", kPatternWorkload, "p.yaml",
+      {"pattern_shift_not_smaller",
+       2,
+       "1TiB",
+       kPatternWorkload,
+       "p.yaml",
        replace(replace(kExample, "{after: B2, start: 0.5, shift: 0}", "{after: B2, start: 0.5, shift: 1}"),
                kPatternHead, kPairHead),
        {"shift", "deadlock"},
        {"shift: the transfer after B2 (shift 1) starts at 0.5, before B2 (shift 1) ends at 4.5, but does not have a "
         "smaller shift (Definition 1)"}},
-      {"pattern_shift_larger", 2, "1TiB", kPatternWorkload, "p.yaml",
-       replace(replace(replace(replace(kExample, kPatternHead, kPairHead), "F2, device: gpu1, start: 1.5, shift: 1", "F2, device: gpu1, start: 1.5, shift: 2"),
+      {"pattern_shift_larger",
+       2,
+       "1TiB",
+       kPatternWorkload,
+       "p.yaml",
+       replace(replace(replace(replace(kExample, kPatternHead, kPairHead), "F2, device: gpu1, start: 1.5, shift: 1",
+                               "F2, device: gpu1, start: 1.5, shift: 2"),
                        "B2, device: gpu1, start: 2.5, shift: 1", "B2, device: gpu1, start: 2.5, shift: 2"),
                "{after: B2, start: 0.5, shift: 0}", "{after: B2, start: 0.5, shift: 1}"),
        {"shift", "deadlock"},
@@ -106,58 +123,116 @@ std::vector<BadSchedule> bad_schedules() {
       // The same two under the platform's links (SPLITDUPLEX: the two
       // directions are two resources): the shift violations stay, the
       // deadlock went through seed 000's one-resource link cycle.
-      {"pattern_shift_not_smaller_duplex", 2, "1TiB", kPatternWorkload, "p.yaml",
+      {"pattern_shift_not_smaller_duplex",
+       2,
+       "1TiB",
+       kPatternWorkload,
+       "p.yaml",
        replace(kExample, "{after: B2, start: 0.5, shift: 0}", "{after: B2, start: 0.5, shift: 1}"),
        {"shift"},
        {"shift: the transfer after B2 (shift 1) starts at 0.5, before B2 (shift 1) ends at 4.5, but does not have a "
         "smaller shift (Definition 1)"}},
-      {"pattern_shift_larger_duplex", 2, "1TiB", kPatternWorkload, "p.yaml",
-       replace(replace(replace(kExample, "F2, device: gpu1, start: 1.5, shift: 1", "F2, device: gpu1, start: 1.5, shift: 2"),
+      {"pattern_shift_larger_duplex",
+       2,
+       "1TiB",
+       kPatternWorkload,
+       "p.yaml",
+       replace(replace(replace(kExample, "F2, device: gpu1, start: 1.5, shift: 1",
+                               "F2, device: gpu1, start: 1.5, shift: 2"),
                        "B2, device: gpu1, start: 2.5, shift: 1", "B2, device: gpu1, start: 2.5, shift: 2"),
                "{after: B2, start: 0.5, shift: 0}", "{after: B2, start: 0.5, shift: 1}"),
        {"shift"},
        {"shift: F2 (shift 2) has a larger shift than the transfer after F1 (shift 1), whose output it consumes"}},
-      {"pattern_given_shift_differs", 2, "1TiB", kPatternWorkload, "p.yaml",
-       kPatternHead +
-           "  - {task: F1, device: gpu0, start: 0, shift: 2}\n  - {task: B1, device: gpu0, start: 1}\n"
-           "  - {task: F2, device: gpu1, start: 1.5}\n  - {task: B2, device: gpu1, start: 2.5}\n",
+      {"pattern_given_shift_differs",
+       2,
+       "1TiB",
+       kPatternWorkload,
+       "p.yaml",
+       kPatternHead + "  - {task: F1, device: gpu0, start: 0, shift: 2}\n  - {task: B1, device: gpu0, start: 1}\n"
+                      "  - {task: F2, device: gpu1, start: 1.5}\n  - {task: B2, device: gpu1, start: 2.5}\n",
        {"shift"},
        {"shift: line 4: tasks[0].shift: F1 is given shift 2, but shifts are computed (some shift or transfer is "
         "missing) and its smallest valid shift is 1"}},
-      {"pattern_deadlock", 1, "1TiB", kOneLayer, "p.yaml",
+      {"pattern_deadlock",
+       1,
+       "1TiB",
+       kOneLayer,
+       "p.yaml",
        "period: 3\ntasks:\n  - {task: F1, device: gpu0, start: 2, shift: 0}\n"
        "  - {task: B1, device: gpu0, start: 0, shift: 0}\n",
        {"shift", "deadlock"},
        {"shift: B1 (shift 0) starts at 0, before F1 (shift 0) ends at 3, but does not have a smaller shift",
         "deadlock: circular wait: ", "carries 0 tokens"}},
-      {"pattern_memory", 2, "1GB", kPatternWorkload, "p.yaml", kExample,
+      {"pattern_memory",
+       2,
+       "1GB",
+       kPatternWorkload,
+       "p.yaml",
+       kExample,
        {"memory"},
        // Lifetime buffers, the default (seed000: ValidateCli.MemoryPolicySeed000).
        {"memory: gpu1 at t=2.5 in the period (during B2, steady state) uses 1.86 GiB of 953.67 MiB (activations "
         "476.84 MiB, comm_buffers 1.40 GiB)"}},
-      {"csv_cross_device_deadlock", 2, "1TiB", kTwoLayers, "o.csv", "0F0,0B0,0F1,0B1\n1F0,1F1,1B0,1B1\n",
+      {"csv_cross_device_deadlock",
+       2,
+       "1TiB",
+       kTwoLayers,
+       "o.csv",
+       "0F0,0B0,0F1,0B1\n1F0,1F1,1B0,1B1\n",
        {"deadlock"},
-       {"deadlock: 9 of 12 tasks never ran; waiting cycle: ", "forward stage 1 mb 1 (dev 1) waits (data) for "
+       {"deadlock: 9 of 12 tasks never ran; waiting cycle: ",
+        "forward stage 1 mb 1 (dev 1) waits (data) for "
         "transfer stage 0 mb 1 (dev 0->1)"}},
-      {"csv_weight_before_input_gradient", 2, "1TiB", kTwoLayers, "o.csv",
+      {"csv_weight_before_input_gradient",
+       2,
+       "1TiB",
+       kTwoLayers,
+       "o.csv",
        "0F0,0F1,0I0,0W0,0W1,0I1\n1F0,1I0,1F1,1I1,1W0,1W1\n",
        {"dependency", "deadlock"},
        {"dependency: gpu0 (rank 0) runs 0W1 at column 5 before 0I1 at column 6, which must run first",
         "backward_input stage 0 mb 1 (dev 0) waits (device order) for backward_weight stage 0 mb 1 (dev 0)"}},
-      {"csv_two_stages_one_device", 1, "1TiB", kTwoLayers, "o.csv", "1F0,0F0,1B0,0B0,0F1,1F1,1B1,0B1\n",
+      {"csv_two_stages_one_device",
+       1,
+       "1TiB",
+       kTwoLayers,
+       "o.csv",
+       "1F0,0F0,1B0,0B0,0F1,1F1,1B1,0B1\n",
        {"dependency", "deadlock"},
        {"dependency: gpu0 (rank 0) runs 1F0 at column 1 before 0F0 at column 2, whose output is its input"}},
-      {"csv_memory", 2, "100MiB", kFourLayers, kZb1p, "",
+      {"csv_memory",
+       2,
+       "100MiB",
+       kFourLayers,
+       kZb1p,
+       "",
        {"memory"},
-       {"memory: gpu0 at t=", "(start of 2F0) uses 128.00 MiB of 100.00 MiB (weights 32.00 MiB, activations 16.00 "
-        "MiB, gradients 32.00 MiB, comm_buffers 48.00 MiB)", "memory: gpu1 at t="}},
-      {"csv_missing_backward", 2, "1TiB", kTwoLayers, "o.csv", "0F0,0F1,0B0,0B1\n1F0,1B0,1F1\n",
+       {"memory: gpu0 at t=",
+        "(start of 2F0) uses 128.00 MiB of 100.00 MiB (weights 32.00 MiB, activations 16.00 "
+        "MiB, gradients 32.00 MiB, comm_buffers 48.00 MiB)",
+        "memory: gpu1 at t="}},
+      {"csv_missing_backward",
+       2,
+       "1TiB",
+       kTwoLayers,
+       "o.csv",
+       "0F0,0F1,0B0,0B1\n1F0,1B0,1F1\n",
        {"structure"},
        {"structure: no backward (B, or I and W) of stage 1 for micro-batch 1 (the workload has micro-batches 0..1)"}},
-      {"csv_duplicate_op", 2, "1TiB", kTwoLayers, "o.csv", "0F0,0F1,0B0,0B1,0F1\n1F0,1B0,1F1,1B1\n",
+      {"csv_duplicate_op",
+       2,
+       "1TiB",
+       kTwoLayers,
+       "o.csv",
+       "0F0,0F1,0B0,0B1,0F1\n1F0,1B0,1F1,1B1\n",
        {"structure"},
        {"structure: 0F1 appears 2 times (gpu0 column 2, gpu0 column 5)"}},
-      {"csv_stage_on_two_ranks", 2, "1TiB", kTwoLayers, "o.csv", "0F0,0F1,0B0\n1F0,1B0,1F1,1B1,0B1\n",
+      {"csv_stage_on_two_ranks",
+       2,
+       "1TiB",
+       kTwoLayers,
+       "o.csv",
+       "0F0,0F1,0B0\n1F0,1B0,1F1,1B1,0B1\n",
        {"structure"},
        {"structure: stage 0 has ops on several ranks: gpu0 (rank 0), gpu1 (rank 1)"}},
   };
@@ -178,14 +253,15 @@ TEST_P(ValidateBad, ReportsThePlantedViolation) {
   for (std::string line; std::getline(in, line);)
     if (line.rfind("simulated: ", 0) != 0) lines.push_back(line);  // a CSV run's makespan and bubbles
   ASSERT_FALSE(lines.empty());
-  EXPECT_EQ(lines.back(), "INVALID: " + std::to_string(lines.size() - 1) +
-                              (lines.size() == 2 ? " violation" : " violations"));
+  EXPECT_EQ(lines.back(),
+            "INVALID: " + std::to_string(lines.size() - 1) + (lines.size() == 2 ? " violation" : " violations"));
   for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
     const std::string kind = lines[i].substr(0, lines[i].find(':'));
     if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(kind);
   }
   EXPECT_EQ(kinds, c.kinds) << r.out;
-  for (const std::string& fragment : c.fragments) EXPECT_NE(r.out.find(fragment), std::string::npos) << fragment << "\n" << r.out;
+  for (const std::string& fragment : c.fragments)
+    EXPECT_NE(r.out.find(fragment), std::string::npos) << fragment << "\n" << r.out;
 }
 
 INSTANTIATE_TEST_SUITE_P(Validate, ValidateBad, ::testing::ValuesIn(bad_schedules()),
@@ -307,8 +383,9 @@ TEST_P(ValidateRandomPattern, IsValid) {
   std::ostringstream workload, pattern;
   workload << "microbatches: 4\nreference_speed: 1Tf\ninput: " << fmt::number(rc.workload.input, 17) << "\nlayers:\n";
   for (const Layer& l : rc.workload.layers)
-    workload << "  - {forward: " << fmt::number(l.forward.value, 17) << ", backward: " << fmt::number(l.backward.value, 17)
-             << ", activation: " << fmt::number(l.activation, 17) << ", weights: " << fmt::number(l.weights, 17) << "}\n";
+    workload << "  - {forward: " << fmt::number(l.forward.value, 17)
+             << ", backward: " << fmt::number(l.backward.value, 17) << ", activation: " << fmt::number(l.activation, 17)
+             << ", weights: " << fmt::number(l.weights, 17) << "}\n";
   write_pattern_yaml(pattern, rc.pattern, platform);
   expect_valid(write_inputs("random", n, "1TiB", workload.str(), "random.yaml", pattern.str()));
 }
@@ -329,8 +406,8 @@ std::vector<Malformed> malformed() {
   const std::string two = "  - {task: F2, device: gpu1, start: 1.5}\n  - {task: B2, device: gpu1, start: 2.5}\n";
   return {
       {"bad_yaml", kPatternWorkload, "p.yaml", "period: [4\ntasks: x\n", "YAML syntax error"},
-      {"unknown_task", kPatternWorkload, "p.yaml",
-       kPatternHead + "  - {task: F3, device: gpu0, start: 0}\n", "tasks[0].task: expected a task F<l> or B<l>"},
+      {"unknown_task", kPatternWorkload, "p.yaml", kPatternHead + "  - {task: F3, device: gpu0, start: 0}\n",
+       "tasks[0].task: expected a task F<l> or B<l>"},
       {"negative_offset", kPatternWorkload, "p.yaml",
        kPatternHead + "  - {task: F1, device: gpu0, start: -1}\n  - {task: B1, device: gpu0, start: 1}\n" + two,
        "tasks[0].start"},
@@ -347,12 +424,15 @@ std::vector<Malformed> malformed() {
        "expected an offset in [0, period)"},
       {"missing_pattern", kPatternWorkload, "absent.yaml", "", "cannot open: no such file"},
       {"csv_overlap_f_b", kTwoLayers, "o.csv", "0F0,(1B0;0F1)OVERLAP_F_B\n", "holds a forward, then a backward"},
-      {"csv_sharding", kTwoLayers, "o.csv", "0F0,0UNSHARD\n", "sharding actions (UNSHARD, RESHARD, REDUCE_GRAD) are not supported"},
+      {"csv_sharding", kTwoLayers, "o.csv", "0F0,0UNSHARD\n",
+       "sharding actions (UNSHARD, RESHARD, REDUCE_GRAD) are not supported"},
       {"csv_garbage", kTwoLayers, "o.csv", "0F0,hello\n", "got 'hello'"},
       {"csv_too_many_ranks", kTwoLayers, "o.csv", "0F0\n1F0\n2F0\n", "3 rows (ranks), but the platform has 2 devices"},
-      {"csv_more_stages_than_layers", kTwoLayers, "o.csv", "0F0,2F0\n1F0\n", "3 stages, but the workload has only 2 layers"},
+      {"csv_more_stages_than_layers", kTwoLayers, "o.csv", "0F0,2F0\n1F0\n",
+       "3 stages, but the workload has only 2 layers"},
       {"csv_missing", kTwoLayers, "absent.csv", "", "cannot open: no such file"},
-      {"unknown_extension", kTwoLayers, "o.txt", "0F0\n", "expected a pattern (.yaml, .yml) or per-device orders (.csv)"},
+      {"unknown_extension", kTwoLayers, "o.txt", "0F0\n",
+       "expected a pattern (.yaml, .yml) or per-device orders (.csv)"},
   };
 }
 

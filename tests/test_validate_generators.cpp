@@ -4,14 +4,14 @@
 
 #include <gtest/gtest.h>
 
-#include "patterns/pattern_validation.hpp"
-#include "schedules/pytorch/orders_validation.hpp"
 #include "analysis/run_validation.hpp"
-#include "reports/violations_report.hpp"
 #include "patterns/allocation.hpp"
+#include "patterns/pattern_timing.hpp"
+#include "patterns/pattern_validation.hpp"
+#include "reports/violations_report.hpp"
 #include "schedules/periodic/pattern_generators.hpp"
 #include "schedules/pipedream/pipedream.hpp"
-#include "patterns/pattern_timing.hpp"
+#include "schedules/pytorch/orders_validation.hpp"
 #include "tests/test_pattern_fixtures.hpp"
 
 namespace pipesim {

@@ -1,17 +1,17 @@
 // Explicit per-device orders (PyTorch compute CSVs): reading, stage layers,
 // the task graph they describe, and validate_orders' static checks.
-#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
+#include "tests/build_paths.hpp"
 
 #include <map>
 #include <tuple>
 
-#include "patterns/pattern_validation.hpp"
-#include "schedules/pytorch/orders_validation.hpp"
 #include "analysis/run_validation.hpp"
+#include "patterns/pattern_validation.hpp"
 #include "reports/violations_report.hpp"
-#include "schedules/pytorch/explicit_orders.hpp"
 #include "schedules/flush/flush_sequences.hpp"
+#include "schedules/pytorch/explicit_orders.hpp"
+#include "schedules/pytorch/orders_validation.hpp"
 #include "schedules/stages/stage_plan.hpp"
 #include "sim/input_error.hpp"
 #include "tests/test_pattern_fixtures.hpp"
@@ -214,8 +214,9 @@ INSTANTIATE_TEST_SUITE_P(
     Validate, OrdersStatic,
     ::testing::Values(
         StaticCase{"valid", "0F0,0F1,0B0,0B1\n1F0,1B0,1F1,1B1\n", 2, ""},
-        StaticCase{"consumer_before_producer_on_one_device", "1F0,0F0,1B0,0B0\n", 1,
-                   "dependency: gpu0 (rank 0) runs 1F0 at column 1 before 0F0 at column 2, whose output is its input\n"},
+        StaticCase{
+            "consumer_before_producer_on_one_device", "1F0,0F0,1B0,0B0\n", 1,
+            "dependency: gpu0 (rank 0) runs 1F0 at column 1 before 0F0 at column 2, whose output is its input\n"},
         StaticCase{"weight_gradient_before_input_gradient", "0F0,0W0,0I0\n", 1,
                    "dependency: gpu0 (rank 0) runs 0W0 at column 2 before 0I0 at column 3, which must run first (W "
                    "completes what I started)\n"},

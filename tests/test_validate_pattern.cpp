@@ -6,14 +6,14 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "patterns/pattern_validation.hpp"
-#include "schedules/pytorch/orders_validation.hpp"
 #include "analysis/run_validation.hpp"
+#include "patterns/pattern_timing.hpp"
+#include "patterns/pattern_validation.hpp"
+#include "patterns/pattern_yaml.hpp"
 #include "reports/violations_report.hpp"
 #include "schedules/flush/flush_pattern.hpp"
 #include "schedules/flush/flush_sequences.hpp"
-#include "patterns/pattern_timing.hpp"
-#include "patterns/pattern_yaml.hpp"
+#include "schedules/pytorch/orders_validation.hpp"
 #include "sim/input_error.hpp"
 #include "tests/test_pattern_fixtures.hpp"
 

@@ -1,6 +1,6 @@
 // --set KEY=VALUE: overrides applied to a workload's YAML before it is read.
-#include "tests/build_paths.hpp"
 #include <gtest/gtest.h>
+#include "tests/build_paths.hpp"
 
 #include <stdexcept>
 
@@ -41,19 +41,23 @@ TEST(WorkloadOverrides, SetTopLevelFieldsScheduleParametersAndStages) {
 }
 
 TEST(WorkloadOverrides, LaterOverrideWinsAndEmptyValueRemoves) {
-  const Workload w = load_workload(kTiny, {{"microbatches", "4"}, {"microbatches", "6"}, {"name", "renamed"},
-                                           {"placement.stages", "2"}, {"placement", ""}});
+  const Workload w = load_workload(kTiny, {{"microbatches", "4"},
+                                           {"microbatches", "6"},
+                                           {"name", "renamed"},
+                                           {"placement.stages", "2"},
+                                           {"placement", ""}});
   EXPECT_EQ(w.microbatches, 6);
   EXPECT_EQ(w.name, "renamed");
   EXPECT_EQ(w.placement.stages, 0);  // back to the default: one stage per device
 }
 
 TEST(WorkloadOverrides, ErrorsNameTheFieldWithoutALineOfTheFile) {
-  EXPECT_EQ(load_error({{"microbatches", "abc"}}),
-            kTiny + ": microbatches: expected an integer >= 1, got 'abc'");
+  EXPECT_EQ(load_error({{"microbatches", "abc"}}), kTiny + ": microbatches: expected an integer >= 1, got 'abc'");
   EXPECT_EQ(load_error({{"nosuch", "1"}}),
-            kTiny + ": nosuch: unknown key 'nosuch'; expected one of: name, microbatches, microbatch_size, "
-                    "iterations, input, reference_speed, layers, model, schedule, placement, memory_saving, optimizer, memory, parallel");
+            kTiny +
+                ": nosuch: unknown key 'nosuch'; expected one of: name, microbatches, microbatch_size, "
+                "iterations, input, reference_speed, layers, model, schedule, placement, memory_saving, optimizer, "
+                "memory, parallel");
   EXPECT_EQ(load_error({{"placement.stages", "99"}}),
             kTiny + ": placement.stages: expected at most one stage per layer (4 layers), got 99");
   EXPECT_EQ(load_error({{"microbatches.x", "1"}}),
@@ -69,10 +73,11 @@ TEST(WorkloadOverrides, MalformedOverridesAreRefused) {
 }
 
 TEST(WorkloadOverrides, RunWithSetEqualsRunOfTheEditedFile) {
-  const std::string edited = write_file("tiny32.yaml", "microbatches: 32\nschedule: gpipe\nlayers:\n"
-                                                       "  - {name: layer, forward: 1ms, backward: 2ms, "
-                                                       "activation: 16MiB, weights: 64MiB, repeat: 4}\n"
-                                                       "placement: {stages: 2}\nname: tiny\n");
+  const std::string edited = write_file("tiny32.yaml",
+                                        "microbatches: 32\nschedule: gpipe\nlayers:\n"
+                                        "  - {name: layer, forward: 1ms, backward: 2ms, "
+                                        "activation: 16MiB, weights: 64MiB, repeat: 4}\n"
+                                        "placement: {stages: 2}\nname: tiny\n");
   const std::string platform = kRoot + "platforms/complete-4.xml";
   const CliResult a = run_pipesim("run " + platform + " " + kTiny +
                                   " --set microbatches=32 --set schedule=gpipe --set placement.stages=2");
@@ -91,7 +96,8 @@ TEST(WorkloadOverrides, CliErrorsAreOneLineExitTwo) {
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err, "pipesim: error: " + kTiny +
                        ": nosuch: unknown key 'nosuch'; expected one of: name, microbatches, microbatch_size, "
-                       "iterations, input, reference_speed, layers, model, schedule, placement, memory_saving, optimizer, memory, parallel\n");
+                       "iterations, input, reference_speed, layers, model, schedule, placement, memory_saving, "
+                       "optimizer, memory, parallel\n");
   EXPECT_FALSE(std::ifstream(json).good());
   r = run_pipesim("run " + platform + " " + kTiny + " --set microbatches");
   EXPECT_EQ(r.exit_code, 2);

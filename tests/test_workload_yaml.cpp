@@ -163,9 +163,7 @@ TEST_F(WorkloadYaml, SyntaxErrorGivesLine) {
   expect_error("microbatches: 8\nlayers:\n  - {forward: 1ms, backward: [2ms\n", {"line ", "YAML syntax error"});
 }
 
-TEST_F(WorkloadYaml, MissingMicrobatches) {
-  expect_error(kLayers, {"microbatches: missing required field"});
-}
+TEST_F(WorkloadYaml, MissingMicrobatches) { expect_error(kLayers, {"microbatches: missing required field"}); }
 
 TEST_F(WorkloadYaml, MissingLayers) { expect_error("microbatches: 8\n", {"layers: missing required field"}); }
 
@@ -211,9 +209,7 @@ layers:
   expect_error("microbatches: 8\nreference_speed: 0\n" + std::string(kLayers), {"reference_speed", "positive"});
 }
 
-TEST_F(WorkloadYaml, EmptyChain) {
-  expect_error("microbatches: 8\nlayers: []\n", {"layers", "at least one layer"});
-}
+TEST_F(WorkloadYaml, EmptyChain) { expect_error("microbatches: 8\nlayers: []\n", {"layers", "at least one layer"}); }
 
 TEST_F(WorkloadYaml, MissingLayerField) {
   expect_error("microbatches: 8\nlayers:\n  - forward: 1ms\n    activation: 1MiB\n",
@@ -312,16 +308,16 @@ TEST_F(WorkloadYaml, MemorySavingOption) {
   w = load_workload(write(std::string("microbatches: 2\nmemory_saving: {policy: remat, limit: Fit}\n") + kLayers));
   EXPECT_TRUE(w.memory_saving.fit);
   EXPECT_EQ(w.memory_saving.limit, 0);
-  w = load_workload(write(std::string("microbatches: 2\nmemory_saving: {policy: both, limit: 2GiB, slots: 100}\n") +
-                          kLayers));
+  w = load_workload(
+      write(std::string("microbatches: 2\nmemory_saving: {policy: both, limit: 2GiB, slots: 100}\n") + kLayers));
   EXPECT_EQ(w.memory_saving.policy, "both");
   EXPECT_EQ(w.memory_saving.limit, 2147483648.0);
   EXPECT_EQ(w.memory_saving.slots, 100);
   expect_error(std::string("microbatches: 2\nmemory_saving: remat\n") + kLayers,
                {"line 2: memory_saving: expected a map {policy: remat, limit: auto} or a list of them, one per stage, "
                 "got 'remat'"});
-  w = load_workload(write(std::string("microbatches: 2\nmemory_saving: [{policy: remat}, {policy: none}]\n") +
-                          kLayers));
+  w = load_workload(
+      write(std::string("microbatches: 2\nmemory_saving: [{policy: remat}, {policy: none}]\n") + kLayers));
   EXPECT_EQ(w.memory_saving.policy, "none");
   ASSERT_EQ(w.memory_saving_stages.size(), 2u);
   EXPECT_EQ(w.memory_saving_stages[0].policy, "remat");
@@ -339,7 +335,10 @@ TEST_F(WorkloadYaml, MemorySavingOption) {
   EXPECT_EQ(w.memory_saving.policy, "offload");
   expect_error(std::string("microbatches: 2\nmemory_saving: {policy: remat, limit: 0}\n") + kLayers,
                {"line 2: memory_saving.limit: expected 'auto', 'fit' or a positive byte size like '2GiB', got '0'"});
-  expect_error(std::string("microbatches: 2\nmemory_saving: {policy: remat, limit: lots}\n") + kLayers, {"line 2: memory_saving.limit:"});
-  expect_error(std::string("microbatches: 2\nmemory_saving: {policy: remat, slots: 0}\n") + kLayers, {"line 2: memory_saving.slots:"});
-  expect_error(std::string("microbatches: 2\nmemory_saving: {policy: remat, budget: 1GB}\n") + kLayers, {"memory_saving", "budget"});
+  expect_error(std::string("microbatches: 2\nmemory_saving: {policy: remat, limit: lots}\n") + kLayers,
+               {"line 2: memory_saving.limit:"});
+  expect_error(std::string("microbatches: 2\nmemory_saving: {policy: remat, slots: 0}\n") + kLayers,
+               {"line 2: memory_saving.slots:"});
+  expect_error(std::string("microbatches: 2\nmemory_saving: {policy: remat, budget: 1GB}\n") + kLayers,
+               {"memory_saving", "budget"});
 }

@@ -11,13 +11,14 @@ Calibration load_calibration(const std::string& path) {
   const YamlFields reader(path);
   return reader.parse(read_yaml_file(path), [&](const YAML::Node& root) {
     if (!root.IsMap())
-      reader.fail(root, "document", "expected a map of op keys to durations ({block.forward: 1.2ms}), got " +
-                                YamlFields::describe(root));
+      reader.fail(root, "document",
+                  "expected a map of op keys to durations ({block.forward: 1.2ms}), got " + YamlFields::describe(root));
     Calibration c;
     c.file = path;
     for (const auto& [key, entry] : reader.fields(root, "", nullptr)) {
       const double s = reader.quantity(entry.value, key, "a duration like '1.2ms'", parse_seconds);
-      if (!(s >= 0) || s > 1e9) reader.fail(entry.value, key, "expected a duration from 0 to 1e9 s, got " + entry.value.Scalar());
+      if (!(s >= 0) || s > 1e9)
+        reader.fail(entry.value, key, "expected a duration from 0 to 1e9 s, got " + entry.value.Scalar());
       c.seconds[key] = s;
     }
     return c;
@@ -31,9 +32,9 @@ Workload time_model_layers(const Workload& w, const Platform& p) {
   const Device& device = p.devices[ref];
   const DeviceSpec* spec = find_device_preset(device.type);
   if (!spec)
-    throw InputError(p.file, "host '" + device.name + "' property device",
-                     "unknown device type '" + device.type + "' (expected one of: " +
-                         YamlFields::join(device_preset_names()) + ")");
+    throw InputError(
+        p.file, "host '" + device.name + "' property device",
+        "unknown device type '" + device.type + "' (expected one of: " + YamlFields::join(device_preset_names()) + ")");
   if (!(peak_flops(*spec, w.model->precision) > 0))
     throw InputError(w.file, "model.precision",
                      std::string("the ") + spec->name + " of host '" + device.name + "' (" + p.file + ") has no " +

@@ -62,18 +62,17 @@ const std::map<std::string, Setter>& setters() {
       {"flash_attention", flag(&TransformerConfig::flash_attention)},
       {"dropout", flag(&TransformerConfig::dropout)},
       {"sequence_parallel", flag(&TransformerConfig::sequence_parallel)},
-      {"activation", choice(&TransformerConfig::activation,
-                            std::map<std::string, FfnActivation>{{"gelu", FfnActivation::Gelu},
-                                                                 {"swiglu", FfnActivation::SwiGlu}})},
-      {"recompute", choice(&TransformerConfig::recompute,
-                           std::map<std::string, Recompute>{{"none", Recompute::None},
-                                                            {"selective", Recompute::Selective},
-                                                            {"full", Recompute::Full}})},
-      {"precision", choice(&TransformerConfig::precision,
-                           std::map<std::string, Precision>{{"fp32", Precision::FP32},
-                                                            {"bf16", Precision::BF16},
-                                                            {"fp16", Precision::FP16},
-                                                            {"fp8", Precision::FP8}})},
+      {"activation",
+       choice(&TransformerConfig::activation,
+              std::map<std::string, FfnActivation>{{"gelu", FfnActivation::Gelu}, {"swiglu", FfnActivation::SwiGlu}})},
+      {"recompute",
+       choice(&TransformerConfig::recompute,
+              std::map<std::string, Recompute>{
+                  {"none", Recompute::None}, {"selective", Recompute::Selective}, {"full", Recompute::Full}})},
+      {"precision", choice(&TransformerConfig::precision, std::map<std::string, Precision>{{"fp32", Precision::FP32},
+                                                                                           {"bf16", Precision::BF16},
+                                                                                           {"fp16", Precision::FP16},
+                                                                                           {"fp8", Precision::FP8}})},
   };
   return table;
 }
@@ -110,7 +109,8 @@ Layer to_layer(const ModelLayer& m, const Optimizer& optimizer) {
 
 void load_model_section(const YamlFields& r, const YAML::Node& n, Workload& w) {
   if (!n.IsMap())
-    r.fail(n, "model", "expected a map like {preset: gpt3-1.7b} or {config: config.json}, got " + YamlFields::describe(n));
+    r.fail(n, "model",
+           "expected a map like {preset: gpt3-1.7b} or {config: config.json}, got " + YamlFields::describe(n));
   static const std::vector<std::string> keys = section_keys();
   const Fields f = r.fields(n, "model", &keys);
   const auto* preset = YamlFields::get(f, "preset");
@@ -123,8 +123,8 @@ void load_model_section(const YamlFields& r, const YAML::Node& n, Workload& w) {
     const ModelPreset* found = find_model_preset(name);
     if (!found)
       r.fail(preset->value, "model.preset",
-             "unknown model '" + preset->value.Scalar() + "' (expected one of: " + YamlFields::join(model_preset_names()) +
-                 ")");
+             "unknown model '" + preset->value.Scalar() +
+                 "' (expected one of: " + YamlFields::join(model_preset_names()) + ")");
     c = found->config;
   } else if (config) {
     config_path = path_beside(w, r.text(config->value, "model.config", "the path of a config.json"));

@@ -9,9 +9,9 @@
 namespace pipesim {
 namespace {
 
-const std::vector<std::string> kKeys = {"tp",   "pp",     "dp",          "order", "devices",
-                                        "zero", "bucket", "overlap_gradient_reduce", "overlap_tp",
-                                        "tp_algorithm", "dp_algorithm"};
+const std::vector<std::string> kKeys = {"tp",         "pp",           "dp",          "order",
+                                        "devices",    "zero",         "bucket",      "overlap_gradient_reduce",
+                                        "overlap_tp", "tp_algorithm", "dp_algorithm"};
 const std::vector<std::string> kAlgorithms = {"auto", "ring", "tree", "hierarchical"};
 
 std::string algorithm(const YamlFields& r, const YAML::Node& n, const std::string& path) {
@@ -33,8 +33,8 @@ std::string order(const YamlFields& r, const YAML::Node& n) {
   }
   if (parts != std::multiset<std::string>{"dp", "pp", "tp"})
     r.fail(n, "parallel.order",
-           "expected tp, dp and pp each once, innermost first, like tp-dp-pp (Megatron's default), got '" +
-               n.Scalar() + "'");
+           "expected tp, dp and pp each once, innermost first, like tp-dp-pp (Megatron's default), got '" + n.Scalar() +
+               "'");
   return given;
 }
 
@@ -47,8 +47,8 @@ void load_parallel_section(const YamlFields& r, const YAML::Node& n, Workload& w
   p.given = true;
   auto size = [&](const char* key, int& field, int min) {
     if (auto* e = YamlFields::get(f, key))
-      field = static_cast<int>(r.integer(e->value, YamlFields::sub("parallel", key),
-                                         "an integer >= " + std::to_string(min), min, 1000000));
+      field = static_cast<int>(
+          r.integer(e->value, YamlFields::sub("parallel", key), "an integer >= " + std::to_string(min), min, 1000000));
   };
   size("tp", p.tp, 1);
   size("pp", p.pp, 1);
@@ -56,8 +56,8 @@ void load_parallel_section(const YamlFields& r, const YAML::Node& n, Workload& w
   if (auto* e = YamlFields::get(f, "order")) p.order = order(r, e->value);
   if (auto* e = YamlFields::get(f, "devices")) {
     if (!e->value.IsSequence() || e->value.size() == 0)
-      r.fail(e->value, "parallel.devices", "expected a list of host names, one per rank, got " +
-                                               YamlFields::describe(e->value));
+      r.fail(e->value, "parallel.devices",
+             "expected a list of host names, one per rank, got " + YamlFields::describe(e->value));
     std::set<std::string> seen;
     std::size_t i = 0;
     for (auto it = e->value.begin(); it != e->value.end(); ++it, ++i) {

@@ -66,7 +66,7 @@ struct Layer {
   // 0: the layer's forward and backward costs when they are flops.
   double model_flops = 0;
   std::optional<LayerOps> ops{};  // present for layers generated from a model
-  TpCollectives tp{};  // its tensor-parallel collectives (from a model with tp > 1)
+  TpCollectives tp{};             // its tensor-parallel collectives (from a model with tp > 1)
 };
 
 // PipeDream's activation bytes of a layer (operator_activations, else activation).
@@ -121,36 +121,36 @@ struct Parallel {
   // (Megatron's default tp-cp-dp-pp, so a TP group shares a box).
   std::string order = "tp-dp-pp";
   std::vector<std::string> devices;  // explicit: a host name per rank, in rank order
-  int zero = 0;  // 0: all-reduce (DDP); 1: distributed optimizer; 2: + gradients; 3: + weights (FSDP)
-  double bucket_bytes = 0;     // gradient bucket; 0: Megatron's max(40M, 1M x dp) parameters
+  int zero = 0;             // 0: all-reduce (DDP); 1: distributed optimizer; 2: + gradients; 3: + weights (FSDP)
+  double bucket_bytes = 0;  // gradient bucket; 0: Megatron's max(40M, 1M x dp) parameters
   bool overlap_gradient_reduce = true;  // buckets reduce while the last backward runs
-  bool overlap_tp = false;     // TP collectives overlap the device's next task
+  bool overlap_tp = false;              // TP collectives overlap the device's next task
   std::string tp_algorithm = "auto";
   std::string dp_algorithm = "auto";
 };
 
 // What a workload generated from a model knows of the job (reports: tokens/s, MFU).
 struct ModelJob {
-  std::string model;           // preset or config name
+  std::string model;  // preset or config name
   double tokens_per_microbatch = 0;
   Precision precision = Precision::BF16;
-  double parameters = 0;       // whole model
-  std::string config;          // the Hugging Face config.json it was read from, "" for none
-  std::string calibration;     // a calibration file (devices/compute_model.hpp), "" for none
+  double parameters = 0;    // whole model
+  std::string config;       // the Hugging Face config.json it was read from, "" for none
+  std::string calibration;  // a calibration file (devices/compute_model.hpp), "" for none
 };
 
 struct Workload {
   std::string file;  // for error messages
   std::string name;
   std::vector<Layer> layers;
-  double input = 0;  // bytes of the network input a_0 (one micro-batch)
-  int microbatches = 1;  // 0: left out, for a schedule that reads it from its file (csv)
+  double input = 0;         // bytes of the network input a_0 (one micro-batch)
+  int microbatches = 1;     // 0: left out, for a schedule that reads it from its file (csv)
   int microbatch_size = 1;  // samples per micro-batch, for throughput
   int iterations = 1;
   // flop/s of the device on which second-valued costs were measured;
   // 0 = the fastest device of the platform.
   double reference_speed = 0;
-  std::string schedule;  // "1f1b", "gpipe", ...
+  std::string schedule;                                // "1f1b", "gpipe", ...
   std::map<std::string, std::string> schedule_params;  // generator-specific
   Placement placement;
   MemorySaving memory_saving;                      // a map: every stage

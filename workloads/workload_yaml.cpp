@@ -17,17 +17,26 @@ namespace {
 // After `repeat` expansion. Guards memory against typos such as repeat: 100000000.
 constexpr int kMaxLayers = 1000000;
 
-const std::vector<std::string> kTopKeys = {"name",     "microbatches", "microbatch_size", "iterations",
-                                           "input",    "reference_speed", "layers",        "model",
-                                           "schedule", "placement",    "memory_saving",   "optimizer",
-                                           "memory",   "parallel"};
-const std::vector<std::string> kOptimizerKeys = {"name", "weight_bytes", "gradient_bytes", "state_bytes",
-                                                 "distributed", "data_parallel"};
+const std::vector<std::string> kTopKeys = {
+    "name",  "microbatches", "microbatch_size", "iterations",    "input",     "reference_speed", "layers",
+    "model", "schedule",     "placement",       "memory_saving", "optimizer", "memory",          "parallel"};
+const std::vector<std::string> kOptimizerKeys = {"name",        "weight_bytes", "gradient_bytes",
+                                                 "state_bytes", "distributed",  "data_parallel"};
 const std::vector<std::string> kMemoryKeys = {"reserve"};
 const std::vector<std::string> kMemorySavingKeys = {"policy", "limit", "slots"};
-const std::vector<std::string> kLayerKeys = {"name",       "forward", "backward", "backward_input", "backward_weight",
-                                             "activation", "weights", "operator_activations", "repeat",
-                                             "stash",      "forward_workspace", "backward_workspace", "parameters"};
+const std::vector<std::string> kLayerKeys = {"name",
+                                             "forward",
+                                             "backward",
+                                             "backward_input",
+                                             "backward_weight",
+                                             "activation",
+                                             "weights",
+                                             "operator_activations",
+                                             "repeat",
+                                             "stash",
+                                             "forward_workspace",
+                                             "backward_workspace",
+                                             "parameters"};
 const std::vector<std::string> kStageKeys = {"layers", "host"};
 const std::vector<std::string> kAutoPlacementKeys = {"stages"};
 
@@ -60,7 +69,8 @@ class Loader : public YamlFields {
     if (auto* e = get(f, "microbatches")) w.microbatches = integer(e->value, "microbatches", 1);
     if (auto* e = get(f, "microbatch_size")) w.microbatch_size = integer(e->value, "microbatch_size", 1);
     if (auto* e = get(f, "iterations")) w.iterations = integer(e->value, "iterations", 1);
-    if (auto* e = get(f, "input")) w.input = layer_bytes(e->value, "input");  // the first stage's input, also a transfer
+    if (auto* e = get(f, "input"))
+      w.input = layer_bytes(e->value, "input");  // the first stage's input, also a transfer
     if (auto* e = get(f, "reference_speed")) {
       w.reference_speed = quantity(e->value, "reference_speed", "a speed like '150Tf'", parse_flops);
       if (w.reference_speed <= 0)
@@ -85,7 +95,8 @@ class Loader : public YamlFields {
       load_layers(require(f, top, "", "layers", "a non-empty list of layers (or a model)"), w);
       if (w.parallel.tp > 1)
         fail(parallel->value, "parallel.tp",
-             "tensor parallelism needs a 'model:' section: a hand-written layer chain does not say how its layers split");
+             "tensor parallelism needs a 'model:' section: a hand-written layer chain does not say how its layers "
+             "split");
     }
     if (auto* e = get(f, "memory")) {
       if (!e->value.IsMap()) fail(e->value, "memory", "expected a map {reserve: 1GiB}, got " + describe(e->value));
@@ -134,8 +145,9 @@ class Loader : public YamlFields {
   Cost cost(const YAML::Node& n, const std::string& path) const {
     ParsedCost c = quantity(n, path, kCostExpected, parse_cost);
     if (c.value > kMaxCost)
-      fail(n, path, std::string("expected a cost of at most 1e100 s or 1e100 flops (larger ones overflow the ") +
-                        "simulated times), got '" + n.Scalar() + "'");
+      fail(n, path,
+           std::string("expected a cost of at most 1e100 s or 1e100 flops (larger ones overflow the ") +
+               "simulated times), got '" + n.Scalar() + "'");
     return Cost{c.value, c.flops};
   }
 
@@ -146,8 +158,7 @@ class Loader : public YamlFields {
     for (auto it = list.begin(); it != list.end(); ++it, ++i) {
       const YAML::Node n = *it;
       const std::string path = item("layers", i);
-      if (!n.IsMap())
-        fail(n, path, "expected a layer map with forward, backward and activation, got " + describe(n));
+      if (!n.IsMap()) fail(n, path, "expected a layer map with forward, backward and activation, got " + describe(n));
       const Fields f = fields(n, path, &kLayerKeys);
       Layer layer;
       layer.forward = cost(require(f, n, path, "forward", kCostExpected), sub(path, "forward"));
@@ -157,7 +168,8 @@ class Loader : public YamlFields {
       if (auto* e = get(f, "operator_activations"))
         layer.operator_activations = layer_bytes(e->value, sub(path, "operator_activations"));
       if (auto* e = get(f, "stash")) layer.stash = layer_bytes(e->value, sub(path, "stash"));
-      if (auto* e = get(f, "forward_workspace")) layer.forward_workspace = layer_bytes(e->value, sub(path, "forward_workspace"));
+      if (auto* e = get(f, "forward_workspace"))
+        layer.forward_workspace = layer_bytes(e->value, sub(path, "forward_workspace"));
       if (auto* e = get(f, "backward_workspace"))
         layer.backward_workspace = layer_bytes(e->value, sub(path, "backward_workspace"));
       if (auto* e = get(f, "parameters"))
@@ -175,8 +187,10 @@ class Loader : public YamlFields {
       }
       for (int r = 0; r < repeat; ++r) {
         // Unnamed layers are numbered by their position in the expanded chain.
-        if (name.empty()) layer.name = "layer" + std::to_string(w.layers.size());
-        else layer.name = repeat > 1 ? name + "_" + std::to_string(r) : name;
+        if (name.empty())
+          layer.name = "layer" + std::to_string(w.layers.size());
+        else
+          layer.name = repeat > 1 ? name + "_" + std::to_string(r) : name;
         w.layers.push_back(layer);
       }
     }
@@ -189,11 +203,13 @@ class Loader : public YamlFields {
       if (!n.IsMap()) fail(n, "optimizer", "expected none, adam or a map {name: adam, ...}, got " + describe(n));
       const Fields f = fields(n, "optimizer", &kOptimizerKeys);
       if (auto* e = get(f, "name")) o.name = lower(text(e->value, "optimizer.name", "none, adam or adamw"));
-      for (auto [key, field] : {std::pair{"weight_bytes", &o.weight_bytes}, std::pair{"gradient_bytes", &o.gradient_bytes},
-                                std::pair{"state_bytes", &o.state_bytes}})
+      for (auto [key, field] :
+           {std::pair{"weight_bytes", &o.weight_bytes}, std::pair{"gradient_bytes", &o.gradient_bytes},
+            std::pair{"state_bytes", &o.state_bytes}})
         if (auto* e = get(f, key)) {
           *field = bytes(e->value, sub("optimizer", key));
-          if (*field > 64) fail(e->value, sub("optimizer", key), "expected at most 64 bytes per parameter, got " + describe(e->value));
+          if (*field > 64)
+            fail(e->value, sub("optimizer", key), "expected at most 64 bytes per parameter, got " + describe(e->value));
         }
       if (auto* e = get(f, "distributed")) o.distributed = boolean(e->value, "optimizer.distributed");
       if (auto* e = get(f, "data_parallel")) o.data_parallel = integer(e->value, "optimizer.data_parallel", 1);
@@ -222,8 +238,8 @@ class Loader : public YamlFields {
   void load_schedule(const YAML::Node& n, Workload& w) const {
     if (n.IsMap()) {
       const Fields f = fields(n, "schedule", nullptr);  // any key: generator parameters
-      w.schedule = lower(text(require(f, n, "schedule", "name", "a schedule name"), "schedule.name",
-                              "a schedule name like '1f1b'"));
+      w.schedule = lower(
+          text(require(f, n, "schedule", "name", "a schedule name"), "schedule.name", "a schedule name like '1f1b'"));
       for (const auto& [key, e] : f)
         if (key != "name") w.schedule_params[key] = scalar(e.value, sub("schedule", key), "a single value");
     } else {
@@ -233,9 +249,10 @@ class Loader : public YamlFields {
 
   void load_memory_saving(const YAML::Node& n, const std::string& path, MemorySaving& m) const {
     if (!n.IsMap())
-      fail(n, path, "expected a map {policy: remat, limit: auto}" +
-                        std::string(path == "memory_saving" ? " or a list of them, one per stage" : "") + ", got " +
-                        describe(n));
+      fail(n, path,
+           "expected a map {policy: remat, limit: auto}" +
+               std::string(path == "memory_saving" ? " or a list of them, one per stage" : "") + ", got " +
+               describe(n));
     const Fields f = fields(n, path, &kMemorySavingKeys);
     const char* policies = "none, remat, offload or both";
     const YAML::Node& p = require(f, n, path, "policy", policies);
@@ -248,8 +265,8 @@ class Loader : public YamlFields {
       if (word != "auto" && word != "fit") {
         m.limit = quantity(e->value, sub(path, "limit"), "'auto', 'fit' or a byte size like '2GiB'", parse_bytes);
         if (!(m.limit > 0))
-          fail(e->value, sub(path, "limit"), "expected 'auto', 'fit' or a positive byte size like '2GiB', got " +
-                                                 describe(e->value));
+          fail(e->value, sub(path, "limit"),
+               "expected 'auto', 'fit' or a positive byte size like '2GiB', got " + describe(e->value));
       }
     }
     if (auto* e = get(f, "slots")) m.slots = integer(e->value, sub(path, "slots"), 1);
@@ -260,7 +277,8 @@ class Loader : public YamlFields {
     Placement& p = w.placement;
     const int count = static_cast<int>(w.layers.size());
     if (n.IsScalar()) {
-      if (lower(n.Scalar()) != "auto") fail(n, "placement", std::string("expected ") + expected + ", got " + describe(n));
+      if (lower(n.Scalar()) != "auto")
+        fail(n, "placement", std::string("expected ") + expected + ", got " + describe(n));
     } else if (n.IsMap()) {
       const Fields f = fields(n, "placement", &kAutoPlacementKeys);
       const YAML::Node& s = require(f, n, "placement", "stages", "an integer >= 1");
@@ -286,11 +304,13 @@ class Loader : public YamlFields {
         const std::string got = "got '" + ln.Scalar() + "'";
         const std::string after = i == 0 ? "" : ", right after " + item("placement", i - 1);
         if (a < next)
-          fail(ln, lpath, "expected a range starting at layer " + std::to_string(next) + after + ", " +
-                              got + ", which overlaps it");
+          fail(ln, lpath,
+               "expected a range starting at layer " + std::to_string(next) + after + ", " + got +
+                   ", which overlaps it");
         if (a > next)
-          fail(ln, lpath, "expected a range starting at layer " + std::to_string(next) + after + ", " +
-                              got + ", which leaves " + layer_span(next, a - 1) + " unassigned");
+          fail(ln, lpath,
+               "expected a range starting at layer " + std::to_string(next) + after + ", " + got + ", which leaves " +
+                   layer_span(next, a - 1) + " unassigned");
         next = b + 1;
         p.stage_layers.emplace_back(a, b);
         p.stage_hosts.push_back(text(require(f, stage, path, "host", "a host name"), sub(path, "host"), "a host name"));
@@ -303,8 +323,8 @@ class Loader : public YamlFields {
                  std::to_string(count) + " layers), got '" + last_text + "', which leaves " +
                  layer_span(next, count - 1) + " unassigned");
     } else {
-      fail(n, "placement", std::string("expected ") + expected + ", got " + describe(n) +
-                               (n.IsSequence() ? " (empty list)" : ""));
+      fail(n, "placement",
+           std::string("expected ") + expected + ", got " + describe(n) + (n.IsSequence() ? " (empty list)" : ""));
     }
   }
 
@@ -325,8 +345,9 @@ class Loader : public YamlFields {
     if (!ok) fail(n, path, "expected " + expected + ", got '" + s + "'");
     if (a > b) fail(n, path, "expected a range 'a-b' with a <= b, got '" + s + "'");
     if (b >= count)
-      fail(n, path, "expected layers within 0-" + std::to_string(count - 1) + " (the chain has " +
-                        std::to_string(count) + " layers), got '" + s + "'");
+      fail(n, path,
+           "expected layers within 0-" + std::to_string(count - 1) + " (the chain has " + std::to_string(count) +
+               " layers), got '" + s + "'");
     return {static_cast<int>(a), static_cast<int>(b)};
   }
 };

@@ -14,9 +14,12 @@ namespace {
 std::string one_line(const std::string& s, bool escape) {
   std::string out;
   for (char c : s) {
-    if (c == '\n') out += escape ? "\\n" : " ";
-    else if (escape && (c == '\r' || c == '\t')) out += ' ';
-    else out += c;
+    if (c == '\n')
+      out += escape ? "\\n" : " ";
+    else if (escape && (c == '\r' || c == '\t'))
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
@@ -101,8 +104,8 @@ std::string YamlFields::text(const YAML::Node& n, const std::string& path, const
   return s;
 }
 
-long long YamlFields::integer(const YAML::Node& n, const std::string& path, const std::string& expected,
-                              long long min, long long max) const {
+long long YamlFields::integer(const YAML::Node& n, const std::string& path, const std::string& expected, long long min,
+                              long long max) const {
   const std::string s = scalar(n, path, expected);
   long long v = 0;
   if (!parse_integer(s, v, true) || v < min || v > max) fail(n, path, "expected " + expected + ", got '" + s + "'");
@@ -111,11 +114,16 @@ long long YamlFields::integer(const YAML::Node& n, const std::string& path, cons
 
 std::string YamlFields::describe(const YAML::Node& n) {
   switch (n.Type()) {
-    case YAML::NodeType::Scalar: return "'" + n.Scalar() + "'";
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Map: return "a map";
-    case YAML::NodeType::Null: return "an empty value";
-    default: return "nothing";
+    case YAML::NodeType::Scalar:
+      return "'" + n.Scalar() + "'";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Map:
+      return "a map";
+    case YAML::NodeType::Null:
+      return "an empty value";
+    default:
+      return "nothing";
   }
 }
 

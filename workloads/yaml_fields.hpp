@@ -56,8 +56,8 @@ class YamlFields {
   Fields fields(const YAML::Node& map, const std::string& path, const std::vector<std::string>* allowed) const;
 
   static const Entry* get(const Fields& f, const std::string& key);
-  const YAML::Node& require(const Fields& f, const YAML::Node& parent, const std::string& path,
-                            const std::string& key, const std::string& expected) const;
+  const YAML::Node& require(const Fields& f, const YAML::Node& parent, const std::string& path, const std::string& key,
+                            const std::string& expected) const;
 
   std::string scalar(const YAML::Node& n, const std::string& path, const std::string& expected) const;
   std::string text(const YAML::Node& n, const std::string& path, const std::string& expected) const;  // non-empty
@@ -86,7 +86,7 @@ class YamlFields {
   static std::string join(const std::vector<std::string>& words);  // "a, b, c"
   static std::string lower(std::string s);
   static std::string sub(const std::string& path, const std::string& key);  // "path.key"
-  static std::string item(const std::string& path, std::size_t i);         // "path[i]"
+  static std::string item(const std::string& path, std::size_t i);          // "path[i]"
   // Digits with an optional '+' (and '-' if negative); false when malformed or too large.
   static bool parse_integer(const std::string& s, long long& out, bool negative = false);
 

@@ -118,7 +118,8 @@ Graph read_graph(const std::string& path) {
   if (!in.at_end()) fail(path, "trailing bytes after the graph dump");
   // Everything the executor indexes must be in range.
   auto bad = [&](const std::string& what) { fail(path, what); };
-  if (g.dep_offsets.front() != 0 || g.dep_offsets.back() != deps) bad("dependency offsets do not cover the dependencies");
+  if (g.dep_offsets.front() != 0 || g.dep_offsets.back() != deps)
+    bad("dependency offsets do not cover the dependencies");
   if (g.order_offsets.front() != 0 || g.order_offsets.back() != ordered) bad("order offsets do not cover the orders");
   for (std::size_t t = 0; t < n; ++t) {
     if (g.dep_offsets[t] > g.dep_offsets[t + 1]) bad("dependency offsets decrease at task " + std::to_string(t));
@@ -303,9 +304,13 @@ int main(int argc, char** argv) {
   const double read_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   // pipesim's defaults first, the caller's --cfg after them (the last one wins).
-  std::vector<std::string> args = {argv[0], "--log=root.thresh:critical", "--log=xbt_cfg.thresh:critical",
-                                   "--cfg=network/model:CM02", "--cfg=network/crosstraffic:0",
-                                   "--cfg=network/TCP-gamma:0", "--cfg=cpu/optim:TI"};
+  std::vector<std::string> args = {argv[0],
+                                   "--log=root.thresh:critical",
+                                   "--log=xbt_cfg.thresh:critical",
+                                   "--cfg=network/model:CM02",
+                                   "--cfg=network/crosstraffic:0",
+                                   "--cfg=network/TCP-gamma:0",
+                                   "--cfg=cpu/optim:TI"};
   for (int i = 3; i < argc; ++i) args.push_back(argv[i]);
   std::vector<char*> sg_argv;
   for (auto& a : args) sg_argv.push_back(a.data());

@@ -10,8 +10,8 @@
 //
 // usage: pipesim_bare_pipeline PLATFORM.xml SCHEDULE STAGES MICROBATCHES F_FLOPS B_FLOPS BYTES
 //        SCHEDULE: 1f1b or gpipe (one iteration, with flush)
-#include <simgrid/s4u.hpp>
 #include <xbt/log.h>
+#include <simgrid/s4u.hpp>
 
 #include <cstdint>
 #include <cstdio>
@@ -66,8 +66,8 @@ struct Pipeline {
   void try_start(int s) {
     if (busy[s] || next[s] == orders[s].size()) return;
     const Op op = orders[s][next[s]];
-    const bool input_there = op.backward ? (s == S - 1 || arrived[s][2 * op.mb + 1])
-                                         : (s == 0 || arrived[s][2 * op.mb]);
+    const bool input_there =
+        op.backward ? (s == S - 1 || arrived[s][2 * op.mb + 1]) : (s == 0 || arrived[s][2 * op.mb]);
     if (!input_there) return;
     ++next[s];
     busy[s] = 1;

@@ -29,7 +29,8 @@ struct FileCloser {
 
 template <class T>
 void put(std::FILE* f, const T* data, std::size_t count) {
-  if (count != 0 && std::fwrite(data, sizeof(T), count, f) != count) throw std::runtime_error("graph dump: short write");
+  if (count != 0 && std::fwrite(data, sizeof(T), count, f) != count)
+    throw std::runtime_error("graph dump: short write");
 }
 template <class T>
 void put(std::FILE* f, const std::vector<T>& v) {
@@ -69,7 +70,8 @@ inline void write_graph_dump(const TaskGraph& graph, const Platform& platform, c
     dep_offsets[t + 1] = static_cast<std::uint32_t>(dep_ids.size());
   }
   const auto devices = static_cast<std::uint32_t>(graph.device_count());
-  if (devices != platform.devices.size()) throw std::invalid_argument("graph dump: graph and platform device counts differ");
+  if (devices != platform.devices.size())
+    throw std::invalid_argument("graph dump: graph and platform device counts differ");
   std::vector<std::uint32_t> order_offsets(devices + 1, 0), order_ids;
   for (std::uint32_t d = 0; d < devices; ++d) {
     const auto& order = graph.device_order(static_cast<int>(d));

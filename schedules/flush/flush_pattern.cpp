@@ -103,8 +103,7 @@ Pattern flush_pattern(const StagePlan& plan, const std::vector<StageSequence>& s
     p.transfers.push_back({i, sent, 0});
     const int t = static_cast<int>(p.transfers.size()) - 1;
     for (int r : timing.transfer_links[i])
-      if (const int last = on_link[r].last;
-          last >= 0 && p.transfers[last].start == sent && !p.transfer_before(last, t))
+      if (const int last = on_link[r].last; last >= 0 && p.transfers[last].start == sent && !p.transfer_before(last, t))
         p.transfers[t].start = sent = std::nextafter(sent, inf);  // as for ops
     last_start = std::max(last_start, sent);
     input_ready[j] = sent + timing.transfer_duration[i];

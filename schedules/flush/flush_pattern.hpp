@@ -16,7 +16,7 @@ namespace pipesim {
 // (each device in its sequence, each link resource one transfer at a time:
 // `links`, see LinkResources), so the pattern is valid (Definition 1) and
 // its period is that iteration's length.
-Pattern flush_pattern(const StagePlan& plan, const std::vector<StageSequence>& sequences,
-                      const Workload& workload, const Platform& platform, LinkModel links = LinkModel::Platform);
+Pattern flush_pattern(const StagePlan& plan, const std::vector<StageSequence>& sequences, const Workload& workload,
+                      const Platform& platform, LinkModel links = LinkModel::Platform);
 
 }  // namespace pipesim

@@ -58,12 +58,11 @@ ScheduleSize flush_size(const Workload& w, const Platform& platform) {
   return {M * w.iterations * (4.0 * S - 2), M * (2 * L + 2.0 * (S - 1)), std::to_string(S) + " stages", true};
 }
 
-const bool registered =
-    register_schedule({"1f1b", "1f1b-flush", "pipedream-flush", "schedule1f1b"}, flush_schedule<one_f_one_b_sequences>,
-                      flush_size) &&
-    register_schedule({"gpipe", "schedulegpipe"}, flush_schedule<gpipe_sequences>, flush_size) &&
-    register_memory_saving("1f1b") && register_memory_saving("gpipe") && register_schedule_params("1f1b", {}) &&
-    register_schedule_params("gpipe", {});
+const bool registered = register_schedule({"1f1b", "1f1b-flush", "pipedream-flush", "schedule1f1b"},
+                                          flush_schedule<one_f_one_b_sequences>, flush_size) &&
+                        register_schedule({"gpipe", "schedulegpipe"}, flush_schedule<gpipe_sequences>, flush_size) &&
+                        register_memory_saving("1f1b") && register_memory_saving("gpipe") &&
+                        register_schedule_params("1f1b", {}) && register_schedule_params("gpipe", {});
 
 }  // namespace
 }  // namespace pipesim

@@ -6,9 +6,7 @@
 
 namespace pipesim {
 
-int one_f_one_b_warmup(int stage, int stages, int microbatches) {
-  return std::min(stages - stage - 1, microbatches);
-}
+int one_f_one_b_warmup(int stage, int stages, int microbatches) { return std::min(stages - stage - 1, microbatches); }
 
 namespace {
 
@@ -41,8 +39,7 @@ std::vector<StageSequence> one_f_one_b_sequences(int stages, int microbatches) {
 std::vector<int> device_hops_to_last(const StagePlan& plan) {
   const int S = static_cast<int>(plan.stages.size());
   std::vector<int> hops(S, 0);
-  for (int s = S - 2; s >= 0; --s)
-    hops[s] = hops[s + 1] + (plan.stages[s].device != plan.stages[s + 1].device ? 1 : 0);
+  for (int s = S - 2; s >= 0; --s) hops[s] = hops[s + 1] + (plan.stages[s].device != plan.stages[s + 1].device ? 1 : 0);
   return hops;
 }
 
@@ -78,8 +75,8 @@ TimedEventGraph one_f_one_b_event_graph(const StagePlan& plan, const Platform& p
   }
   // Connects producer -> consumer with `tokens`, through a transfer node when
   // the tensor really crosses devices.
-  auto link = [&](int from_node, double from_delay, int src_stage, int dst_stage, double bytes,
-                  int to_node, int tokens) {
+  auto link = [&](int from_node, double from_delay, int src_stage, int dst_stage, double bytes, int to_node,
+                  int tokens) {
     const int src = plan.stages[src_stage].device, dst = plan.stages[dst_stage].device;
     if (src == dst || bytes <= 0) {
       g.add_arc(from_node, to_node, from_delay, tokens);

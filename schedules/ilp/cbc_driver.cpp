@@ -98,7 +98,7 @@ CbcRun solve_with_cbc(const LinearModel& model, const std::vector<double>& start
   // CglPreProcess::postProcess) when the time limit ends a run during the
   // root node of a preprocessed model (ResNet-18, 1 s); without it the
   // small models solve as fast and ResNet-18 improves its warm start sooner.
-  std::vector<const char*> argv = {"pipesim-ilp", "-log",       "0",   "-timeMode", "elapsed",
+  std::vector<const char*> argv = {"pipesim-ilp", "-log",          "0",           "-timeMode", "elapsed",
                                    "-sec",        seconds.c_str(), "-preprocess", "off"};
   if (threads > 1) {
     argv.push_back("-threads");

@@ -16,8 +16,8 @@ struct CbcRun {
   enum class Outcome { Optimal, Feasible, Infeasible, Unknown } outcome = Outcome::Unknown;
   std::vector<double> solution;  // empty when none
   double objective = 0;
-  double bound = 0;                     // best lower bound CBC proved
-  double first_solution_seconds = -1;   // since `start`, of CBC's first own solution
+  double bound = 0;                    // best lower bound CBC proved
+  double first_solution_seconds = -1;  // since `start`, of CBC's first own solution
   long nodes = 0;
 };
 

@@ -149,14 +149,12 @@ class OptimalPatternSearch {
   // is rebuilt without that bound if it rejects the warm start. A given
   // warm start may be invalid (overlaps, memory): then it bounds nothing.
   void build_model() {
-    const double upper =
-        warm_ && invalid_.empty() && (options_.allocation || uniform(platform_)) ? warm_->period : 0;
+    const double upper = warm_ && invalid_.empty() && (options_.allocation || uniform(platform_)) ? warm_->period : 0;
     build_formulation(upper);
     if (warm_) {
       std::string why = invalid_;
-      auto values = invalid_.empty()
-                        ? pattern_values(*formulation_, *warm_, workload_, platform_, why, lp_seconds())
-                        : std::nullopt;
+      auto values = invalid_.empty() ? pattern_values(*formulation_, *warm_, workload_, platform_, why, lp_seconds())
+                                     : std::nullopt;
       if (!values && upper > 0 && (!solving_ || seconds_left() > 0)) {
         build_formulation(0);
         values = pattern_values(*formulation_, *warm_, workload_, platform_, why, lp_seconds());
@@ -176,15 +174,14 @@ class OptimalPatternSearch {
     const auto [scaled_low, scaled_high] = model.coefficient_range(true);
     say("ilp: model: " + std::to_string(result_.variables) + " variables (" + std::to_string(result_.integers) +
         " integer), " + std::to_string(result_.constraints) + " constraints, built in " +
-        fmt::fixed(result_.build_seconds, 3) + " s; T in [" + g9(instance().T_lower) + ", " +
-        g9(instance().T_upper) + "]; coefficients " + fmt::number(low, 3) + " to " + fmt::number(high, 3) +
-        ", rows scaled " + fmt::number(scaled_low, 3) + " to " + fmt::number(scaled_high, 3));
+        fmt::fixed(result_.build_seconds, 3) + " s; T in [" + g9(instance().T_lower) + ", " + g9(instance().T_upper) +
+        "]; coefficients " + fmt::number(low, 3) + " to " + fmt::number(high, 3) + ", rows scaled " +
+        fmt::number(scaled_low, 3) + " to " + fmt::number(scaled_high, 3));
     if (!options_.write_model.empty()) {
       model.write(options_.write_model);
       say("ilp: model written to " + options_.write_model);
     }
-    if (!start_.empty())
-      say(log_time(result_.first_solution_seconds) + "warm start: period " + g9(result_.period));
+    if (!start_.empty()) say(log_time(result_.first_solution_seconds) + "warm start: period " + g9(result_.period));
   }
 
   const Instance& instance() const { return formulation_->instance(); }
@@ -207,9 +204,9 @@ class OptimalPatternSearch {
     result_.gap = (result_.period - result_.bound) / result_.period;
     if (result_.first_solution_seconds < 0) result_.first_solution_seconds = other_seconds_;
     result_.message = "feasible: PipeDream's eager pattern of " + fmt::number(k2, 6) + " copies, " +
-                      g9(result_.period / k2) + " s per micro-batch, beats the model's best with " +
-                      fmt::number(k, 6) + " copies (" + model_best + "; " + model_outcome + "); load bound " +
-                      g9(result_.bound / k2) + " s per micro-batch";
+                      g9(result_.period / k2) + " s per micro-batch, beats the model's best with " + fmt::number(k, 6) +
+                      " copies (" + model_best + "; " + model_outcome + "); load bound " + g9(result_.bound / k2) +
+                      " s per micro-batch";
     result_.seconds = since(t0_);
     say("ilp: " + result_.message);
     return true;
@@ -224,8 +221,8 @@ class OptimalPatternSearch {
     result_.period = 0;
     const HeuristicResult h = heuristic_memory_needed(workload_, platform_, options_);
     result_.heuristic_memory_needed = h.memory_needed;
-    result_.message = why + "; a heuristic pattern fits with " + g9(result_.heuristic_memory_needed) +
-                      " bytes per device";
+    result_.message =
+        why + "; a heuristic pattern fits with " + g9(result_.heuristic_memory_needed) + " bytes per device";
     result_.seconds = since(t0_);
     say("ilp: " + result_.message);
     return std::move(result_);
@@ -298,8 +295,8 @@ class OptimalPatternSearch {
   const IlpOptions& options_;
   const Clock::time_point t0_ = Clock::now();
   const bool solving_ = options_.time_limit > 0;
-  const Clock::time_point deadline_ =
-      t0_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(solving_ ? options_.time_limit : 0));
+  const Clock::time_point deadline_ = t0_ + std::chrono::duration_cast<Clock::duration>(
+                                                std::chrono::duration<double>(solving_ ? options_.time_limit : 0));
   const Instance base_;
   std::optional<Pattern> warm_;   // the model's warm start, if any
   std::string invalid_;           // why the warm start is no valid pattern; "" if valid
@@ -314,10 +311,14 @@ class OptimalPatternSearch {
 
 std::string_view to_string(IlpResult::Status status) {
   switch (status) {
-    case IlpResult::Status::Optimal: return "optimal";
-    case IlpResult::Status::Feasible: return "feasible";
-    case IlpResult::Status::Infeasible: return "infeasible";
-    case IlpResult::Status::Unknown: return "unknown";
+    case IlpResult::Status::Optimal:
+      return "optimal";
+    case IlpResult::Status::Feasible:
+      return "feasible";
+    case IlpResult::Status::Infeasible:
+      return "infeasible";
+    case IlpResult::Status::Unknown:
+      return "unknown";
   }
   return "unknown";
 }

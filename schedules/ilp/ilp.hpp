@@ -26,9 +26,9 @@ struct IlpOptions {
   std::optional<Allocation> allocation;  // fixed-allocation mode: device of every layer
   WeightPolicy weights = WeightPolicy::TwoBW;
   LinkModel links = LinkModel::Platform;  // which transfers exclude each other; Pair: seed 000 eq. 9
-  std::string write_model;               // path ending .lp or .mps: written before solving
-  std::optional<Pattern> warm_start;     // else the best heuristic (kfkb_pattern over allocations)
-  bool heuristic = true;                 // false: no heuristic warm start (CBC starts from nothing)
+  std::string write_model;                // path ending .lp or .mps: written before solving
+  std::optional<Pattern> warm_start;      // else the best heuristic (kfkb_pattern over allocations)
+  bool heuristic = true;                  // false: no heuristic warm start (CBC starts from nothing)
   // The heuristic's patterns with other copies than `copies` (PipeDream's
   // eager steady states that repeat every k' micro-batches) may be the
   // answer when faster per micro-batch (IlpResult::pattern); false: only
@@ -48,10 +48,10 @@ struct IlpResult {
   // micro-batch than every k-copy pattern found, or fits where none does:
   // then that one (PipeDream's shifts), status Feasible, bound the load bound, and `message` says so.
   std::optional<Pattern> pattern;
-  double period = 0;          // the pattern's exact period (pattern->copies micro-batches); the solver's T up to round-off
-  double bound = 0;           // CBC's lower bound on T
-  double gap = 0;             // (period - bound) / period
-  double seconds = 0;         // wall time of the whole call
+  double period = 0;   // the pattern's exact period (pattern->copies micro-batches); the solver's T up to round-off
+  double bound = 0;    // CBC's lower bound on T
+  double gap = 0;      // (period - bound) / period
+  double seconds = 0;  // wall time of the whole call
   double first_solution_seconds = -1;  // wall time until the first feasible pattern (warm start included)
   double heuristic_memory_needed = 0;  // on Infeasible/Unknown without a pattern: smallest per-device
                                        // memory with which a heuristic pattern fits (see docs/ilp.md)
@@ -60,8 +60,8 @@ struct IlpResult {
                                        // solver's), 0 if none: `period` unless a heuristic pattern with
                                        // other copies beat it (see IlpResult::pattern)
   int variables = 0, integers = 0, constraints = 0;
-  double build_seconds = 0;   // building the model (without the heuristic)
-  std::string message;        // one line: why infeasible/unknown, or how the pattern was obtained
+  double build_seconds = 0;  // building the model (without the heuristic)
+  std::string message;       // one line: why infeasible/unknown, or how the pattern was obtained
 };
 std::string_view to_string(IlpResult::Status status);
 

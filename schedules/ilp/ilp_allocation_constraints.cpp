@@ -70,12 +70,11 @@ void Formulation::add_allocation_constraints() {
             model_.add("ys_" + t, zt12, Sense::GreaterEqual, Y - X - both_cross);
             model_.add("xs_" + t, zt12, Sense::GreaterEqual, X - Y - both_cross);
           }
-          if (share[C::Disjoint])
-            model_.add("any_" + t, zt12, Sense::GreaterEqual, 1 - S - D - X - Y - both_cross);
+          if (share[C::Disjoint]) model_.add("any_" + t, zt12, Sense::GreaterEqual, 1 - S - D - X - Y - both_cross);
         }
         model_.add("eq10_" + t, zt12, Sense::LessEqual, 1 - z(a, a + 1));
         if (share[C::Disjoint]) continue;  // any two may share: no upper bound from the devices
-        LinExpr first, second;  // a literal of every class that shares, true when it holds
+        LinExpr first, second;             // a literal of every class that shares, true when it holds
         if (share[C::SameRoute]) first += S;
         if (share[C::Reverse]) first += Y, second += X;
         if (share[C::SameRoute]) second += D;

@@ -5,12 +5,12 @@
 #include <set>
 #include <stdexcept>
 
-#include "sim/exact_period.hpp"
 #include "patterns/pattern_analysis.hpp"
+#include "patterns/pattern_timing.hpp"
 #include "schedules/periodic/pattern_generators.hpp"
 #include "schedules/pipedream/pipedream.hpp"
-#include "patterns/pattern_timing.hpp"
 #include "schedules/pipedream/pipedream_baseline.hpp"
+#include "sim/exact_period.hpp"
 #include "sim/units.hpp"
 
 namespace pipesim::ilp {
@@ -133,7 +133,8 @@ HeuristicResult best_heuristic_pattern(const Workload& w, const Platform& platfo
   if (!options.allocation)
     for (const auto& [a, noam] : eager_list) allocations.insert(a);
   std::vector<std::pair<double, Allocation>> ranked;
-  for (const Allocation& a : allocations) ranked.push_back({pattern_period_bound(a, w, platform, options.copies, options.links), a});
+  for (const Allocation& a : allocations)
+    ranked.push_back({pattern_period_bound(a, w, platform, options.copies, options.links), a});
   std::stable_sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   HeuristicResult result;
   Progress progress(options);

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "patterns/allocation.hpp"
-#include "schedules/ilp/ilp.hpp"
 #include "patterns/pattern.hpp"
+#include "schedules/ilp/ilp.hpp"
 #include "sim/platform.hpp"
 #include "workloads/workload.hpp"
 
@@ -70,7 +70,6 @@ struct Instance {
 
 // Throws std::invalid_argument for bad options or a platform the mode cannot
 // use (see docs/ilp.md). upper: a known feasible period (0: none).
-Instance make_instance(const Workload& workload, const Platform& platform, const IlpOptions& options,
-                       double upper);
+Instance make_instance(const Workload& workload, const Platform& platform, const IlpOptions& options, double upper);
 
 }  // namespace pipesim::ilp

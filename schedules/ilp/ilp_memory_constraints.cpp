@@ -78,8 +78,8 @@ std::vector<int> Formulation::add_weight_versions() {
 // each variable added where the allocation leaves it open.
 Formulation::DeviceMemory Formulation::device_memory(int l, const std::vector<int>& versions) {
   const int L = in_.L, k = in_.k, n = in_.tasks();
-  const double U = 8.0 * L;                  // most shifts between F_l and B_l (paper: 8L)
-  const double most = k * (8.0 * L + 1);     // most micro-batches of a layer in flight on a device
+  const double U = 8.0 * L;               // most shifts between F_l and B_l (paper: 8L)
+  const double most = k * (8.0 * L + 1);  // most micro-batches of a layer in flight on a device
   DeviceMemory device{std::vector<LinExpr>(L * k), std::vector<LinExpr>(n), LinExpr(0)};
   for (int lp = 0; lp < L; ++lp)
     for (int c = 0; c < k; ++c) {

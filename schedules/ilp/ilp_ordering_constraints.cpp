@@ -25,8 +25,7 @@ void Formulation::add_ordering_constraints() {
                  tau(b) + db - tau(a) - K * (1 - zz));
     }
   // (17) (the lower side is a bound), (18).
-  for (int o = 0; o < N; ++o)
-    model_.add("eq17_" + in_.name(o), tau(o) + in_.duration[o], Sense::LessEqual, T());
+  for (int o = 0; o < N; ++o) model_.add("eq17_" + in_.name(o), tau(o) + in_.duration[o], Sense::LessEqual, T());
   for (int e = 1; e < n; ++e)
     if (has_transfer(e))
       for (int c = 0; c < in_.k; ++c) {

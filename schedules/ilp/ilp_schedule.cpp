@@ -59,8 +59,8 @@ ScheduleSize ilp_size(const Workload& w, const Platform& platform) {
     return size;  // the builder says why
   }
   size.pattern_items *= k;
-  const ilp::ModelSize model = ilp::estimated_model_size(static_cast<int>(w.layers.size()), platform.size(), k,
-                                                         allocation, weights);
+  const ilp::ModelSize model =
+      ilp::estimated_model_size(static_cast<int>(w.layers.size()), platform.size(), k, allocation, weights);
   char nonzeros[32];
   std::snprintf(nonzeros, sizeof nonzeros, "%.2g", model.nonzeros);
   size.builder_bytes = ilp::estimated_model_bytes(model);
@@ -93,10 +93,11 @@ GeneratedSchedule ilp_schedule(const Workload& w, const Platform& platform) {
     throw InputError(w.file, "schedule", e.what());
   }
   if (!result.pattern)
-    throw InputError(w.file, "schedule", "the ILP found no pattern (" + std::string(to_string(result.status)) +
-                                             "): " + result.message);
+    throw InputError(w.file, "schedule",
+                     "the ILP found no pattern (" + std::string(to_string(result.status)) + "): " + result.message);
   Pattern p = std::move(*result.pattern);
-  TaskGraph g = unroll_pattern(p, pattern_timing(p, w, platform), platform.size(), total_microbatches(w), w.microbatches);
+  TaskGraph g =
+      unroll_pattern(p, pattern_timing(p, w, platform), platform.size(), total_microbatches(w), w.microbatches);
   return {std::move(g), std::move(p)};
 }
 

@@ -23,8 +23,10 @@ ModelSize estimated_model_size(int layers, int devices, int copies, const std::o
     for (int l = 0; l < layers; ++l) ops[(*allocation)[l]] += 2 * k;
     for (int e = 1; e < 2 * layers; ++e) {
       const int a = (*allocation)[layer(e)], b = (*allocation)[layer(e + 1)];
-      if (a == b) inner[a] += 1;
-      else cross += 1;
+      if (a == b)
+        inner[a] += 1;
+      else
+        cross += 1;
     }
   } else {
     ops = {N}, inner = {E};
@@ -36,12 +38,12 @@ ModelSize estimated_model_size(int layers, int devices, int copies, const std::o
   const double transfers = cross * k;
   for (std::size_t g = 0; g < ops.size(); ++g) {
     const double pairs = ops[g] * (ops[g] - 1) / 2;
-    add(pairs, 5 * pairs, 18 * pairs);             // w, (5)-(7), (20)
-    const double waits = ops[g] * inner[g] * k;   // o, (22), and its term in (36)
+    add(pairs, 5 * pairs, 18 * pairs);           // w, (5)-(7), (20)
+    const double waits = ops[g] * inner[g] * k;  // o, (22), and its term in (36)
     add(waits, waits, 8 * waits);
   }
   const double transfer_pairs = transfers * (transfers - 1) / 2;
-  add(transfer_pairs, 5 * transfer_pairs, 18 * transfer_pairs);  // ~w, (14)-(16), (21)
+  add(transfer_pairs, 5 * transfer_pairs, 18 * transfer_pairs);            // ~w, (14)-(16), (21)
   add(1 + N + 5 * transfers, N + 12 * transfers, 2 * N + 76 * transfers);  // T, tau, ~tau, v: (17), (18), (23)-(30)
   // (36): the weights, the buffers and every layer-copy's stash (free mode
   // sigma and two w; fixed mode the lags themselves, at most every lag and w).
@@ -55,9 +57,9 @@ ModelSize estimated_model_size(int layers, int devices, int copies, const std::o
     add(holders + L * L, rows + L * L, rows * (2 + std::min(k * (4 * E + 4), 4 * E * k + 2 * N)) + 3 * L * L);
   }
   if (!allocation) {
-    add(L * L, L * L * L / 2 + L + 1, 2 * L * L * L + L * L);  // z, f, (1)-(3)
-    add(cross * cross / 2, 9 * cross * cross, 60 * cross * cross);         // ~z, (8)-(13)
-    add(L * L * k, 2 * L * L * k, L * L * k * (4 + 4 * E));                // sigma, (31)-(32)
+    add(L * L, L * L * L / 2 + L + 1, 2 * L * L * L + L * L);       // z, f, (1)-(3)
+    add(cross * cross / 2, 9 * cross * cross, 60 * cross * cross);  // ~z, (8)-(13)
+    add(L * L * k, 2 * L * L * k, L * L * k * (4 + 4 * E));         // sigma, (31)-(32)
   }
   return s;
 }

@@ -6,9 +6,9 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "sim/exact_period.hpp"
 #include "patterns/pattern_analysis.hpp"
 #include "patterns/pattern_timing.hpp"
+#include "sim/exact_period.hpp"
 
 namespace pipesim::ilp {
 namespace {
@@ -54,9 +54,8 @@ void order_by_rank(std::vector<int>& items, Before before, Time time) {
       if (a != b && before(b, a)) ++r;
     rank[a] = r;
   }
-  std::sort(items.begin(), items.end(), [&](int a, int b) {
-    return std::make_tuple(rank[a], time(a), a) < std::make_tuple(rank[b], time(b), b);
-  });
+  std::sort(items.begin(), items.end(),
+            [&](int a, int b) { return std::make_tuple(rank[a], time(a), a) < std::make_tuple(rank[b], time(b), b); });
 }
 
 }  // namespace
@@ -119,8 +118,7 @@ Pattern solution_to_pattern(const Formulation& F, const std::vector<double>& x, 
       if (p.ops[o].device == d) items.push_back(o);
     if (items.empty()) continue;
     order_by_rank(
-        items, [&](int a, int b) { return F.w(a, b).value(x) > 0.5; },
-        [&](int a) { return x[F.tau_index(a)]; });
+        items, [&](int a, int b) { return F.w(a, b).value(x) > 0.5; }, [&](int a) { return x[F.tau_index(a)]; });
     add_cycle(items, [&](int o) { return t.duration[o]; });
   }
   // Each link resource's transfers (the model's ~z covers every pair that shares one).

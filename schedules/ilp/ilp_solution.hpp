@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "schedules/ilp/ilp_formulation.hpp"
 #include "patterns/pattern.hpp"
+#include "schedules/ilp/ilp_formulation.hpp"
 #include "sim/platform.hpp"
 #include "workloads/workload.hpp"
 
@@ -33,8 +33,8 @@ Pattern solution_to_pattern(const Formulation& formulation, const std::vector<do
 // model rejects it (it does not fit in memory), or the LP ran past
 // `seconds` (wall clock; 0: no limit).
 std::optional<std::vector<double>> pattern_values(const Formulation& formulation, const Pattern& pattern,
-                                                  const Workload& workload, const Platform& platform,
-                                                  std::string& why, double seconds = 0);
+                                                  const Workload& workload, const Platform& platform, std::string& why,
+                                                  double seconds = 0);
 
 // The LP with every integer variable fixed at its value in x: T and the
 // times minimal, each auxiliary (sigma, o, b, y, versions) at its smallest

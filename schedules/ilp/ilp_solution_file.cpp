@@ -49,7 +49,7 @@ std::optional<std::vector<double>> read_solution_values(const std::string& path,
     const std::string l = lower(line);
     if (l.find("dual solution") != std::string::npos) break;  // HiGHS: duals follow, under the same names
     if (values == 0 && (l.find("infeasible") != std::string::npos || l.find("no solution") != std::string::npos))
-      says_infeasible = true;  // in the header: the status line
+      says_infeasible = true;                            // in the header: the status line
     if (line.find("<variable ") != std::string::npos) {  // CPLEX XML (not <variables>)
       std::smatch m;
       double v = 0;

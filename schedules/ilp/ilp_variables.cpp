@@ -35,16 +35,16 @@ void Formulation::add_variables() {
     zl_.assign(L * L, -1);
     for (int a = 0; a < L; ++a)
       for (int b = a + 1; b < L; ++b)
-        zl_[a * L + b] = model_.add_var("z_l" + std::to_string(a + 1) + "_l" + std::to_string(b + 1), 0, 1,
-                                        VarType::Binary);
+        zl_[a * L + b] =
+            model_.add_var("z_l" + std::to_string(a + 1) + "_l" + std::to_string(b + 1), 0, 1, VarType::Binary);
     for (int l = 0; l < L; ++l) f_.push_back(model_.add_var("f_l" + std::to_string(l + 1), 0, 1, VarType::Binary));
   }
   // (17), (19): 0 <= tau + d <= T (the upper side is a row), tau(F_1, copy 0) = 0.
   for (int o = 0; o < N; ++o) {
     const double d = in_.duration[o];
     const bool origin = o == in_.op(1, 0);
-    tau_.push_back(model_.add_var("tau_" + in_.name(o), origin ? 0 : -d, origin ? 0 : in_.T_upper - d,
-                                  VarType::Continuous));
+    tau_.push_back(
+        model_.add_var("tau_" + in_.name(o), origin ? 0 : -d, origin ? 0 : in_.T_upper - d, VarType::Continuous));
   }
   ttau_.assign(n * k, -1);
   v_.assign(n * k, -1), vp_ = v_, vt_ = v_, vtp_ = v_;
@@ -66,8 +66,7 @@ void Formulation::add_variables() {
       const LinExpr together = z(in_.task(a), in_.task(b));
       if (together.is_constant() && together.constant < 0.5) continue;
       const bool first_copies = in_.task(a) == 1 && in_.task(b) == 1 && in_.copy(b) == in_.copy(a) + 1;
-      w_[a * N + b] = model_.add_var("w_" + in_.name(a) + "_" + in_.name(b), first_copies ? 1 : 0, 1,
-                                     VarType::Binary);
+      w_[a * N + b] = model_.add_var("w_" + in_.name(a) + "_" + in_.name(b), first_copies ? 1 : 0, 1, VarType::Binary);
     }
   // ~z (free mode) per pair of edges that use links; ~w per pair of transfers that may share one.
   zt_.assign(n * n, -1);

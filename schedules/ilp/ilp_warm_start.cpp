@@ -3,13 +3,13 @@
 #include <OsiClpSolverInterface.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <numeric>
-#include <chrono>
 #include <tuple>
 
-#include "schedules/ilp/ilp_solution.hpp"
 #include "patterns/pattern_timing.hpp"
+#include "schedules/ilp/ilp_solution.hpp"
 
 namespace pipesim::ilp {
 
@@ -155,7 +155,8 @@ std::optional<std::vector<double>> pattern_values(const Formulation& F, const Pa
     }
   const auto start = std::chrono::steady_clock::now();
   auto full = complete_continuous(F, x, seconds);
-  if (!full && seconds > 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= seconds) {
+  if (!full && seconds > 0 &&
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= seconds) {
     why = "its LP was not solved within the time limit";
     return std::nullopt;
   }

@@ -1,7 +1,7 @@
 #include "schedules/ilp/linear_model.hpp"
 
-#include <OsiClpSolverInterface.hpp>
 #include <CoinPackedMatrix.hpp>
+#include <OsiClpSolverInterface.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -59,12 +59,12 @@ void LinearModel::add(const std::string& name, const LinExpr& lhs, Sense sense, 
     else
       row.terms.push_back({v, c});
   }
-  row.terms.erase(std::remove_if(row.terms.begin(), row.terms.end(),
-                                 [](const auto& t) { return std::abs(t.second) < 1e-13; }),
-                  row.terms.end());
+  row.terms.erase(
+      std::remove_if(row.terms.begin(), row.terms.end(), [](const auto& t) { return std::abs(t.second) < 1e-13; }),
+      row.terms.end());
   if (row.terms.empty()) {  // 0 (sense) rhs
     const double tol = 1e-9 * std::max(1.0, std::abs(row.rhs));
-    const bool ok = sense == Sense::LessEqual ? 0 <= row.rhs + tol
+    const bool ok = sense == Sense::LessEqual      ? 0 <= row.rhs + tol
                     : sense == Sense::GreaterEqual ? 0 >= row.rhs - tol
                                                    : std::abs(row.rhs) <= tol;
     if (!ok && violation_.empty()) violation_ = name;
@@ -80,8 +80,8 @@ int LinearModel::find(const std::string& name) const {
 }
 
 int LinearModel::integer_count() const {
-  return static_cast<int>(std::count_if(vars_.begin(), vars_.end(),
-                                        [](const Variable& v) { return v.type != VarType::Continuous; }));
+  return static_cast<int>(
+      std::count_if(vars_.begin(), vars_.end(), [](const Variable& v) { return v.type != VarType::Continuous; }));
 }
 
 double LinearModel::max_violation(const std::vector<double>& x) const {
@@ -110,7 +110,8 @@ std::pair<double, double> LinearModel::coefficient_range(bool scaled) const {
   double low = std::numeric_limits<double>::infinity(), high = 0;
   for (const Row& r : rows_) {
     const double f = scaled ? row_scale(r) : 1;
-    for (const auto& t : r.terms) low = std::min(low, std::abs(t.second) * f), high = std::max(high, std::abs(t.second) * f);
+    for (const auto& t : r.terms)
+      low = std::min(low, std::abs(t.second) * f), high = std::max(high, std::abs(t.second) * f);
   }
   return {high > 0 ? low : 0, high};
 }

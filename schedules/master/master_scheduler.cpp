@@ -23,27 +23,35 @@ std::string str(int v) { return std::to_string(v); }
 
 std::string_view to_string(MasterScheme scheme) {
   switch (scheme) {
-    case MasterScheme::DDP: return "ddp";
-    case MasterScheme::FSDP: return "fsdp";
-    case MasterScheme::GPipe: return "gpipe";
-    case MasterScheme::LPP: return "lpp";
-    case MasterScheme::FSLPP: return "fslpp";
+    case MasterScheme::DDP:
+      return "ddp";
+    case MasterScheme::FSDP:
+      return "fsdp";
+    case MasterScheme::GPipe:
+      return "gpipe";
+    case MasterScheme::LPP:
+      return "lpp";
+    case MasterScheme::FSLPP:
+      return "fslpp";
   }
   return "?";
 }
 
 std::string_view to_string(MasterPriority priority) {
   switch (priority) {
-    case MasterPriority::OneFOneB: return "1f1b";
-    case MasterPriority::DepthFirst: return "depth-first";
-    case MasterPriority::BreadthFirst: return "breadth-first";
+    case MasterPriority::OneFOneB:
+      return "1f1b";
+    case MasterPriority::DepthFirst:
+      return "depth-first";
+    case MasterPriority::BreadthFirst:
+      return "breadth-first";
   }
   return "?";
 }
 
 std::optional<MasterScheme> parse_master_scheme(std::string_view name) {
-  for (MasterScheme s : {MasterScheme::DDP, MasterScheme::FSDP, MasterScheme::GPipe, MasterScheme::LPP,
-                         MasterScheme::FSLPP})
+  for (MasterScheme s :
+       {MasterScheme::DDP, MasterScheme::FSDP, MasterScheme::GPipe, MasterScheme::LPP, MasterScheme::FSLPP})
     if (to_string(s) == name) return s;
   return std::nullopt;
 }
@@ -91,13 +99,13 @@ MasterShape master_shape(const MasterSpec& spec, int S, int B, int workers) {
                                              ", got workers = " + str(workers));
       if (spec.scheme == MasterScheme::FSDP && S > B)
         throw MasterSpecError("scheme", "fsdp keeps stage s's weights on worker s, so it needs S <= W = B; got S = " +
-                                             str(S) + ", B = " + str(B));
+                                            str(S) + ", B = " + str(B));
       break;
     case MasterScheme::GPipe:
       shape.W = S;
       if (workers != 0 && workers != S)
-        throw MasterSpecError("workers", "gpipe runs one stage per worker, so W = S = " + str(S) +
-                                             ", got workers = " + str(workers));
+        throw MasterSpecError(
+            "workers", "gpipe runs one stage per worker, so W = S = " + str(S) + ", got workers = " + str(workers));
       break;
     default:
       break;
@@ -108,21 +116,28 @@ MasterShape master_shape(const MasterSpec& spec, int S, int B, int workers) {
 int master_compute_worker(const MasterSpec& spec, const MasterShape& shape, int s, int b) {
   switch (spec.scheme) {
     case MasterScheme::DDP:
-    case MasterScheme::FSDP: return b;
-    case MasterScheme::GPipe: return s;
+    case MasterScheme::FSDP:
+      return b;
+    case MasterScheme::GPipe:
+      return s;
     case MasterScheme::LPP:
-    case MasterScheme::FSLPP: return shape.R * (b % shape.G) + s % shape.R;
+    case MasterScheme::FSLPP:
+      return shape.R * (b % shape.G) + s % shape.R;
   }
   return -1;
 }
 
 int master_weight_owner(const MasterSpec& spec, const MasterShape& shape, int s, int b) {
   switch (spec.scheme) {
-    case MasterScheme::DDP: return b;
+    case MasterScheme::DDP:
+      return b;
     case MasterScheme::FSDP:
-    case MasterScheme::GPipe: return s;
-    case MasterScheme::LPP: return shape.R * (b % shape.G) + s % shape.R;
-    case MasterScheme::FSLPP: return shape.R * (s % shape.G) + s % shape.R;
+    case MasterScheme::GPipe:
+      return s;
+    case MasterScheme::LPP:
+      return shape.R * (b % shape.G) + s % shape.R;
+    case MasterScheme::FSLPP:
+      return shape.R * (s % shape.G) + s % shape.R;
   }
   return -1;
 }
@@ -131,9 +146,12 @@ double master_priority(const MasterSpec& spec, const MasterShape& shape, int s, 
   const double S = shape.S, B = shape.B;
   const double k = backward ? 2 * S - 1 - s : s;
   switch (spec.priority) {
-    case MasterPriority::OneFOneB: return (backward ? 0 : 2 * S * B) + 2 * S * b + k;
-    case MasterPriority::DepthFirst: return 2 * S * b + k;
-    case MasterPriority::BreadthFirst: return B * k + b;
+    case MasterPriority::OneFOneB:
+      return (backward ? 0 : 2 * S * B) + 2 * S * b + k;
+    case MasterPriority::DepthFirst:
+      return 2 * S * b + k;
+    case MasterPriority::BreadthFirst:
+      return B * k + b;
   }
   return 0;
 }
@@ -298,8 +316,7 @@ int int_param(const Workload& w, const std::string& name, int min) {
   if (it == w.schedule_params.end()) return 0;
   const std::string& v = it->second;
   if (v.empty() || v.size() > 7 || v.find_first_not_of("0123456789") != std::string::npos || std::stoi(v) < min)
-    throw InputError(w.file, "schedule." + name,
-                     "expected an integer >= " + std::to_string(min) + ", got '" + v + "'");
+    throw InputError(w.file, "schedule." + name, "expected an integer >= " + std::to_string(min) + ", got '" + v + "'");
   return std::stoi(v);
 }
 
@@ -383,7 +400,8 @@ GeneratedSchedule master_schedule(const Workload& w, const Platform& platform) {
   if (w.iterations != 1)
     throw InputError(w.file, "iterations",
                      "schedule 'master' simulates one round of seed 003's master scheduler (every micro-batch "
-                     "forward and backward once); set iterations: 1, got " + std::to_string(w.iterations));
+                     "forward and backward once); set iterations: 1, got " +
+                         std::to_string(w.iterations));
   const MasterSpec spec = workload_spec(w);
   if (platform.size() == 0) throw InputError(platform.file, "hosts", "no devices");
   const double ref = reference_speed(w, platform);
@@ -422,8 +440,8 @@ GeneratedSchedule master_schedule(const Workload& w, const Platform& platform) {
     }
   for (const auto& [from, to] : pairs) {
     const Path& path = platform.path(from, to);
-    const std::string what = scheme + " moves data from " + platform.devices[from].name + " to " +
-                             platform.devices[to].name + " but ";
+    const std::string what =
+        scheme + " moves data from " + platform.devices[from].name + " to " + platform.devices[to].name + " but ";
     if (!path.exists) throw InputError(w.file, "schedule", what + "the platform has no route between them");
     if (!(path.bandwidth > 0)) throw InputError(w.file, "schedule", what + "their route has zero bandwidth");
   }

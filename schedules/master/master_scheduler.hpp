@@ -79,8 +79,7 @@ struct MasterShape {
 // "scheme", ...) and why, in one sentence.
 class MasterSpecError : public std::invalid_argument {
  public:
-  MasterSpecError(std::string param, const std::string& what)
-      : std::invalid_argument(what), param_(std::move(param)) {}
+  MasterSpecError(std::string param, const std::string& what) : std::invalid_argument(what), param_(std::move(param)) {}
   const std::string& param() const { return param_; }
 
  private:

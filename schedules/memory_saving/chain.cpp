@@ -17,14 +17,15 @@ std::string chain_error(const Chain& chain) {
   if (!usable(chain.input_gradient_size)) return "input_gradient_size: a finite number >= 0 expected";
   for (std::size_t i = 0; i < chain.layers.size(); ++i) {
     const ChainLayer& l = chain.layers[i];
-    const std::pair<const char*, double> fields[] = {
-        {"forward_time", l.forward_time},       {"backward_time", l.backward_time},
-        {"output_size", l.output_size},         {"tape_size", l.tape_size},
-        {"gradient_size", l.gradient_size},     {"forward_overhead", l.forward_overhead},
-        {"backward_overhead", l.backward_overhead}};
+    const std::pair<const char*, double> fields[] = {{"forward_time", l.forward_time},
+                                                     {"backward_time", l.backward_time},
+                                                     {"output_size", l.output_size},
+                                                     {"tape_size", l.tape_size},
+                                                     {"gradient_size", l.gradient_size},
+                                                     {"forward_overhead", l.forward_overhead},
+                                                     {"backward_overhead", l.backward_overhead}};
     for (const auto& [name, value] : fields)
-      if (!usable(value))
-        return "layers[" + std::to_string(i) + "]." + name + ": a finite number >= 0 expected";
+      if (!usable(value)) return "layers[" + std::to_string(i) + "]." + name + ": a finite number >= 0 expected";
     if (l.tape_size < l.output_size) {
       std::ostringstream s;
       s << "layers[" << i << "].tape_size: must be >= output_size (" << l.output_size << ")";

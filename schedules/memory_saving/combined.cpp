@@ -11,7 +11,8 @@ Solution solve_combined(const Chain& chain, double limit, int slots, double band
   Solution with_remat = solve_offloading(chain, limit, slots, bandwidth);
   Solution alone = solve_offload_only(chain, limit, slots, bandwidth);
   const double least = std::min(with_remat.min_feasible_limit, alone.min_feasible_limit);
-  Solution& best = alone.feasible && (!with_remat.feasible || alone.makespan < with_remat.makespan) ? alone : with_remat;
+  Solution& best =
+      alone.feasible && (!with_remat.feasible || alone.makespan < with_remat.makespan) ? alone : with_remat;
   best.min_feasible_limit = least;
   return best;
 }

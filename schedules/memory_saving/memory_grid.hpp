@@ -10,8 +10,8 @@
 namespace pipesim::memory_saving {
 
 struct MemoryGrid {
-  int slots = 0;     // N
-  double slot = 0;   // limit / N
+  int slots = 0;    // N
+  double slot = 0;  // limit / N
   // Sizes in slots, paper indexing: a[0..L], abar[1..L], delta[0..L],
   // of[1..L], ob[1..L] (index 0 of abar, of, ob unused).
   std::vector<int> a, abar, delta, of, ob;

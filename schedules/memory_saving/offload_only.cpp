@@ -48,7 +48,7 @@ struct Program {
   const Chain& chain;
   const MemoryGrid& g;
   double bandwidth;
-  int L = 0, N = 0, cap = 0;  // cap: more absent slots than this change nothing
+  int L = 0, N = 0, cap = 0;              // cap: more absent slots than this change nothing
   std::vector<long long> need_f, need_b;  // slots in use during F^x / B^k with every tape on the GPU
   std::vector<double> tape_transfer;
   std::vector<std::vector<double>> W;  // W[i][A]: least idle time from tape i's windows on
@@ -97,7 +97,8 @@ struct Program {
       const double v = idle(T, pre[j]) + idle(T, pre[m] - pre[s]);
       if (v < w.idle) w = {v, i + j, i + 1 + s};
     };
-    if (first > 0) set(first, last_tight + 1);
+    if (first > 0)
+      set(first, last_tight + 1);
     else
       for (int j = 1; j <= m; ++j) set(j, j);
     return w;
@@ -119,11 +120,16 @@ struct Program {
         for (int i2 = i + 1; i2 <= L - 2; ++i2) {
           const int x = i2, k = i2 + 1;
           if (!fits(need_f[x], A + ab) || !fits(need_b[k], A + ab)) break;
-          if (!tight_f && fits(need_f[x], A)) beside_f += uf(x);
-          else if (x == i + 1) break;
-          else tight_f = true;
-          if (!tight_b && fits(need_b[k], A)) beside_b += ub(k);
-          else tight_b = true;
+          if (!tight_f && fits(need_f[x], A))
+            beside_f += uf(x);
+          else if (x == i + 1)
+            break;
+          else
+            tight_f = true;
+          if (!tight_b && fits(need_b[k], A))
+            beside_b += ub(k);
+          else
+            tight_b = true;
           const double v = idle(T, beside_f) + idle(T, beside_b) + W[i2][after];
           if (v < best) best = v, how = i2;
         }
@@ -176,8 +182,10 @@ struct Program {
     for (int pos = 1; pos <= 2 * L; ++pos) {
       std::sort(prefetch_at[pos].rbegin(), prefetch_at[pos].rend());
       for (const int i : prefetch_at[pos]) steps.push_back({OpKind::Prefetch, i});
-      if (pos <= L) steps.push_back({OpKind::ForwardAll, pos});
-      else steps.push_back({OpKind::Backward, 2 * L + 1 - pos});
+      if (pos <= L)
+        steps.push_back({OpKind::ForwardAll, pos});
+      else
+        steps.push_back({OpKind::Backward, 2 * L + 1 - pos});
       if (free_at[pos]) steps.push_back({OpKind::Free, free_at[pos]});
       if (pos <= L && offload_at[pos]) steps.push_back({OpKind::Offload, pos});
     }

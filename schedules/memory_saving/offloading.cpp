@@ -82,10 +82,10 @@ struct Program {
   // offload of a^{p-1} (o) and the prefetch of a^q (q) that overlap it.
   struct Segment {
     int p, o, q;
-    double offload, prefetch;  // seconds
-    int release;               // slots a^{p-1} frees once offloaded
-    int reserve;               // slots kept for a^q's prefetch
-    int q_next;                // what the next segment prefetches
+    double offload, prefetch;         // seconds
+    int release;                      // slots a^{p-1} frees once offloaded
+    int reserve;                      // slots kept for a^q's prefetch
+    int q_next;                       // what the next segment prefetches
     int tape_forward, tape_backward;  // peaks of F_all^p and B^p
   };
   Segment segment(int p, int o, int q) const {
@@ -205,17 +205,17 @@ double min_feasible_limit_offloading(const Chain& chain, double bandwidth) {
         const double reserve = q ? chain.a(q) : 0;
         double best = o == 0 ? reserve + need[p][L] : kInf;
         if (p < L) {
-          best = std::min(best, std::max({chain.delta(L) + chain.abar(p) + of(p),
-                                          chain.abar(p) - release + P[p + 1][0][q_next],
-                                          reserve + chain.delta(p) + chain.abar(p) + chain.delta(p - 1) + ob(p)}));
+          best = std::min(
+              best, std::max({chain.delta(L) + chain.abar(p) + of(p), chain.abar(p) - release + P[p + 1][0][q_next],
+                              reserve + chain.delta(p) + chain.abar(p) + chain.delta(p - 1) + ob(p)}));
           double forward = 0;
           for (int c = p; c < L; ++c) {
             forward = std::max(forward, c == p ? chain.delta(L) + chain.a(p) + of(p)
                                                : chain.delta(L) + chain.a(c - 1) + chain.a(c) + of(c));
             for (int o_next = 0; o_next <= 1; ++o_next) {
               if (o_next && !std::isfinite(transfer(chain.a(c), bandwidth))) continue;
-              best = std::min(best, std::max({forward, chain.a(c) - release + P[c + 1][o_next][q_next],
-                                              reserve + need[p][c]}));
+              best = std::min(
+                  best, std::max({forward, chain.a(c) - release + P[c + 1][o_next][q_next], reserve + need[p][c]}));
             }
           }
         }

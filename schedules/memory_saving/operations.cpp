@@ -6,13 +6,20 @@ namespace pipesim::memory_saving {
 
 const char* op_kind_name(OpKind kind) {
   switch (kind) {
-    case OpKind::ForwardAll: return "F_all";
-    case OpKind::ForwardCheckpoint: return "F_ck";
-    case OpKind::ForwardNone: return "F_none";
-    case OpKind::Backward: return "B";
-    case OpKind::Offload: return "offload";
-    case OpKind::Prefetch: return "prefetch";
-    case OpKind::Free: return "free";
+    case OpKind::ForwardAll:
+      return "F_all";
+    case OpKind::ForwardCheckpoint:
+      return "F_ck";
+    case OpKind::ForwardNone:
+      return "F_none";
+    case OpKind::Backward:
+      return "B";
+    case OpKind::Offload:
+      return "offload";
+    case OpKind::Prefetch:
+      return "prefetch";
+    case OpKind::Free:
+      return "free";
   }
   return "?";
 }

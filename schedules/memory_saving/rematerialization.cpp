@@ -11,9 +11,7 @@
 
 namespace pipesim::memory_saving {
 
-double min_feasible_limit(const Chain& chain) {
-  return chain.input_size + remat_needs(chain)[1][chain.length()];
-}
+double min_feasible_limit(const Chain& chain) { return chain.input_size + remat_needs(chain)[1][chain.length()]; }
 
 Solution solve_rematerialization(const Chain& chain, double limit, int slots) {
   check_remat_inputs(chain, limit, slots);

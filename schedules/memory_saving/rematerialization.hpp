@@ -12,13 +12,13 @@ namespace pipesim::memory_saving {
 
 struct Solution {
   bool feasible = false;
-  double makespan = 0;          // optimal time on the grid (infinity when infeasible)
-  std::vector<Operation> ops;   // the sequence, timed and sized with the true sizes
-  double peak_memory = 0;       // max memory over ops (<= the limit)
+  double makespan = 0;         // optimal time on the grid (infinity when infeasible)
+  std::vector<Operation> ops;  // the sequence, timed and sized with the true sizes
+  double peak_memory = 0;      // max memory over ops (<= the limit)
   // The smallest limit under which some sequence of the model runs (true
   // sizes, no grid): set whether or not the limit given was enough.
   double min_feasible_limit = 0;
-  double slot = 0;              // grid step: limit / slots
+  double slot = 0;  // grid step: limit / slots
 };
 
 // limit: GPU memory for activations, gradients and overheads, a^0 included.

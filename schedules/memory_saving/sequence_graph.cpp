@@ -28,9 +28,7 @@ SequenceEmitter::SequenceEmitter(TaskGraph& graph, const Chain& chain, const Cha
       last_link_(kNoTask),
       gradient_(chain.length()) {}
 
-double SequenceEmitter::host_size(int i) const {
-  return host_tape_[i] ? chain_.layers[i - 1].tape_size : chain_.a(i);
-}
+double SequenceEmitter::host_size(int i) const { return host_tape_[i] ? chain_.layers[i - 1].tape_size : chain_.a(i); }
 
 Task SequenceEmitter::make(TaskKind kind, int layer) const {
   Task t;
@@ -75,12 +73,23 @@ std::vector<TaskId> SequenceEmitter::emit(const std::vector<Step>& steps, const 
     switch (kind) {
       case OpKind::ForwardAll:
       case OpKind::ForwardCheckpoint:
-      case OpKind::ForwardNone: ids.push_back(add_forward(kind, i)); break;
-      case OpKind::Backward: ids.push_back(add_backward(i)); break;
-      case OpKind::Offload: ids.push_back(add_offload(i)); break;
-      case OpKind::Prefetch: ids.push_back(add_prefetch(i)); break;
-      case OpKind::Free: ids.push_back(add_free(i)); break;
-      default: ids.push_back(kNoTask);
+      case OpKind::ForwardNone:
+        ids.push_back(add_forward(kind, i));
+        break;
+      case OpKind::Backward:
+        ids.push_back(add_backward(i));
+        break;
+      case OpKind::Offload:
+        ids.push_back(add_offload(i));
+        break;
+      case OpKind::Prefetch:
+        ids.push_back(add_prefetch(i));
+        break;
+      case OpKind::Free:
+        ids.push_back(add_free(i));
+        break;
+      default:
+        ids.push_back(kNoTask);
     }
   }
   after_.clear();

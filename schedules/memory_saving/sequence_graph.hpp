@@ -67,7 +67,7 @@ class SequenceEmitter {
   TaskId add_prefetch(int i);
   TaskId add_free(int i);
   [[noreturn]] void fail(const std::string& why) const;  // names the step
-  bool input_there(int i) const;  // a^{i-1} on the GPU, plain or in a tape
+  bool input_there(int i) const;                         // a^{i-1} on the GPU, plain or in a tape
   void free_input(int i, TaskId task);
 
   TaskId add(Task task, std::vector<TaskId> deps, bool gpu_order);
@@ -79,7 +79,7 @@ class SequenceEmitter {
   double host_size(int i) const;  // bytes of the host copy of layer i
 
   std::vector<bool> plain_, tape_, forwarded_, on_host_, host_tape_;  // host_tape_: the copy is ā^i
-  std::vector<TaskId> prefetch_, offload_;  // latest per a^i, kNoTask if none
+  std::vector<TaskId> prefetch_, offload_;                            // latest per a^i, kNoTask if none
   TaskId last_gpu_, last_link_;
   std::vector<TaskId> after_;
   int gradient_;

@@ -79,8 +79,6 @@ double peak_memory(const std::vector<Operation>& ops) {
   return peak;
 }
 
-double end_time(const std::vector<Operation>& ops) {
-  return ops.empty() ? 0 : ops.back().start + ops.back().duration;
-}
+double end_time(const std::vector<Operation>& ops) { return ops.empty() ? 0 : ops.back().start + ops.back().duration; }
 
 }  // namespace pipesim::memory_saving

@@ -65,8 +65,8 @@ std::string no_limit_works(const std::string& file, const std::string& field, co
 // use during the first forward of the last layer (a^0, δ^L, what is kept).
 double held_between_phases(const Solution& solution, int last_layer) {
   for (const Operation& op : solution.ops)
-    if (op.layer == last_layer && (op.kind == OpKind::ForwardAll || op.kind == OpKind::ForwardCheckpoint ||
-                                   op.kind == OpKind::ForwardNone))
+    if (op.layer == last_layer &&
+        (op.kind == OpKind::ForwardAll || op.kind == OpKind::ForwardCheckpoint || op.kind == OpKind::ForwardNone))
       return op.memory;
   return solution.peak_memory;
 }
@@ -104,8 +104,8 @@ int in_flight(const StageSequence& sequence) {
   return most;
 }
 
-std::vector<StageProgram> plan_stage_programs(const Workload& workload, const Platform& platform,
-                                              const StagePlan& plan, const std::vector<StageSequence>& sequences) {
+std::vector<StageProgram> plan_stage_programs(const Workload& workload, const Platform& platform, const StagePlan& plan,
+                                              const std::vector<StageSequence>& sequences) {
   std::vector<StageProgram> programs;
   if (!saves_memory(workload)) return programs;
   const bool per_stage = !workload.memory_saving_stages.empty();
@@ -132,8 +132,9 @@ std::vector<StageProgram> plan_stage_programs(const Workload& workload, const Pl
         p.host_memory = host_memory_of(platform, stage.device);
         if (p.host_memory < 0)
           throw InputError(workload.file, field + ".policy",
-                           std::string(option.policy == "both" ? "both offloads" : "offload moves activations") + " to host memory, but platform " + platform.file +
-                               " routes no host of kind host to " + device.name);
+                           std::string(option.policy == "both" ? "both offloads" : "offload moves activations") +
+                               " to host memory, but platform " + platform.file + " routes no host of kind host to " +
+                               device.name);
         bandwidth = std::min(platform.path(stage.device, p.host_memory).bandwidth,
                              platform.path(p.host_memory, stage.device).bandwidth);
       }
@@ -152,7 +153,8 @@ std::vector<StageProgram> plan_stage_programs(const Workload& workload, const Pl
       };
       if (option.fit) {
         double low = smallest_working_limit(p.chain, option.policy, option.slots, bandwidth);
-        if (!std::isfinite(low)) throw InfeasibleRun(no_limit_works(workload.file, field, where, option.policy, option.slots));
+        if (!std::isfinite(low))
+          throw InfeasibleRun(no_limit_works(workload.file, field, where, option.policy, option.slots));
         const Solution least = solve(p.chain, option.policy, low, option.slots, bandwidth);
         if (!least.feasible || fit_need(least) > free)
           throw InfeasibleRun(workload.file + ": " + field + ".limit: " + where + " needs at least " +
@@ -179,17 +181,20 @@ std::vector<StageProgram> plan_stage_programs(const Workload& workload, const Pl
             const int h = host_memory_of(platform, other.device);
             return h < 0 ? 0.0 : std::min(platform.path(other.device, h).bandwidth, platform.path(h, other.device).bandwidth);
           }() : 0.0;
-          const double need = smallest_working_limit(stage_chain(workload, platform, other), option.policy, option.slots, bw);
+          const double need =
+              smallest_working_limit(stage_chain(workload, platform, other), option.policy, option.slots, bw);
           if (need > least)
             least = need, who = "stage " + std::to_string(o) + " (" + platform.devices[other.device].name + ")";
         }
-        if (!std::isfinite(least)) throw InfeasibleRun(no_limit_works(workload.file, field, who, option.policy, option.slots));
+        if (!std::isfinite(least))
+          throw InfeasibleRun(no_limit_works(workload.file, field, who, option.policy, option.slots));
         std::string what = workload.file + ": " + field + ".limit: " + who + " needs at least " + bytes_text(least) +
                            " per micro-batch (policy " + option.policy + ", " + std::to_string(option.slots) +
                            " slots), the limit is " + bytes_text(given);
         if (option.limit <= 0)
-          what += " (auto: " + fmt::bytes(device.memory) + " minus " + fmt::bytes(reserved) + " static and buffers, over " +
-                  std::to_string(flight) + (flight == 1 ? " micro-batch" : " micro-batches") + " in flight)";
+          what += " (auto: " + fmt::bytes(device.memory) + " minus " + fmt::bytes(reserved) +
+                  " static and buffers, over " + std::to_string(flight) +
+                  (flight == 1 ? " micro-batch" : " micro-batches") + " in flight)";
         throw InfeasibleRun(what);
       };
       if (!(limit > 0)) infeasible(std::max(limit, 0.0));
@@ -199,9 +204,9 @@ std::vector<StageProgram> plan_stage_programs(const Workload& workload, const Pl
       const int L = p.chain.length();
       const std::vector<Step> steps = steps_of(p.solution.ops);
       std::size_t cut = 0;
-      while (cut < steps.size() && !(steps[cut].second == L && steps[cut].first != OpKind::Backward &&
-                                     steps[cut].first != OpKind::Offload && steps[cut].first != OpKind::Prefetch &&
-                                     steps[cut].first != OpKind::Free))
+      while (cut < steps.size() &&
+             !(steps[cut].second == L && steps[cut].first != OpKind::Backward && steps[cut].first != OpKind::Offload &&
+               steps[cut].first != OpKind::Prefetch && steps[cut].first != OpKind::Free))
         ++cut;
       p.forward_steps.assign(steps.begin(), steps.begin() + static_cast<long>(cut) + 1);
       p.backward_steps.assign(steps.begin() + static_cast<long>(cut) + 1, steps.end());

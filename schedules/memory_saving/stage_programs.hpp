@@ -48,8 +48,8 @@ struct StageProgram {
 // policy needing host memory the platform does not route to, and
 // InfeasibleRun naming the smallest limit that works when a stage's budget
 // is too small.
-std::vector<StageProgram> plan_stage_programs(const Workload& workload, const Platform& platform,
-                                              const StagePlan& plan, const std::vector<StageSequence>& sequences);
+std::vector<StageProgram> plan_stage_programs(const Workload& workload, const Platform& platform, const StagePlan& plan,
+                                              const std::vector<StageSequence>& sequences);
 
 // Puts each stage's program in place of its forward and backward tasks:
 // the forward phase for F(s,m), the rest for B(s,m). a^0 and δ^L are

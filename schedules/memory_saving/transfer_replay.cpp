@@ -100,8 +100,10 @@ std::vector<Operation> replay_with_transfers(const Chain& chain, const std::vect
   double used = 0;
   for (const Change& c : changes) {
     used += c.amount;
-    if (!level.empty() && level.back().first == c.time) level.back().second = used;
-    else level.push_back({c.time, used});
+    if (!level.empty() && level.back().first == c.time)
+      level.back().second = used;
+    else
+      level.push_back({c.time, used});
   }
   for (Operation& op : ops) {
     const double end = op.start + op.duration;

@@ -12,9 +12,9 @@
 namespace pipesim {
 namespace {
 
-constexpr double kTolerance = 1e-12;  // relative to the period: well inside find_overlap's 1e-9
+constexpr double kTolerance = 1e-12;      // relative to the period: well inside find_overlap's 1e-9
 constexpr std::size_t kMaxReleases = 64;  // releases tried per copy of kfkb_pattern
-constexpr int kMaxStretches = 64;  // periods tried above the load bound, in steps of 1/64 of it
+constexpr int kMaxStretches = 64;         // periods tried above the load bound, in steps of 1/64 of it
 
 // F and B of every layer and copy on the allocation's device, all at offset 0.
 Pattern skeleton(int k, const Allocation& a, WeightPolicy weights, LinkModel links) {
@@ -191,7 +191,11 @@ struct NoCommonSlot {};
 class Placer {
  public:
   Placer(Pattern p, const PatternTiming& t)
-      : p_(std::move(p)), t_(&t), succ_(p_.successors()), end_(p_.ops.size(), 0), arrival_(p_.ops.size(), 0),
+      : p_(std::move(p)),
+        t_(&t),
+        succ_(p_.successors()),
+        end_(p_.ops.size(), 0),
+        arrival_(p_.ops.size(), 0),
         placed_(p_.ops.size(), false) {}
 
   int op(int task_number, int copy) const {  // skeleton's index
@@ -258,8 +262,10 @@ class Placer {
     place_op(i);
     const int s = succ_[i];
     if (s < 0) return;
-    if (p_.ops[s].device == p_.ops[i].device) arrival_[s] = end_[i];
-    else place_transfer(i);
+    if (p_.ops[s].device == p_.ops[i].device)
+      arrival_[s] = end_[i];
+    else
+      place_transfer(i);
   }
 
   void place_op(int i) {

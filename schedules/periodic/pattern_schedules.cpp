@@ -3,21 +3,21 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "patterns/pattern_timing.hpp"
+#include "patterns/pattern_unroll.hpp"
+#include "patterns/pattern_yaml.hpp"
 #include "schedules/periodic/pattern_generators.hpp"
 #include "schedules/registry.hpp"
 #include "schedules/schedule_params.hpp"
 #include "schedules/stages/stage_plan.hpp"
-#include "patterns/pattern_yaml.hpp"
-#include "patterns/pattern_timing.hpp"
-#include "patterns/pattern_unroll.hpp"
 #include "sim/input_error.hpp"
 
 namespace pipesim {
 namespace {
 
 const std::set<std::string> kKfkbParams = {"allocation", "k", "weights", "links", "memory_policy"},
-                             kOneCopyParams = {"allocation", "weights", "links", "memory_policy"},
-                             kPatternFileParams = {"file", "memory_policy"};  // checked by load_workload_pattern
+                            kOneCopyParams = {"allocation", "weights", "links", "memory_policy"},
+                            kPatternFileParams = {"file", "memory_policy"};  // checked by load_workload_pattern
 
 GeneratedSchedule unrolled(const Workload& w, const Platform& platform, bool kfkb) {
   check_params(w, kfkb ? kKfkbParams : kOneCopyParams);

@@ -6,11 +6,11 @@
 #include <memory>
 #include <numeric>
 
-#include "sim/exact_period.hpp"
-#include "patterns/pattern_analysis.hpp"
 #include "patterns/link_resources.hpp"
+#include "patterns/pattern_analysis.hpp"
 #include "patterns/pattern_timing.hpp"
 #include "schedules/stages/stage_plan.hpp"
+#include "sim/exact_period.hpp"
 
 namespace pipesim {
 namespace {

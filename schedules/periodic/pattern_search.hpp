@@ -19,7 +19,7 @@ namespace pipesim {
 using PatternMaker = std::function<Pattern(const Allocation&)>;
 
 struct PatternSearch {
-  bool memory_aware = false;  // discard patterns whose pattern_memory peak exceeds Device::memory
+  bool memory_aware = false;              // discard patterns whose pattern_memory peak exceeds Device::memory
   LinkModel links = LinkModel::Platform;  // the maker's, for the lower bound that prunes allocations
 };
 

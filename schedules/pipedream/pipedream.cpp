@@ -5,12 +5,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "patterns/pattern_timing.hpp"
+#include "patterns/pattern_unroll.hpp"
 #include "schedules/pipedream/pipedream.hpp"
 #include "schedules/registry.hpp"
 #include "schedules/schedule_params.hpp"
 #include "sim/input_error.hpp"
-#include "patterns/pattern_timing.hpp"
-#include "patterns/pattern_unroll.hpp"
 
 namespace pipesim {
 
@@ -116,10 +116,14 @@ StageTasks index_tasks(const TaskGraph& g, const StagePlan& plan, int M) {
   ix.backward = ix.up = ix.down = ix.forward;
   for (TaskId id = 0; id < g.size(); ++id) {
     const Task& t = g.task(id);
-    if (t.kind == TaskKind::Forward) ix.forward[t.stage][t.microbatch] = id;
-    else if (t.kind == TaskKind::Backward) ix.backward[t.stage][t.microbatch] = id;
-    else if (t.stage + 1 < S && t.peer == plan.stages[t.stage + 1].device) ix.up[t.stage][t.microbatch] = id;
-    else ix.down[t.stage][t.microbatch] = id;
+    if (t.kind == TaskKind::Forward)
+      ix.forward[t.stage][t.microbatch] = id;
+    else if (t.kind == TaskKind::Backward)
+      ix.backward[t.stage][t.microbatch] = id;
+    else if (t.stage + 1 < S && t.peer == plan.stages[t.stage + 1].device)
+      ix.up[t.stage][t.microbatch] = id;
+    else
+      ix.down[t.stage][t.microbatch] = id;
   }
   return ix;
 }
@@ -135,8 +139,7 @@ int steady_cycle(const StageTasks& ix, const std::vector<double>& start, int m0,
     for (const auto* table : {&ix.forward, &ix.backward, &ix.up, &ix.down})
       for (const auto& per_stage : *table)
         for (int m = first; periodic && m < first + window; ++m)
-          if (per_stage[m] >= 0)
-            periodic = std::abs(start[per_stage[m + k]] - start[per_stage[m]] - T) <= 1e-9 * T;
+          if (per_stage[m] >= 0) periodic = std::abs(start[per_stage[m + k]] - start[per_stage[m]] - T) <= 1e-9 * T;
     if (periodic) return k;
   }
   return 0;

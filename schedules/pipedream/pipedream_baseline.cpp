@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <limits>
 #include <set>
-#include <utility>
 #include <stdexcept>
+#include <utility>
 
 #include "schedules/pipedream/pipedream.hpp"
 #include "schedules/stages/stage_plan.hpp"
@@ -29,7 +29,8 @@ PipeDreamPlan plan_of(const PipeDreamPartition& p, int layers) {
 
 double pipedream_memory_estimate(const Workload& workload, int first, int last, int slot, int machines) {
   double activations = 0, weights = 0;
-  for (int l = first; l <= last; ++l) activations += operator_activations(workload.layers[l]), weights += workload.layers[l].weights;
+  for (int l = first; l <= last; ++l)
+    activations += operator_activations(workload.layers[l]), weights += workload.layers[l].weights;
   return (activations + weights) * std::max(0, machines - 1 - slot);
 }
 
@@ -88,8 +89,10 @@ std::vector<BaselineConfig> pipedream_configurations(const Workload& workload, c
       const std::size_t to = hi;
       while (lo < hi) {  // the first feasible target
         const std::size_t mid = (lo + hi) / 2;
-        if (plan(targets[mid]).feasible) hi = mid;
-        else lo = mid + 1;
+        if (plan(targets[mid]).feasible)
+          hi = mid;
+        else
+          lo = mid + 1;
       }
       settings.push_back({communication, fewer, lo, to, free});
     }

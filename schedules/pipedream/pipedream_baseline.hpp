@@ -55,10 +55,10 @@ struct BaselineConfig {
 };
 
 struct BaselineOptions {
-  std::vector<double> memory_targets;                    // tried besides every threshold
-  std::vector<int> noams;                                // empty: 1 .. P
-  std::vector<bool> communication = {false, true};       // the transfer term off, on
-  std::vector<bool> fewer_machines = {false, true};      // --use_fewer_machines off, on
+  std::vector<double> memory_targets;                // tried besides every threshold
+  std::vector<int> noams;                            // empty: 1 .. P
+  std::vector<bool> communication = {false, true};   // the transfer term off, on
+  std::vector<bool> fewer_machines = {false, true};  // --use_fewer_machines off, on
   // Partitions per plan: 1, the planner's (ties to the earliest split); more,
   // also that many of the others PipeDream may return (pipedream_tied_partitions).
   std::size_t ties = 1;

@@ -43,8 +43,7 @@ struct Prefix {
   // compute_times[k + 1][j] etc. of the optimizer; k = -1: row 0 (from layer 0).
   double time(int k, int j) const { return k < 0 ? compute[j] : compute[j] - compute[k]; }
   double bytes(int k, int j) const {
-    return k < 0 ? activations[j] + parameters[j]
-                 : (activations[j] - activations[k]) + (parameters[j] - parameters[k]);
+    return k < 0 ? activations[j] + parameters[j] : (activations[j] - activations[k]) + (parameters[j] - parameters[k]);
   }
 };
 

@@ -4,9 +4,9 @@
 #include <charconv>
 #include <limits>
 #include <map>
-#include <tuple>
 #include <stdexcept>
 #include <string_view>
+#include <tuple>
 
 #include "schedules/stages/stage_plan.hpp"
 #include "sim/input_error.hpp"
@@ -32,8 +32,8 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 // communication actions are read.
 struct Cell {
   bool comm = false;
-  OrderedOp op;    // compute
-  CommOp message;  // comm
+  OrderedOp op;       // compute
+  CommOp message;     // comm
   bool pair = false;  // (aFm;bBn)OVERLAP_F_B: op is the F, second the B (or I)
   OrderedOp second;
 };
@@ -45,9 +45,10 @@ Cell parse_pair(std::string_view cell, const std::string& file, const std::strin
   const std::string got = ", got '" + std::string(cell) + "'";
   const std::string_view suffix = ")OVERLAP_F_B";
   const std::size_t semicolon = cell.find(';');
-  if (cell.front() != '(' || cell.size() <= suffix.size() ||
-      cell.substr(cell.size() - suffix.size()) != suffix || semicolon == std::string_view::npos)
-    throw InputError(file, where, "expected an overlapped pair (aFm;bBn)OVERLAP_F_B such as (0F3;7B1)OVERLAP_F_B" + got);
+  if (cell.front() != '(' || cell.size() <= suffix.size() || cell.substr(cell.size() - suffix.size()) != suffix ||
+      semicolon == std::string_view::npos)
+    throw InputError(file, where,
+                     "expected an overlapped pair (aFm;bBn)OVERLAP_F_B such as (0F3;7B1)OVERLAP_F_B" + got);
   const std::string_view first = trim(cell.substr(1, semicolon - 1)),
                          second = trim(cell.substr(semicolon + 1, cell.size() - suffix.size() - semicolon - 1));
   Cell out;
@@ -118,10 +119,10 @@ std::string device_name(const Platform& platform, int d) { return platform.devic
 }  // namespace
 
 std::string cell_name(const OrderedOp& op) {
-  const char letter = op.kind == TaskKind::Forward          ? 'F'
-                      : op.kind == TaskKind::Backward       ? 'B'
-                      : op.kind == TaskKind::BackwardInput  ? 'I'
-                                                            : 'W';
+  const char letter = op.kind == TaskKind::Forward         ? 'F'
+                      : op.kind == TaskKind::Backward      ? 'B'
+                      : op.kind == TaskKind::BackwardInput ? 'I'
+                                                           : 'W';
   return std::to_string(op.stage) + letter + std::to_string(op.microbatch);
 }
 
@@ -193,14 +194,14 @@ std::vector<std::pair<int, int>> orders_stage_layers(const ExplicitOrders& order
   if (!pl.automatic) {
     if (pl.stage_layers.size() != static_cast<std::size_t>(S))
       throw InputError(w.file, "placement",
-                       "lists " + std::to_string(pl.stage_layers.size()) + " stages, but " + orders.file +
-                           " has " + std::to_string(S) + " (stages 0.." + std::to_string(S - 1) + ")");
+                       "lists " + std::to_string(pl.stage_layers.size()) + " stages, but " + orders.file + " has " +
+                           std::to_string(S) + " (stages 0.." + std::to_string(S - 1) + ")");
     for (int s = 0; s < S; ++s)
       if (rank[s] >= 0 && pl.stage_hosts.at(s) != device_name(platform, rank[s]))
         throw InputError(w.file, "placement[" + std::to_string(s) + "].host",
                          "stage " + std::to_string(s) + " runs on rank " + std::to_string(rank[s]) + " (" +
-                             device_name(platform, rank[s]) + ") in " + orders.file + ", got '" +
-                             pl.stage_hosts[s] + "'");
+                             device_name(platform, rank[s]) + ") in " + orders.file + ", got '" + pl.stage_hosts[s] +
+                             "'");
     layers = pl.stage_layers;
   } else {
     if (pl.stages != 0 && pl.stages != S)
@@ -208,8 +209,9 @@ std::vector<std::pair<int, int>> orders_stage_layers(const ExplicitOrders& order
                        "expected " + std::to_string(S) + ", the number of stages in " + orders.file + ", got " +
                            std::to_string(pl.stages));
     if (S > L)
-      throw InputError(orders.file, "stages", std::to_string(S) + " stages, but the workload has only " +
-                                            std::to_string(L) + " layers (at most one stage per layer)");
+      throw InputError(orders.file, "stages",
+                       std::to_string(S) + " stages, but the workload has only " + std::to_string(L) +
+                           " layers (at most one stage per layer)");
     for (int s = 0; s < S; ++s)
       layers.push_back({static_cast<int>(1LL * s * L / S), static_cast<int>(1LL * (s + 1) * L / S) - 1});
   }
@@ -243,25 +245,34 @@ struct Slot {
 };
 int slot(TaskKind kind) {
   switch (kind) {
-    case TaskKind::Forward: return Slot::F;
-    case TaskKind::Backward: return Slot::B;
-    case TaskKind::BackwardInput: return Slot::I;
-    default: return Slot::W;
+    case TaskKind::Forward:
+      return Slot::F;
+    case TaskKind::Backward:
+      return Slot::B;
+    case TaskKind::BackwardInput:
+      return Slot::I;
+    default:
+      return Slot::W;
   }
 }
 
 struct StageInfo {
   int device = 0, first = 0, last = 0;
   double forward = 0, backward = 0, input_grad = 0, weight_grad = 0;  // flops of F, B, I, W
-  double input = 0, output = 0, stash = 0, weights = 0;  // bytes
+  double input = 0, output = 0, stash = 0, weights = 0;               // bytes
 };
 
 class OrdersBuilder {
  public:
   OrdersBuilder(const ExplicitOrders& o, const std::vector<StageInfo>& stages, int M, const Platform& platform,
                 double comm_seconds)
-      : orders_(o), st_(stages), S_(static_cast<int>(stages.size())), M_(M), platform_(platform),
-        comm_seconds_(comm_seconds), out_{TaskGraph(platform.size()), {}} {}
+      : orders_(o),
+        st_(stages),
+        S_(static_cast<int>(stages.size())),
+        M_(M),
+        platform_(platform),
+        comm_seconds_(comm_seconds),
+        out_{TaskGraph(platform.size()), {}} {}
 
   // Iteration i+1 repeats the orders after iteration i on every device; its
   // data depend only on itself (no global flush).
@@ -275,7 +286,8 @@ class OrdersBuilder {
     for (const auto& rank : orders_.ranks)
       for (std::size_t i = 0; i + 1 < rank.size(); ++i)
         if (rank[i].overlaps_next)
-          lane1_[slot(rank[i + 1].kind)][static_cast<std::size_t>(rank[i + 1].stage) * M_ + rank[i + 1].microbatch] = true;
+          lane1_[slot(rank[i + 1].kind)][static_cast<std::size_t>(rank[i + 1].stage) * M_ + rank[i + 1].microbatch] =
+              true;
     for (it_ = 0; it_ < iterations; ++it_) {
       for (auto& table : tasks_) table.assign(static_cast<std::size_t>(S_) * M_, kNone);
       output_transfer_ = gradient_transfer_ = tasks_[Slot::F];
@@ -288,7 +300,8 @@ class OrdersBuilder {
         continue;
       }
       for (const auto& rank : orders_.ranks)
-        for (std::size_t i = 0; i < rank.size(); ++i) append(rank, i, task(slot(rank[i].kind), rank[i].stage, rank[i].microbatch));
+        for (std::size_t i = 0; i < rank.size(); ++i)
+          append(rank, i, task(slot(rank[i].kind), rank[i].stage, rank[i].microbatch));
     }
     return std::move(out_);
   }
@@ -382,7 +395,9 @@ class OrdersBuilder {
   }
 
   // The task that yields the input gradient of (s, m): B, or I when split.
-  TaskId gradient_task(int s, int m) { return task(Slot::B, s, m) != kNone ? task(Slot::B, s, m) : task(Slot::I, s, m); }
+  TaskId gradient_task(int s, int m) {
+    return task(Slot::B, s, m) != kNone ? task(Slot::B, s, m) : task(Slot::I, s, m);
+  }
 
   // PyTorch's dry-run model of the comms format (_simulate_comms_compute):
   // every SEND and RECV occupies its rank for comm_seconds_, in the row's
@@ -424,8 +439,10 @@ class OrdersBuilder {
           if (!item.comm || item.id != kNone) continue;
           const CommOp& c = *item.comm;
           std::vector<TaskId> deps;
-          if (c.action == "SEND_F") deps.push_back(task(Slot::F, c.stage, c.microbatch));
-          else if (c.action == "SEND_B") deps.push_back(gradient_task(c.stage, c.microbatch));
+          if (c.action == "SEND_F")
+            deps.push_back(task(Slot::F, c.stage, c.microbatch));
+          else if (c.action == "SEND_B")
+            deps.push_back(gradient_task(c.stage, c.microbatch));
           else {
             const bool forward = c.action == "RECV_F";
             const auto it = send_at.find({forward ? "SEND_F" : "SEND_B", c.stage + (forward ? -1 : 1), c.microbatch});
@@ -469,9 +486,9 @@ class OrdersBuilder {
   const Platform& platform_;
   double comm_seconds_;  // < 0: SEND and RECV cells are not simulated
   OrdersGraph out_;
-  std::vector<TaskId> tasks_[4];  // [Slot][s * M + m]
+  std::vector<TaskId> tasks_[4];                             // [Slot][s * M + m]
   std::vector<TaskId> output_transfer_, gradient_transfer_;  // [s * M + m]
-  std::vector<std::vector<bool>> lane1_;  // [Slot][s * M + m]: the second op of an overlapped pair
+  std::vector<std::vector<bool>> lane1_;                     // [Slot][s * M + m]: the second op of an overlapped pair
 };
 
 }  // namespace
@@ -481,7 +498,8 @@ OrdersGraph build_orders_graph(const ExplicitOrders& orders, const std::vector<s
                                double comm_seconds) {
   const int S = orders.stages;
   auto fail = [](const std::string& what) { throw std::invalid_argument("explicit orders: " + what); };
-  if (S < 1 || M < 1 || iterations < 1 || stage_layers.size() != static_cast<std::size_t>(S)) fail("stages do not match");
+  if (S < 1 || M < 1 || iterations < 1 || stage_layers.size() != static_cast<std::size_t>(S))
+    fail("stages do not match");
   // Exactly once, each stage on one rank: what validate_orders reports in detail.
   std::vector<std::vector<int>> count(4, std::vector<int>(static_cast<std::size_t>(S) * M, 0));
   const std::vector<int> rank = orders.stage_ranks();

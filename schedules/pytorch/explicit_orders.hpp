@@ -120,7 +120,7 @@ struct OrdersGraph {
 // they are only checked (validate_orders) and transfers start when their
 // producer finishes.
 OrdersGraph build_orders_graph(const ExplicitOrders& orders, const std::vector<std::pair<int, int>>& stage_layers,
-                               const Workload& workload, const Platform& platform, int microbatches,
-                               int iterations = 1, double comm_seconds = -1);
+                               const Workload& workload, const Platform& platform, int microbatches, int iterations = 1,
+                               double comm_seconds = -1);
 
 }  // namespace pipesim

@@ -160,7 +160,7 @@ ExplicitOrders dualpipev_orders(int ranks, int microbatches) {
   for (int r = 0; r < P; ++r) {
     auto& ops = orders.ranks[r];
     std::vector<int> next_f(2 * P, 0), next_b(2 * P, 0);  // a B or an I takes the next backward
-    std::vector<std::pair<int, int>> pending_w;            // (stage, micro-batch) of Is without their W
+    std::vector<std::pair<int, int>> pending_w;           // (stage, micro-batch) of Is without their W
     std::size_t w_front = 0;
     const auto push = [&](K kind, int s, int m) { ops.push_back({kind, s, m, static_cast<int>(ops.size()) + 1}); };
     const auto forward = [&](int s) { push(K::Forward, s, next_f[s]++); };
@@ -170,7 +170,8 @@ ExplicitOrders dualpipev_orders(int ranks, int microbatches) {
       ++next_b[s];
     };
     const auto weight = [&] {
-      if (w_front < pending_w.size()) push(K::BackwardWeight, pending_w[w_front].first, pending_w[w_front].second), ++w_front;
+      if (w_front < pending_w.size())
+        push(K::BackwardWeight, pending_w[w_front].first, pending_w[w_front].second), ++w_front;
     };
     const auto overlapped = [&](int f, int b) {
       forward(f);

@@ -41,8 +41,7 @@ std::string ranges(const std::vector<int>& v) {
 // (SEND after its producer, on the producer's rank) and received once (RECV
 // before its consumer, on the consumer's rank); nothing else is sent.
 template <class Unique, class Add>
-void check_comms(const ExplicitOrders& orders, int M, const Platform& platform, const Unique& unique,
-                 const Add& add) {
+void check_comms(const ExplicitOrders& orders, int M, const Platform& platform, const Unique& unique, const Add& add) {
   const int S = orders.stages;
   const std::vector<int> rank = orders.stage_ranks();
   struct Seen {
@@ -51,7 +50,8 @@ void check_comms(const ExplicitOrders& orders, int M, const Platform& platform, 
   };
   std::map<std::tuple<std::string, int, int>, std::vector<Seen>> seen;
   for (std::size_t r = 0; r < orders.comms.size(); ++r)
-    for (const CommOp& c : orders.comms[r]) seen[{c.action, c.stage, c.microbatch}].push_back({static_cast<int>(r), &c});
+    for (const CommOp& c : orders.comms[r])
+      seen[{c.action, c.stage, c.microbatch}].push_back({static_cast<int>(r), &c});
   auto at = [&](const Seen& x) {
     return cell_name(*x.op) + " on " + rank_text(platform, x.rank) + " at column " + std::to_string(x.op->column);
   };
@@ -70,10 +70,9 @@ void check_comms(const ExplicitOrders& orders, int M, const Platform& platform, 
       };
       const Place* grad = unique(1, s + 1, m) ? unique(1, s + 1, m) : unique(2, s + 1, m);
       const Place* grad_user = unique(1, s, m) ? unique(1, s, m) : unique(2, s, m);
-      for (const Crossing& c : {Crossing{{"SEND_F", s, m}, {"RECV_F", s + 1, m}, lo, hi, unique(0, s, m),
-                                         unique(0, s + 1, m), "output"},
-                                Crossing{{"SEND_B", s + 1, m}, {"RECV_B", s, m}, hi, lo, grad, grad_user,
-                                         "input gradient"}}) {
+      for (const Crossing& c :
+           {Crossing{{"SEND_F", s, m}, {"RECV_F", s + 1, m}, lo, hi, unique(0, s, m), unique(0, s + 1, m), "output"},
+            Crossing{{"SEND_B", s + 1, m}, {"RECV_B", s, m}, hi, lo, grad, grad_user, "input gradient"}}) {
         expected.insert(c.send);
         expected.insert(c.recv);
         const auto& sends = seen[c.send];
@@ -84,33 +83,49 @@ void check_comms(const ExplicitOrders& orders, int M, const Platform& platform, 
           if (list->size() > 1) {
             std::string places;
             for (const Seen& x : *list) places += (places.empty() ? "" : ", ") + at(x);
-            add("structure", cell_name(*list->front().op) + " appears " + std::to_string(list->size()) + " times (" +
-                                 places + ")", list->front().rank);
+            add("structure",
+                cell_name(*list->front().op) + " appears " + std::to_string(list->size()) + " times (" + places + ")",
+                list->front().rank);
           }
         if (sends.empty() && recvs.empty()) {
-          add("structure", "no " + send_name + " and " + recv_name + ": stage " + std::to_string(std::get<1>(c.send)) +
-                               "'s " + c.what + " for micro-batch " + std::to_string(m) + " goes from " +
-                               rank_text(platform, c.from) + " to " + rank_text(platform, c.to), c.from);
+          add("structure",
+              "no " + send_name + " and " + recv_name + ": stage " + std::to_string(std::get<1>(c.send)) + "'s " +
+                  c.what + " for micro-batch " + std::to_string(m) + " goes from " + rank_text(platform, c.from) +
+                  " to " + rank_text(platform, c.to),
+              c.from);
           continue;
         }
-        if (recvs.empty()) add("structure", at(sends[0]) + " has no matching " + recv_name + " on " + rank_text(platform, c.to), c.to);
-        if (sends.empty()) add("structure", at(recvs[0]) + " has no matching " + send_name + " on " + rank_text(platform, c.from), c.from);
+        if (recvs.empty())
+          add("structure", at(sends[0]) + " has no matching " + recv_name + " on " + rank_text(platform, c.to), c.to);
+        if (sends.empty())
+          add("structure", at(recvs[0]) + " has no matching " + send_name + " on " + rank_text(platform, c.from),
+              c.from);
         for (const Seen& x : sends) {
-          if (x.rank != c.from) add("structure", at(x) + ": stage " + std::to_string(std::get<1>(c.send)) + " runs on " + rank_text(platform, c.from), x.rank);
+          if (x.rank != c.from)
+            add("structure",
+                at(x) + ": stage " + std::to_string(std::get<1>(c.send)) + " runs on " + rank_text(platform, c.from),
+                x.rank);
           else if (c.producer && c.producer->rank == x.rank && x.op->after <= c.producer->index)
-            add("dependency", at(x) + " comes before " + cell_name(*c.producer->op) + ", which produces what it sends", x.rank);
+            add("dependency", at(x) + " comes before " + cell_name(*c.producer->op) + ", which produces what it sends",
+                x.rank);
         }
         for (const Seen& x : recvs) {
-          if (x.rank != c.to) add("structure", at(x) + ": stage " + std::to_string(std::get<1>(c.recv)) + " runs on " + rank_text(platform, c.to), x.rank);
+          if (x.rank != c.to)
+            add("structure",
+                at(x) + ": stage " + std::to_string(std::get<1>(c.recv)) + " runs on " + rank_text(platform, c.to),
+                x.rank);
           else if (c.consumer && c.consumer->rank == x.rank && x.op->after > c.consumer->index)
-            add("dependency", at(x) + " comes after " + cell_name(*c.consumer->op) + ", which needs what it receives", x.rank);
+            add("dependency", at(x) + " comes after " + cell_name(*c.consumer->op) + ", which needs what it receives",
+                x.rank);
         }
       }
     }
   }
   for (const auto& [key, list] : seen)
     if (!expected.count(key) && !list.empty())
-      add("structure", at(list[0]) + ": nothing crosses devices there (no such stage or micro-batch, or both stages on one rank)", list[0].rank);
+      add("structure",
+          at(list[0]) + ": nothing crosses devices there (no such stage or micro-batch, or both stages on one rank)",
+          list[0].rank);
 }
 
 }  // namespace
@@ -124,7 +139,8 @@ std::vector<Violation> validate_orders(const ExplicitOrders& orders, int M, cons
     out.push_back({kind, message, rank < platform.size() ? rank : -1});
   };
   // Every place of every op: places[slot][s * M + m].
-  std::vector<std::vector<std::vector<Place>>> places(4, std::vector<std::vector<Place>>(static_cast<std::size_t>(S) * M));
+  std::vector<std::vector<std::vector<Place>>> places(4,
+                                                      std::vector<std::vector<Place>>(static_cast<std::size_t>(S) * M));
   std::vector<std::vector<int>> stage_on(S);  // ranks holding the stage
   std::vector<bool> has_ops(S, false);
   for (int r = 0; r < R; ++r)
@@ -172,8 +188,10 @@ std::vector<Violation> validate_orders(const ExplicitOrders& orders, int M, cons
     if (stage_on[s].size() > 1) {
       std::string ranks;
       for (int r : stage_on[s]) ranks += (ranks.empty() ? "" : ", ") + rank_text(platform, r);
-      add("structure", "stage " + std::to_string(s) + " has ops on several ranks: " + ranks +
-                           " (a stage's weights live on one device)", stage_on[s][0]);
+      add("structure",
+          "stage " + std::to_string(s) + " has ops on several ranks: " + ranks +
+              " (a stage's weights live on one device)",
+          stage_on[s][0]);
     }
   }
 
@@ -193,8 +211,9 @@ std::vector<Violation> validate_orders(const ExplicitOrders& orders, int M, cons
       const auto &f = places[0][k], &b = places[1][k], &i = places[2][k], &w = places[3][k];
       for (const auto* at : {&f, &b, &i, &w})
         if (at->size() > 1)
-          add("structure", cell_name(*at->front().op) + " appears " + std::to_string(at->size()) + " times (" +
-                               where(*at) + ")", at->front().rank);
+          add("structure",
+              cell_name(*at->front().op) + " appears " + std::to_string(at->size()) + " times (" + where(*at) + ")",
+              at->front().rank);
       if (f.empty()) no_forward.push_back(m);
       const std::string B = cell(TaskKind::Backward, s, m), I = cell(TaskKind::BackwardInput, s, m),
                         W = cell(TaskKind::BackwardWeight, s, m);
@@ -203,18 +222,20 @@ std::vector<Violation> validate_orders(const ExplicitOrders& orders, int M, cons
       else if (b.empty() && i.empty() && w.empty())
         no_backward.push_back(m);
       else if (b.empty() && (i.empty() || w.empty()))
-        add("structure", (i.empty() ? W + " without " + I : I + " without " + W) + ": a split backward needs both halves", r);
+        add("structure",
+            (i.empty() ? W + " without " + I : I + " without " + W) + ": a split backward needs both halves", r);
     }
-    const std::string tail =
-        microbatches_from_file
-            ? " (micro-batches 0.." + std::to_string(M - 1) + ": the workload gives no microbatches, so " +
-                  std::to_string(M) + " = 1 + the largest micro-batch in " + orders.file + ")"
-            : " (the workload has micro-batches 0.." + std::to_string(M - 1) + ")";
+    const std::string tail = microbatches_from_file
+                                 ? " (micro-batches 0.." + std::to_string(M - 1) +
+                                       ": the workload gives no microbatches, so " + std::to_string(M) +
+                                       " = 1 + the largest micro-batch in " + orders.file + ")"
+                                 : " (the workload has micro-batches 0.." + std::to_string(M - 1) + ")";
     if (!no_forward.empty())
       add("structure", "no F of stage " + std::to_string(s) + " for micro-batch" + ranges(no_forward) + tail, r);
     if (!no_backward.empty())
-      add("structure", "no backward (B, or I and W) of stage " + std::to_string(s) + " for micro-batch" +
-                           ranges(no_backward) + tail, r);
+      add("structure",
+          "no backward (B, or I and W) of stage " + std::to_string(s) + " for micro-batch" + ranges(no_backward) + tail,
+          r);
   }
 
   // A consumer before one of its producers on the same rank can never start.
@@ -234,7 +255,8 @@ std::vector<Violation> validate_orders(const ExplicitOrders& orders, int M, cons
   for (int s = 0; s < S; ++s)
     for (int m = 0; m < M; ++m) {
       check(unique(0, s, m), unique(0, s - 1, m), "whose output is its input");
-      const Place* gradient_from = s + 1 < S ? (unique(1, s + 1, m) ? unique(1, s + 1, m) : unique(2, s + 1, m)) : nullptr;
+      const Place* gradient_from =
+          s + 1 < S ? (unique(1, s + 1, m) ? unique(1, s + 1, m) : unique(2, s + 1, m)) : nullptr;
       for (int kind : {1, 2}) {
         check(unique(kind, s, m), unique(0, s, m), "whose stashed activations it needs");
         check(unique(kind, s, m), gradient_from, "which produces the gradient it starts from");

@@ -25,9 +25,8 @@ int rank_count(const Workload& w, const Platform& platform, int v) {
   if (given > 0) {
     if (given % v != 0)
       throw InputError(w.file, "placement",
-                       std::to_string(given) + " stages, but schedule '" + w.schedule + "' puts " +
-                           std::to_string(v) + " stages on each device (expected a multiple of " +
-                           std::to_string(v) + ")");
+                       std::to_string(given) + " stages, but schedule '" + w.schedule + "' puts " + std::to_string(v) +
+                           " stages on each device (expected a multiple of " + std::to_string(v) + ")");
     return given / v;
   }
   if (L < v)
@@ -102,7 +101,8 @@ GeneratedSchedule csv(const Workload& w, const Platform& platform) {
     try {
       c = parse_cost(step->second);
     } catch (const std::invalid_argument& e) {
-      throw InputError(w.file, "schedule.comm_step", "expected a duration like '1s', got '" + step->second + "' (" + e.what() + ")");
+      throw InputError(w.file, "schedule.comm_step",
+                       "expected a duration like '1s', got '" + step->second + "' (" + e.what() + ")");
     }
     if (c.flops || !(c.value >= 0) || c.value > kMaxCost)
       throw InputError(w.file, "schedule.comm_step", "expected a duration like '1s', got '" + step->second + "'");
@@ -110,7 +110,8 @@ GeneratedSchedule csv(const Workload& w, const Platform& platform) {
   }
   const auto it = w.schedule_params.find("file");
   if (it == w.schedule_params.end() || it->second.empty())
-    throw InputError(w.file, "schedule.file", "expected the path of a PyTorch compute CSV (schedule: {name: csv, file: orders.csv})");
+    throw InputError(w.file, "schedule.file",
+                     "expected the path of a PyTorch compute CSV (schedule: {name: csv, file: orders.csv})");
   const std::string path = schedule_file_path(w);
   ExplicitOrders orders = read_orders_csv(path);
   check_ranks_compute(orders, platform);

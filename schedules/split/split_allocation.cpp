@@ -28,8 +28,10 @@ void check_rates(const StageRates& r) {
     forward += r.forward[j];
     backward += r.backward[j];
   }
-  if (forward == 0) throw std::invalid_argument("allocation: no resource can run the forward pass (all forward speeds are zero)");
-  if (backward == 0) throw std::invalid_argument("allocation: no resource can run the backward pass (all backward speeds are zero)");
+  if (forward == 0)
+    throw std::invalid_argument("allocation: no resource can run the forward pass (all forward speeds are zero)");
+  if (backward == 0)
+    throw std::invalid_argument("allocation: no resource can run the backward pass (all backward speeds are zero)");
 }
 
 // backward / forward: the backward speed a resource gives up per unit of
@@ -46,8 +48,7 @@ bool same_ratio(double x, double y) {
 void sort_by_ratio(const double* a, const double* b, int m, std::vector<int>& order) {
   order.resize(m);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int x, int y) { return ratio(a[x], b[x]) < ratio(a[y], b[y]); });
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return ratio(a[x], b[x]) < ratio(a[y], b[y]); });
 }
 
 }  // namespace
@@ -129,8 +130,7 @@ std::optional<double> common_ratio(const StageRates& rates) {
 Allocation theorem1_allocation(const StageRates& rates) {
   const std::optional<double> c = common_ratio(rates);
   if (!c)
-    throw std::invalid_argument(
-        "allocation: Theorem 1 needs the same forward/backward time ratio on every resource");
+    throw std::invalid_argument("allocation: Theorem 1 needs the same forward/backward time ratio on every resource");
   return evaluate_allocation(rates, std::vector<double>(rates.forward.size(), *c / (*c + 1)));
 }
 

@@ -18,9 +18,9 @@ struct StageRates {
 };
 
 struct Allocation {
-  std::vector<double> beta;      // share of each resource given to forward
-  double forward_seconds = 0;    // f(p_i, sum beta_j r_j)
-  double backward_seconds = 0;   // g(p_i, sum (1 - beta_j) r_j)
+  std::vector<double> beta;     // share of each resource given to forward
+  double forward_seconds = 0;   // f(p_i, sum beta_j r_j)
+  double backward_seconds = 0;  // g(p_i, sum (1 - beta_j) r_j)
   double period() const { return forward_seconds > backward_seconds ? forward_seconds : backward_seconds; }
 };
 

@@ -204,9 +204,12 @@ Grouping sorting(const RateTable& t, int q) {
 Grouping group_devices(const GroupingProblem& problem, GroupingMethod method) {
   const RateTable t = rate_table(problem);
   switch (method) {
-    case GroupingMethod::LocalSearch: return local_search(t, problem.workers);
-    case GroupingMethod::BruteForce: return brute_force(t, problem.workers);
-    case GroupingMethod::Sorting: return sorting(t, problem.workers);
+    case GroupingMethod::LocalSearch:
+      return local_search(t, problem.workers);
+    case GroupingMethod::BruteForce:
+      return brute_force(t, problem.workers);
+    case GroupingMethod::Sorting:
+      return sorting(t, problem.workers);
   }
   throw std::invalid_argument("grouping: unknown method");
 }
@@ -227,14 +230,18 @@ GroupingMethod grouping_method(const std::string& name) {
   if (name == "local-search") return GroupingMethod::LocalSearch;
   if (name == "brute-force") return GroupingMethod::BruteForce;
   if (name == "sorting") return GroupingMethod::Sorting;
-  throw std::invalid_argument("grouping: unknown method '" + name + "' (expected local-search, brute-force or sorting)");
+  throw std::invalid_argument("grouping: unknown method '" + name +
+                              "' (expected local-search, brute-force or sorting)");
 }
 
 std::string grouping_method_name(GroupingMethod method) {
   switch (method) {
-    case GroupingMethod::LocalSearch: return "local-search";
-    case GroupingMethod::BruteForce: return "brute-force";
-    case GroupingMethod::Sorting: return "sorting";
+    case GroupingMethod::LocalSearch:
+      return "local-search";
+    case GroupingMethod::BruteForce:
+      return "brute-force";
+    case GroupingMethod::Sorting:
+      return "sorting";
   }
   return "?";
 }

@@ -39,8 +39,10 @@ void check_profile(const Device& d, const WorkerProfile& p) {
     forward = forward || f;
     backward = backward || b;
   }
-  if (!forward) throw std::invalid_argument("device '" + d.name + "': no resource can run the forward pass (zero speed)");
-  if (!backward) throw std::invalid_argument("device '" + d.name + "': no resource can run the backward pass (zero speed)");
+  if (!forward)
+    throw std::invalid_argument("device '" + d.name + "': no resource can run the forward pass (zero speed)");
+  if (!backward)
+    throw std::invalid_argument("device '" + d.name + "': no resource can run the backward pass (zero speed)");
 }
 
 }  // namespace

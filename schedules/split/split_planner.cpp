@@ -47,13 +47,15 @@ double worker_bandwidth(const Platform& platform, const std::vector<std::vector<
   if (k + 1 < workers) b = std::min(b, platform.path(groups[k][0], groups[k + 1][0]).bandwidth);
   if (k > 0) b = std::min(b, platform.path(groups[k][0], groups[k - 1][0]).bandwidth);
   if (!(b > 0))
-    throw InputError(platform.file, "host '" + platform.devices[groups[k][0]].name + "'", "no route to its neighbour worker");
+    throw InputError(platform.file, "host '" + platform.devices[groups[k][0]].name + "'",
+                     "no route to its neighbour worker");
   return b;
 }
 
 split::Device split_device(const Device& d) {
   split::Device out{d.name, {}};
-  for (const ComputeResource& r : device_resources(d)) out.resources.push_back({r.type, r.forward_speed, r.backward_speed});
+  for (const ComputeResource& r : device_resources(d))
+    out.resources.push_back({r.type, r.forward_speed, r.backward_speed});
   return out;
 }
 
@@ -110,9 +112,10 @@ std::vector<std::vector<int>> worker_groups(const Workload& w, const Platform& p
   split::GroupingProblem problem;
   problem.workers = workers;
   for (const Device& d : platform.devices) problem.devices.push_back(split_device(d));
-  for (const split::Layer& l : chain) problem.forward_flops += l.forward_flops, problem.backward_flops += l.backward_flops;
-  const split::GroupingMethod method = grouping == "algorithm2" ? split::GroupingMethod::LocalSearch
-                                                                  : split::grouping_method(grouping);
+  for (const split::Layer& l : chain)
+    problem.forward_flops += l.forward_flops, problem.backward_flops += l.backward_flops;
+  const split::GroupingMethod method =
+      grouping == "algorithm2" ? split::GroupingMethod::LocalSearch : split::grouping_method(grouping);
   try {
     split::Grouping g = split::group_devices(problem, method);
     period = g.period;
@@ -154,7 +157,8 @@ std::vector<ComputeResource> device_resources(const Device& device) {
 }
 
 namespace {
-const std::set<std::string> kParams = {"workers", "grouping", "partition", "epsilon", "allocation", "beta", "in_flight"};
+const std::set<std::string> kParams = {"workers",    "grouping", "partition", "epsilon",
+                                       "allocation", "beta",     "in_flight"};
 // Declared here, beside the check, so that a sweep finds an unknown one before running.
 const bool params_registered = register_schedule_params("split", kParams);
 }  // namespace
@@ -203,7 +207,8 @@ SplitPlan plan_split(const Workload& w, const Platform& platform) {
     const Device& d = platform.devices[groups[k][0]];
     try {
       worker.push_back(make_worker(platform, groups[k]));
-      profiles.push_back(split::profile_from_speeds(worker.back().resources, chain, worker_bandwidth(platform, groups, k)));
+      profiles.push_back(
+          split::profile_from_speeds(worker.back().resources, chain, worker_bandwidth(platform, groups, k)));
     } catch (const std::invalid_argument& e) {
       const std::string what = e.what();
       if (what.rfind("layer ", 0) == 0) throw InputError(w.file, "layers", what);
@@ -232,11 +237,13 @@ SplitPlan plan_split(const Workload& w, const Platform& platform) {
     const split::StageRates rates = costs.rates(stage.first_layer, stage.last_layer);
     split::Allocation a;
     try {
-      a = plan.allocation == "optimal" ? split::optimal_allocation(rates)
-                                       : split::evaluate_allocation(rates, std::vector<double>(rates.forward.size(), beta));
+      a = plan.allocation == "optimal"
+              ? split::optimal_allocation(rates)
+              : split::evaluate_allocation(rates, std::vector<double>(rates.forward.size(), beta));
     } catch (const std::invalid_argument& e) {
       if (plan.allocation == "none")
-        throw InputError(w.file, "schedule.beta", "beta " + fmt::number(beta) + " on host '" + d.name + "': " + e.what());
+        throw InputError(w.file, "schedule.beta",
+                         "beta " + fmt::number(beta) + " on host '" + d.name + "': " + e.what());
       platform_error(platform, d, e.what());
     }
     for (const std::vector<int>& types : worker[s].type_of) {

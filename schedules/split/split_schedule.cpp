@@ -40,7 +40,8 @@ std::vector<Part> parts(const Platform& platform, const SplitStagePlan& stage, b
       const double share = forward ? stage.beta[i][j] : 1 - stage.beta[i][j];
       const double speed = forward ? resources[j].forward_speed : resources[j].backward_speed;
       if (share < 1e-12 || speed <= 0) continue;  // takes no part (an exact optimum gives 0)
-      out.push_back({stage.devices[i], static_cast<int>(j), std::min(share, 1.0), share * speed, resources[j].speed / speed});
+      out.push_back(
+          {stage.devices[i], static_cast<int>(j), std::min(share, 1.0), share * speed, resources[j].speed / speed});
       total += share * speed;
     }
   }
@@ -137,7 +138,8 @@ class SplitBuilder {
         graph_.add_memory(id, st.device, Comm, MemoryWhen::AtStart, p.fraction * st.output_bytes);
         if (s > 0) graph_.add_memory(id, st.device, Comm, MemoryWhen::AtFinish, -p.fraction * st.input_bytes);
       } else {
-        graph_.add_memory(id, st.device, MemoryCategory::Activations, MemoryWhen::AtFinish, -p.fraction * st.stash_bytes);
+        graph_.add_memory(id, st.device, MemoryCategory::Activations, MemoryWhen::AtFinish,
+                          -p.fraction * st.stash_bytes);
         graph_.add_memory(id, st.device, Comm, MemoryWhen::AtStart, p.fraction * st.input_bytes);
         if (s + 1 < S_) graph_.add_memory(id, st.device, Comm, MemoryWhen::AtFinish, -p.fraction * st.output_bytes);
       }
@@ -185,7 +187,7 @@ class SplitBuilder {
   std::vector<StageInfo> stages_;
   std::vector<std::pair<int, int>> layers_;
   std::vector<std::vector<std::vector<TaskId>>> fwd_, bwd_;  // [stage][micro-batch]: the parts
-  std::vector<std::vector<TaskId>> up_, down_;  // up_[s]: s -> s+1; down_[s]: s+1 -> s
+  std::vector<std::vector<TaskId>> up_, down_;               // up_[s]: s -> s+1; down_[s]: s+1 -> s
 };
 
 GeneratedSchedule split_workload_schedule(const Workload& w, const Platform& platform) {
@@ -209,7 +211,8 @@ ScheduleSize split_size(const Workload& w, const Platform& platform) {
           std::to_string(static_cast<int>(S)) + " stages"};
 }
 
-const bool registered = register_schedule({"split"}, split_workload_schedule, split_size) && mark_shares_resources("split");
+const bool registered =
+    register_schedule({"split"}, split_workload_schedule, split_size) && mark_shares_resources("split");
 
 }  // namespace
 

@@ -14,11 +14,9 @@ void check(const PartitionProblem& pb) {
   if (P > L) throw std::invalid_argument("partition: more stages than layers");
   for (const auto& row : pb.layer_seconds)
     if (row.size() != L) throw std::invalid_argument("partition: ragged layer_seconds");
-  if (pb.boundary_seconds.size() + 1 < P)
-    throw std::invalid_argument("partition: missing boundary_seconds rows");
+  if (pb.boundary_seconds.size() + 1 < P) throw std::invalid_argument("partition: missing boundary_seconds rows");
   for (std::size_t s = 0; s + 1 < P; ++s)
-    if (pb.boundary_seconds[s].size() + 1 < L)
-      throw std::invalid_argument("partition: short boundary_seconds row");
+    if (pb.boundary_seconds[s].size() + 1 < L) throw std::invalid_argument("partition: short boundary_seconds row");
 }
 
 // Stage s over layers [first, last]: plain sum, shared by load and brute force.

@@ -19,16 +19,18 @@ int count_microbatches(const std::vector<StageSequence>& sequences) {
     if (sequences[s].size() != static_cast<std::size_t>(2 * M))
       throw std::logic_error("pipeline builder: stages disagree on the micro-batch count");
     for (const Op& op : sequences[s]) {
-      if (op.microbatch < 0 || op.microbatch >= M)
-        throw std::logic_error("pipeline builder: micro-batch out of range");
-      if (op.kind == TaskKind::Forward) ++seen_f[op.microbatch];
-      else if (op.kind == TaskKind::Backward) ++seen_b[op.microbatch];
-      else throw std::logic_error("pipeline builder: only Forward and Backward are supported");
+      if (op.microbatch < 0 || op.microbatch >= M) throw std::logic_error("pipeline builder: micro-batch out of range");
+      if (op.kind == TaskKind::Forward)
+        ++seen_f[op.microbatch];
+      else if (op.kind == TaskKind::Backward)
+        ++seen_b[op.microbatch];
+      else
+        throw std::logic_error("pipeline builder: only Forward and Backward are supported");
     }
     for (int m = 0; m < M; ++m)
       if (seen_f[m] != 1 || seen_b[m] != 1)
-        throw std::logic_error("pipeline builder: stage " + std::to_string(s) +
-                               " must run F and B of micro-batch " + std::to_string(m) + " once");
+        throw std::logic_error("pipeline builder: stage " + std::to_string(s) + " must run F and B of micro-batch " +
+                               std::to_string(m) + " once");
   }
   return M;
 }
@@ -36,7 +38,11 @@ int count_microbatches(const std::vector<StageSequence>& sequences) {
 class Builder {
  public:
   Builder(const StagePlan& plan, int M, int device_count, StageComputeEmitter* compute)
-      : plan_(plan), S_(static_cast<int>(plan.stages.size())), M_(M), graph_(device_count), compute_(compute),
+      : plan_(plan),
+        S_(static_cast<int>(plan.stages.size())),
+        M_(M),
+        graph_(device_count),
+        compute_(compute),
         shared_(shares_devices(plan)) {
     for (const Stage& st : plan.stages) {
       graph_.add_static_memory(st.device, MemoryCategory::Weights, st.weight_bytes);
@@ -191,18 +197,18 @@ class Builder {
   int S_, M_;
   int it_ = 0;
   TaskGraph graph_;
-  Ids forward_, backward_;  // F(s, m), B(s, m)
-  Ids output_transfer_;     // [s][m]: F(s, m)'s output, s -> s+1
-  Ids gradient_transfer_;   // [s][m]: B(s+1, m)'s input gradient, s+1 -> s
+  Ids forward_, backward_;       // F(s, m), B(s, m)
+  Ids output_transfer_;          // [s][m]: F(s, m)'s output, s -> s+1
+  Ids gradient_transfer_;        // [s][m]: B(s+1, m)'s input gradient, s+1 -> s
   std::vector<StageOp> merged_;  // one iteration's order when stages share a device
   StageComputeEmitter* compute_;
-  bool shared_;                  // some device runs several stages
+  bool shared_;  // some device runs several stages
 };
 
 }  // namespace
 
-TaskGraph build_pipeline(const StagePlan& plan, const std::vector<StageSequence>& sequences,
-                         int iterations, int device_count, StageComputeEmitter* compute) {
+TaskGraph build_pipeline(const StagePlan& plan, const std::vector<StageSequence>& sequences, int iterations,
+                         int device_count, StageComputeEmitter* compute) {
   if (plan.stages.empty()) throw std::logic_error("pipeline builder: no stages");
   if (sequences.size() != plan.stages.size())
     throw std::logic_error("pipeline builder: one sequence per stage expected");

@@ -49,7 +49,7 @@ class StageComputeEmitter {
 // every micro-batch 0..M-1 exactly once. Iteration i+1 repeats it after
 // iteration i on each device (flush). Throws std::logic_error on malformed or
 // deadlocking sequences.
-TaskGraph build_pipeline(const StagePlan& plan, const std::vector<StageSequence>& sequences,
-                         int iterations, int device_count, StageComputeEmitter* compute = nullptr);
+TaskGraph build_pipeline(const StagePlan& plan, const std::vector<StageSequence>& sequences, int iterations,
+                         int device_count, StageComputeEmitter* compute = nullptr);
 
 }  // namespace pipesim

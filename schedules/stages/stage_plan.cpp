@@ -38,8 +38,7 @@ void check_route(const Workload& w, const Platform& p, int from, int to, const s
 
 Stage make_stage(const Workload& w, const Platform& p, double ref, int first, int last, int device) {
   const double speed = p.devices[device].speed;
-  if (!(speed > 0))
-    throw InputError(p.file, "host " + p.devices[device].name, "speed must be positive");
+  if (!(speed > 0)) throw InputError(p.file, "host " + p.devices[device].name, "speed must be positive");
   Stage st;
   st.first_layer = first;
   st.last_layer = last;
@@ -64,11 +63,12 @@ StagePlan explicit_plan(const Workload& w, const Platform& p, double ref, Stages
   const int L = static_cast<int>(w.layers.size());
   if (S == 0) throw InputError(w.file, "placement", "no stages");
   if (pl.stage_hosts.size() != pl.stage_layers.size())
-    throw InputError(w.file, "placement", std::to_string(S) + " layer ranges but " +
-                                              std::to_string(pl.stage_hosts.size()) + " hosts");
+    throw InputError(w.file, "placement",
+                     std::to_string(S) + " layer ranges but " + std::to_string(pl.stage_hosts.size()) + " hosts");
   if (per_device == StagesPerDevice::One && S > p.size())
-    throw InputError(w.file, "placement", std::to_string(S) + " stages but only " +
-                                              std::to_string(p.size()) + " devices" + one_per_device(w));
+    throw InputError(
+        w.file, "placement",
+        std::to_string(S) + " stages but only " + std::to_string(p.size()) + " devices" + one_per_device(w));
   StagePlan plan;
   std::set<int> used;
   for (int i = 0; i < S; ++i) {
@@ -78,13 +78,11 @@ StagePlan explicit_plan(const Workload& w, const Platform& p, double ref, Stages
     if (first != expected || last < first || last >= L || (i == S - 1 && last != L - 1))
       throw InputError(w.file, at + ".layers",
                        "stages must cover layers 0.." + std::to_string(L - 1) +
-                           " contiguously, in order (this one should start at " +
-                           std::to_string(expected) + ")");
+                           " contiguously, in order (this one should start at " + std::to_string(expected) + ")");
     const std::string& host = pl.stage_hosts[i];
     const int device = p.find(host);
     if (device < 0)
-      throw InputError(w.file, at + ".host",
-                       "unknown host '" + host + "' (devices: " + device_names(p) + ")");
+      throw InputError(w.file, at + ".host", "unknown host '" + host + "' (devices: " + device_names(p) + ")");
     if (is_host_memory(p.devices[device]))
       throw InputError(w.file, at + ".host",
                        "host '" + host + "' is host memory (kind host): it stores offloaded bytes and runs no stage");
@@ -162,8 +160,7 @@ bool shares_devices(const StagePlan& plan) {
 int planned_stage_count(const Workload& w, const Platform& p) {
   const int L = static_cast<int>(w.layers.size());
   if (!w.placement.automatic) return static_cast<int>(w.placement.stage_layers.size());
-  return w.placement.stages > 0 ? w.placement.stages
-                                : std::min(static_cast<int>(compute_devices(p).size()), L);
+  return w.placement.stages > 0 ? w.placement.stages : std::min(static_cast<int>(compute_devices(p).size()), L);
 }
 
 }  // namespace pipesim

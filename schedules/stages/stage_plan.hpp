@@ -13,7 +13,7 @@ namespace pipesim {
 struct Stage {
   int first_layer = 0;  // inclusive, 0-based
   int last_layer = 0;
-  int device = 0;       // index into Platform::devices
+  int device = 0;  // index into Platform::devices
   double forward_seconds = 0;
   double backward_seconds = 0;
   double forward_flops = 0;

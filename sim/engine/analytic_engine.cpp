@@ -21,8 +21,7 @@ std::string analytic_refusal(const std::map<std::string, std::string>& config, c
     return it == config.end() ? std::string() : it->second;
   };
   auto setting = [&](const std::string& key) { return "--cfg " + key + ":" + value(key); };
-  if (platform.time_varying)
-    return "the platform has profiles (speeds, bandwidths or states that change over time)";
+  if (platform.time_varying) return "the platform has profiles (speeds, bandwidths or states that change over time)";
   if (value("network/model") != "CM02") return setting("network/model") + " changes transfer times";
   if (const std::string h = value("host/model"); !h.empty() && h != "default" && h != "compound")
     return setting("host/model") + " changes how hosts and links are shared";
@@ -37,7 +36,8 @@ std::string analytic_refusal(const std::map<std::string, std::string>& config, c
   if (!value("network/TCP-gamma").empty() && std::strtod(value("network/TCP-gamma").c_str(), nullptr) != 0.0)
     return setting("network/TCP-gamma") + " caps transfer rates";
   settings.bounded_cpu = value("cpu/optim") == "Lazy";
-  if (!value("surf/precision").empty()) settings.timing_precision = std::strtod(value("surf/precision").c_str(), nullptr);
+  if (!value("surf/precision").empty())
+    settings.timing_precision = std::strtod(value("surf/precision").c_str(), nullptr);
   return {};
 }
 

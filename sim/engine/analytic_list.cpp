@@ -42,7 +42,8 @@ class ListSchedule {
       speed.push_back(device.resources.empty() ? device.speed : device.resources[0].speed);
     bool suspicious = false, lanes = false;
     shapes_.resize(graph.shape_count());
-    for (std::uint32_t s = 0; s < graph.shape_count(); ++s) {  // in id order: routes made in the order of their first task
+    for (std::uint32_t s = 0; s < graph.shape_count();
+         ++s) {  // in id order: routes made in the order of their first task
       const Task& task = graph.shape(s).task;
       Cost& cost = shapes_[s];
       if (!(task.amount >= 0 && task.amount < 9.2e18)) suspicious = true;  // also NaN and inf
@@ -69,7 +70,8 @@ class ListSchedule {
     eligible_ = !lanes && ordered == computes_;
     if (suspicious) {  // the precise input error, or a graph for the event replay
       std::vector<std::size_t> resources;
-      for (const Device& device : platform_.devices) resources.push_back(std::max<std::size_t>(1, device.resources.size()));
+      for (const Device& device : platform_.devices)
+        resources.push_back(std::max<std::size_t>(1, device.resources.size()));
       check_task_amounts(graph, resources, settings_.bounded_cpu);
     }
   }
@@ -98,7 +100,7 @@ class ListSchedule {
   }
 
  private:
-  static constexpr std::uint32_t kComputeFlag = 0x80000000u;  // | device
+  static constexpr std::uint32_t kComputeFlag = 0x80000000u;   // | device
   static constexpr std::uint32_t kInstant = kComputeFlag - 1;  // a transfer that moves nothing
 
   // What every task of a shape costs, and where.
@@ -299,8 +301,8 @@ class ListSchedule {
   }
 
   std::uint32_t route(const Task& task) {
-    const std::uint64_t key = static_cast<std::uint64_t>(task.device) * platform_.devices.size() +
-                              static_cast<std::uint64_t>(task.peer);
+    const std::uint64_t key =
+        static_cast<std::uint64_t>(task.device) * platform_.devices.size() + static_cast<std::uint64_t>(task.peer);
     std::uint32_t& id = route_map_.try_emplace(key, kNone).first->second;
     if (id == kNone) {
       id = static_cast<std::uint32_t>(routes_.size());
@@ -379,14 +381,16 @@ class ListSchedule {
     for (std::size_t b = 0; b < unsorted.size(); ++b) {
       const std::uint32_t l = unsorted[b];
       transfers.clear();
-      for (std::uint32_t i = offsets[b]; i < offsets[b + 1]; ++i) transfers.push_back({timeline_.start[carried[i]], carried[i]});
+      for (std::uint32_t i = offsets[b]; i < offsets[b + 1]; ++i)
+        transfers.push_back({timeline_.start[carried[i]], carried[i]});
       std::sort(transfers.begin(), transfers.end());
       double max_finish = -std::numeric_limits<double>::infinity();
       TaskId holder = kNone;
       for (const auto& [start, t] : transfers) {
         if (holder != kNone && start + settings_.timing_precision <= max_finish) {
           const std::vector<std::uint32_t>& shared = routes_[shapes_[graph_.shape_of(t)].route].shared;
-          conflict(start, holder, t, static_cast<std::uint32_t>(std::find(shared.begin(), shared.end(), l) - shared.begin()));
+          conflict(start, holder, t,
+                   static_cast<std::uint32_t>(std::find(shared.begin(), shared.end(), l) - shared.begin()));
         }
         if (timeline_.finish[t] > max_finish) {
           max_finish = timeline_.finish[t];

@@ -104,8 +104,7 @@ class Replay {
       throw Refused{"transfer " + quoted(graph_, t) + " crosses link " + r.other +
                     ", whose sharing (WIFI, NONLINEAR, or no link) the analytic engine does not model"};
     for (const std::uint32_t l : r.shared) {
-      if (occupant_[l] != kNone)
-        throw Refused{contention(graph_, occupant_[l], t, link_name(l), now_)};
+      if (occupant_[l] != kNone) throw Refused{contention(graph_, occupant_[l], t, link_name(l), now_)};
       occupant_[l] = t;
     }
     if (r.latency > 0)
@@ -182,7 +181,8 @@ class Replay {
     for (TaskId t = 0; t < graph_.size(); ++t) {
       const Task& task = graph_.task(t);
       if (is_transfer(task.kind) && task.device != task.peer && task.amount > 0) {
-        const std::uint64_t key = static_cast<std::uint64_t>(task.device) * devices + static_cast<std::uint64_t>(task.peer);
+        const std::uint64_t key =
+            static_cast<std::uint64_t>(task.device) * devices + static_cast<std::uint64_t>(task.peer);
         std::uint32_t* id = nullptr;
         if (!table.empty()) {
           id = &table[key];
@@ -226,7 +226,8 @@ class Replay {
       rival = queue.top().second;
     if (rival == kNone) return;
     throw Refused{"tasks " + quoted(graph_, key.second) + " and " + quoted(graph_, rival) + " compete for " +
-                  slot_name(s) + at_now() + " in the very round of its priority choice (SimGrid's order of "
+                  slot_name(s) + at_now() +
+                  " in the very round of its priority choice (SimGrid's order of "
                   "same-instant events decides)"};
   }
 
@@ -279,7 +280,7 @@ class Replay {
   // Per slot.
   std::vector<double> slot_speed_;
   std::vector<std::uint32_t> slot_resource_;
-  std::vector<bool> mixed_;  // ordered and unordered tasks: refused when two could start together
+  std::vector<bool> mixed_;                // ordered and unordered tasks: refused when two could start together
   std::vector<std::uint32_t> tick_round_;  // the round its pending tick ends, or kNoRound
   std::vector<std::uint32_t> fired_round_, dispatch_round_, arrival_round_;
   std::vector<ReadyKey> pick_;     // what the slot chose last

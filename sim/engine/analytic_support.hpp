@@ -36,10 +36,8 @@ struct Route {
 // indices, then one private link per ordered pair of a hand-filled path table
 // (no Platform::links), whose name is appended to private_names: a caller's
 // occupancy array needs platform.links.size() + private_names.size() entries.
-Route make_route(const Task& task, const Path& path, const Platform& platform,
-                 std::vector<std::string>& private_names);
-std::string link_name(std::uint32_t occupancy, const Platform& platform,
-                      const std::vector<std::string>& private_names);
+Route make_route(const Task& task, const Path& path, const Platform& platform, std::vector<std::string>& private_names);
+std::string link_name(std::uint32_t occupancy, const Platform& platform, const std::vector<std::string>& private_names);
 
 std::string quoted(const TaskGraph& graph, TaskId t);  // 'forward stage 1 mb 7 (dev 3)'
 std::string contention(const TaskGraph& graph, TaskId first, TaskId second, const std::string& link, double at);

@@ -46,9 +46,7 @@ class Slots {
   explicit Slots(const TaskGraph& graph);
 
   std::uint32_t count() const { return static_cast<std::uint32_t>(device_.size()); }
-  std::uint32_t of(TaskId t) const {
-    return of_.empty() ? static_cast<std::uint32_t>(graph_->task(t).device) : of_[t];
-  }
+  std::uint32_t of(TaskId t) const { return of_.empty() ? static_cast<std::uint32_t>(graph_->task(t).device) : of_[t]; }
   int device(std::uint32_t s) const { return device_[s]; }
   int resource(std::uint32_t s) const { return resource_[s]; }
   bool lanes() const { return !of_.empty(); }
@@ -68,8 +66,7 @@ using ReadyQueue = std::priority_queue<ReadyKey, std::vector<ReadyKey>, std::gre
 template <class Driver>
 class Dispatch {
  public:
-  Dispatch(const TaskGraph& graph, Driver& driver)
-      : graph_(graph), driver_(driver), readiness_(graph), slots_(graph) {
+  Dispatch(const TaskGraph& graph, Driver& driver) : graph_(graph), driver_(driver), readiness_(graph), slots_(graph) {
     const double nan = std::numeric_limits<double>::quiet_NaN();
     timeline_.start.assign(graph.size(), nan);
     timeline_.finish.assign(graph.size(), nan);
@@ -191,7 +188,7 @@ class Dispatch {
   Timeline timeline_;
   std::vector<ReadyQueue> ready_;  // per slot, as busy_ and tick_pending_
   std::vector<bool> busy_, tick_pending_;
-  std::vector<TaskId> instant_;          // started, nothing to do: completed in settle()
+  std::vector<TaskId> instant_;         // started, nothing to do: completed in settle()
   std::vector<std::uint32_t> touched_;  // slots that may be able to start a task
   std::vector<std::uint32_t> scratch_;
 };

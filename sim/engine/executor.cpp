@@ -29,7 +29,8 @@ class Executor {
     for (const auto& resources : hosts) devices_.push_back(resources.at(0));
     live_.resize(graph.size());
     const Slots& slots = dispatch_.slots();
-    for (std::uint32_t s = 0; s < slots.count(); ++s) slot_host_.push_back(hosts[slots.device(s)].at(slots.resource(s)));
+    for (std::uint32_t s = 0; s < slots.count(); ++s)
+      slot_host_.push_back(hosts[slots.device(s)].at(slots.resource(s)));
     tick_.resize(slots.count());
     index_links();
   }

@@ -30,10 +30,10 @@ namespace pt = boost::property_tree;
 // transfers", stays allowed.
 constexpr double kMaxBandwidth = 1e100;  // B/s
 constexpr double kMaxSpeed = 1e100;      // flop/s
-constexpr double kMaxLatency = 1e9;     // seconds, about 32 years
+constexpr double kMaxLatency = 1e9;      // seconds, about 32 years
 
-const std::set<std::string> kRoutings = {"Full", "Floyd", "Dijkstra", "DijkstraCache", "None", "Vivaldi",
-                                         "Cluster", "Wifi"};
+const std::set<std::string> kRoutings = {"Full", "Floyd",   "Dijkstra", "DijkstraCache",
+                                         "None", "Vivaldi", "Cluster",  "Wifi"};
 
 struct StartTag {
   std::string name;
@@ -56,13 +56,17 @@ std::vector<StartTag> scan_start_tags(const std::string& text) {
     return at == std::string::npos ? text.size() : at + std::char_traits<char>::length(end);
   };
   for (size_t i = text.find('<'); i != std::string::npos && i < text.size(); i = text.find('<', i)) {
-    if (text.compare(i, 4, "<!--") == 0) i = skip_past(i, "-->");
-    else if (text.compare(i, 9, "<![CDATA[") == 0) i = skip_past(i, "]]>");
-    else if (text.compare(i, 2, "<?") == 0) i = skip_past(i, "?>");
+    if (text.compare(i, 4, "<!--") == 0)
+      i = skip_past(i, "-->");
+    else if (text.compare(i, 9, "<![CDATA[") == 0)
+      i = skip_past(i, "]]>");
+    else if (text.compare(i, 2, "<?") == 0)
+      i = skip_past(i, "?>");
     else if (text.compare(i, 2, "<!") == 0) {  // DOCTYPE, possibly with an internal subset
       const size_t bracket = text.find('[', i), close = text.find('>', i);
       i = bracket != std::string::npos && bracket < close ? skip_past(skip_past(bracket, "]"), ">") : skip_past(i, ">");
-    } else if (text.compare(i, 2, "</") == 0) i = skip_past(i, ">");
+    } else if (text.compare(i, 2, "</") == 0)
+      i = skip_past(i, ">");
     else {
       size_t end = i + 1;
       while (end < text.size() && !std::isspace(static_cast<unsigned char>(text[end])) && text[end] != '>' &&
@@ -92,8 +96,7 @@ std::string parser_complaint(const std::exception& e) {
 
 class Checker {
  public:
-  Checker(const std::string& file, const std::vector<StartTag>& tags,
-          const std::map<std::string, std::string>& config)
+  Checker(const std::string& file, const std::vector<StartTag>& tags, const std::map<std::string, std::string>& config)
       : file_(file), tags_(tags) {
     const auto get = [&](const char* key) {
       const auto it = config.find(key);
@@ -119,8 +122,10 @@ class Checker {
     for (const auto& [name, child] : node) {
       if (name == "<xmlattr>" || name == "<xmlcomment>" || name == "<xmltext>") continue;
       int line = 0;
-      if (next_tag_ < tags_.size() && tags_[next_tag_].name == name) line = tags_[next_tag_].line;
-      else lines_known_ = false;  // the scan and the tree disagree: stop quoting lines
+      if (next_tag_ < tags_.size() && tags_[next_tag_].name == name)
+        line = tags_[next_tag_].line;
+      else
+        lines_known_ = false;  // the scan and the tree disagree: stop quoting lines
       ++next_tag_;
       element(name, child, lines_known_ ? line : 0, context);
     }
@@ -172,7 +177,8 @@ class Checker {
       route(kind, node, context.zone);
     } else if (kind == "link_ctn") {
       const std::string id = required(node, "id");
-      if (!generated_names_ && links_.count(id) == 0) fail("id", "unknown link '" + id + "' (declare it before the route)");
+      if (!generated_names_ && links_.count(id) == 0)
+        fail("id", "unknown link '" + id + "' (declare it before the route)");
     } else if (kind == "cluster" || kind == "cabinet" || kind == "peer") {
       const std::string id = required(node, "id");
       element_ = kind + " '" + id + "'";
@@ -246,7 +252,8 @@ class Checker {
         fail(attribute, e.what());
       }
     }
-    if (!found) fail(attribute, "'" + path + "': no such file (looked in the working directory and beside the platform)");
+    if (!found)
+      fail(attribute, "'" + path + "': no such file (looked in the working directory and beside the platform)");
   }
 
   void speeds(const pt::ptree& node, const char* attribute) {
@@ -274,7 +281,8 @@ class Checker {
     if (end != text.c_str() + text.size() || errno != 0 || count < 1 || count > INT_MAX)
       fail("core", "expected a whole number of cores from 1 to " + std::to_string(INT_MAX) + ", got '" + text + "'");
     if (count > 1 && single_core_)
-      fail("core", text + " cores need --cfg cpu/optim:Lazy (cpu/optim:TI, pipesim's default, handles one core per host)");
+      fail("core",
+           text + " cores need --cfg cpu/optim:Lazy (cpu/optim:TI, pipesim's default, handles one core per host)");
   }
 
   void bandwidth(const std::string& attribute, const std::string& text) {
@@ -352,11 +360,12 @@ class Checker {
   size_t next_tag_ = 0;
   bool lines_known_ = true;
   int line_ = 0;
-  std::string element_;         // "link 'l1'", for messages
+  std::string element_;  // "link 'l1'", for messages
   bool constant_network_ = false;
   bool single_core_ = false;
   bool generated_names_ = false;
-  bool time_varying_ = false;   // a profile (availability_file, bandwidth_file, <trace>, ...)  // clusters name their own hosts and links: skip reference checks
+  bool time_varying_ = false;  // a profile (availability_file, bandwidth_file, <trace>, ...)  // clusters name their
+                               // own hosts and links: skip reference checks
   std::map<std::string, int> nodes_, zones_, links_, routes_;  // name -> line
 };
 

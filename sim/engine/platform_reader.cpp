@@ -67,8 +67,7 @@ std::vector<simgrid::s4u::Host*> device_hosts(const simgrid::s4u::Engine& engine
   if (hosts.empty())
     throw InputError(file, "host properties",
                      "no device found: mark each GPU host with <prop id=\"memory\" value=\"80GiB\"/>");
-  std::sort(hosts.begin(), hosts.end(),
-            [](auto* a, auto* b) { return natural_less(a->get_name(), b->get_name()); });
+  std::sort(hosts.begin(), hosts.end(), [](auto* a, auto* b) { return natural_less(a->get_name(), b->get_name()); });
   return hosts;
 }
 
@@ -93,7 +92,8 @@ std::vector<std::vector<simgrid::s4u::Host*>> resource_hosts(const simgrid::s4u:
       throw InputError(file, field, "a resource host has no memory of its own: remove its memory property");
     const auto it = index.find(owner);
     if (it == index.end())
-      throw InputError(file, field, "expected the name of a device (a host with a memory property), got '" + owner + "'");
+      throw InputError(file, field,
+                       "expected the name of a device (a host with a memory property), got '" + owner + "'");
     hosts[it->second].push_back(host);
   }
   return hosts;
@@ -113,7 +113,8 @@ double pass_speed(simgrid::s4u::Host* host, const char* property, const std::str
     throw InputError(file, field, e.what());
   }
   if (!(value >= 0) || value > 1e100)
-    throw InputError(file, field, std::string("expected a speed >= 0 and at most 1e100f like '100Gf', got '") + text + "'");
+    throw InputError(file, field,
+                     std::string("expected a speed >= 0 and at most 1e100f like '100Gf', got '") + text + "'");
   return value;
 }
 
@@ -126,10 +127,11 @@ ComputeResource read_resource(simgrid::s4u::Host* host, const std::string& defau
   ComputeResource r;
   const char* type = host->get_property("resource");
   const std::string field = "host '" + host->get_name() + "' property resource";
-  if (type != nullptr && std::find(std::begin(kResourceTypes), std::end(kResourceTypes), std::string(type)) ==
-                             std::end(kResourceTypes))
-    throw InputError(file, field, std::string("unknown resource type '") + type +
-                                      "' (expected one of: cpu, gpu, npu, dsp, tpu, fpga)");
+  if (type != nullptr &&
+      std::find(std::begin(kResourceTypes), std::end(kResourceTypes), std::string(type)) == std::end(kResourceTypes))
+    throw InputError(
+        file, field,
+        std::string("unknown resource type '") + type + "' (expected one of: cpu, gpu, npu, dsp, tpu, fpga)");
   r.type = type != nullptr ? type : default_type;
   if (r.type.empty()) throw InputError(file, field, "expected a resource type like 'cpu' or 'gpu'");
   r.host = host->get_name();
@@ -152,8 +154,9 @@ double memory_bandwidth(simgrid::s4u::Host* host, const std::string& file) {
     complaint = std::string(" (") + e.what() + ")";
   }
   if (!complaint.empty() || !(bandwidth > 0) || bandwidth > 1e100)
-    throw InputError(file, "host '" + host->get_name() + "' property memory_bandwidth",
-                     single_line("expected a positive bandwidth like '3.35TBps', got '" + std::string(text) + "'" + complaint));
+    throw InputError(
+        file, "host '" + host->get_name() + "' property memory_bandwidth",
+        single_line("expected a positive bandwidth like '3.35TBps', got '" + std::string(text) + "'" + complaint));
   return bandwidth;
 }
 
@@ -204,7 +207,7 @@ LinkTable read_links(const simgrid::s4u::Engine& engine) {
     l.latency = link->get_latency();
     using Policy = simgrid::s4u::Link::SharingPolicy;
     const Policy policy = link->get_sharing_policy();
-    l.sharing = policy == Policy::SHARED ? LinkSharing::Shared
+    l.sharing = policy == Policy::SHARED    ? LinkSharing::Shared
                 : policy == Policy::FATPIPE ? LinkSharing::FatPipe
                                             : LinkSharing::Other;
     table.index.emplace(link, static_cast<int>(table.links.size()));

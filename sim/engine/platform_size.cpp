@@ -87,17 +87,23 @@ class Counter {
  private:
   void element(const std::string& kind, const pt::ptree& node) {
     const bool both_ways = attribute(node, "symmetrical") != "NO" && attribute(node, "symmetrical") != "no";
-    if (kind == "host") size.hosts += 1;
-    else if (kind == "link") size.links += attribute(node, "sharing_policy") == "SPLITDUPLEX" ? 2 : 1;
-    else if (kind == "backbone") size.links += 1;
-    else if (kind == "peer") size.hosts += 1, size.links += 2;
+    if (kind == "host")
+      size.hosts += 1;
+    else if (kind == "link")
+      size.links += attribute(node, "sharing_policy") == "SPLITDUPLEX" ? 2 : 1;
+    else if (kind == "backbone")
+      size.links += 1;
+    else if (kind == "peer")
+      size.hosts += 1, size.links += 2;
     else if (kind == "route" || kind == "zoneRoute" || kind == "ASroute") {
       double hops = 0;
       for (const auto& [name, _] : node) hops += name == "link_ctn";
       size.routes += both_ways ? 2 : 1;
       size.route_links += (both_ways ? 2 : 1) * hops;
-    } else if (kind == "cluster" || kind == "cabinet") cluster(node);
-    else if (kind == "zone" || kind == "AS") zone(node);
+    } else if (kind == "cluster" || kind == "cabinet")
+      cluster(node);
+    else if (kind == "zone" || kind == "AS")
+      zone(node);
   }
 
   void cluster(const pt::ptree& node) {
@@ -105,7 +111,8 @@ class Counter {
     size.hosts += hosts;
     // A loopback and a limiter per host, a backbone; then either a topology's links or a private
     // link per host (two if SPLITDUPLEX, the default).
-    const double topology = topology_links(attribute(node, "topology"), numbers(attribute(node, "topo_parameters")), hosts);
+    const double topology =
+        topology_links(attribute(node, "topology"), numbers(attribute(node, "topo_parameters")), hosts);
     size.links += 2 * hosts + 1 + (topology > 0 ? topology : 2 * hosts);
   }
 

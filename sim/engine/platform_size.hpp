@@ -13,13 +13,13 @@ namespace pipesim {
 
 // What SimGrid will build, counted from the XML (clusters expanded).
 struct PlatformSize {
-  double xml_bytes = 0;     // the text, read into a tree by the checks
+  double xml_bytes = 0;  // the text, read into a tree by the checks
   double hosts = 0;
-  double links = 0;         // a SPLITDUPLEX link counts twice
-  double routes = 0;        // a symmetrical route counts twice
-  double route_links = 0;   // link_ctn over all routes, counted as routes are
-  double table_bytes = 0;   // Full (8 bytes per pair of nodes) and Floyd (24) zones' tables
-  std::string largest_zone; // "Full zone 'z' of 4000 nodes", for the message ("" if none matters)
+  double links = 0;          // a SPLITDUPLEX link counts twice
+  double routes = 0;         // a symmetrical route counts twice
+  double route_links = 0;    // link_ctn over all routes, counted as routes are
+  double table_bytes = 0;    // Full (8 bytes per pair of nodes) and Floyd (24) zones' tables
+  std::string largest_zone;  // "Full zone 'z' of 4000 nodes", for the message ("" if none matters)
 };
 
 // Measured with SimGrid 3.32 (VmHWM after load and seal, then pipesim run's

@@ -42,10 +42,10 @@ class Readiness {
 
  private:
   static constexpr TaskId kNone = std::numeric_limits<TaskId>::max();
-  std::vector<std::uint32_t> waiting_;     // per task: unfinished dependencies and order predecessors
+  std::vector<std::uint32_t> waiting_;  // per task: unfinished dependencies and order predecessors
   std::vector<std::uint32_t> succ_offsets_;
-  std::vector<TaskId> succ_ids_;           // data successors, compressed rows
-  std::vector<TaskId> order_next_;         // the next task of its device order, or kNone
+  std::vector<TaskId> succ_ids_;                 // data successors, compressed rows
+  std::vector<TaskId> order_next_;               // the next task of its device order, or kNone
   std::vector<std::vector<TaskId>> order_more_;  // further order successors; empty unless a graph has groups
 };
 

@@ -1,13 +1,13 @@
 #include "sim/engine/simgrid_guard.hpp"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "sim/write_all.hpp"
 
@@ -42,11 +42,16 @@ const char* find(const char* text, const char* word) {
 
 const char* signal_name(int sig) {
   switch (sig) {
-    case SIGABRT: return "it aborted (SIGABRT)";
-    case SIGSEGV: return "it crashed (SIGSEGV)";
-    case SIGBUS: return "it crashed (SIGBUS)";
-    case SIGFPE: return "it crashed (SIGFPE)";
-    default: return "it crashed (SIGILL)";
+    case SIGABRT:
+      return "it aborted (SIGABRT)";
+    case SIGSEGV:
+      return "it crashed (SIGSEGV)";
+    case SIGBUS:
+      return "it crashed (SIGBUS)";
+    case SIGFPE:
+      return "it crashed (SIGFPE)";
+    default:
+      return "it crashed (SIGILL)";
   }
 }
 
@@ -83,7 +88,7 @@ void install_handlers(bool save_previous) {
     stack.ss_size = sizeof(alternate_stack);
     stack_ready = ::sigaltstack(&stack, nullptr) == 0;
   }
-  struct sigaction action{};
+  struct sigaction action {};
   action.sa_handler = on_fatal_signal;
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_ONSTACK | SA_RESETHAND;  // a fault inside the handler ends the process

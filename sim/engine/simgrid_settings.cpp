@@ -12,10 +12,10 @@ namespace pipesim {
 
 const std::vector<std::string>& default_simgrid_config() {
   static const std::vector<std::string> config = {
-      "network/model:CM02",       // no bandwidth/latency correction factors
-      "network/crosstraffic:0",   // opposite flows do not slow each other
-      "network/TCP-gamma:0",      // no window cap on long-latency routes
-      "cpu/optim:TI",             // exact and the fastest CPU update
+      "network/model:CM02",      // no bandwidth/latency correction factors
+      "network/crosstraffic:0",  // opposite flows do not slow each other
+      "network/TCP-gamma:0",     // no window cap on long-latency routes
+      "cpu/optim:TI",            // exact and the fastest CPU update
   };
   return config;
 }

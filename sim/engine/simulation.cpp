@@ -26,8 +26,8 @@ struct Simulation::SimGridState {
   std::unique_ptr<simgrid::s4u::Engine> engine;
   std::vector<simgrid::s4u::Host*> devices;
   std::vector<std::vector<simgrid::s4u::Host*>> hosts;  // [device][resource]
-  bool bounds = true;  // the CPU model can bound an execution (not TI)
-  std::map<std::string, std::string> config;  // the effective SimGrid settings
+  bool bounds = true;                                   // the CPU model can bound an execution (not TI)
+  std::map<std::string, std::string> config;            // the effective SimGrid settings
 };
 
 Simulation::Simulation(const std::string& platform_file, const std::vector<std::string>& extra_config,

@@ -27,8 +27,8 @@ class Simulation {
   // this Simulation lives. A platform estimated to need more than
   // MAX_MEMORY_BYTES (0: default_memory_limit()) is refused before SimGrid
   // builds it (platform_size.hpp).
-  explicit Simulation(const std::string& platform_file,
-                      const std::vector<std::string>& extra_config = {}, double max_memory_bytes = 0);
+  explicit Simulation(const std::string& platform_file, const std::vector<std::string>& extra_config = {},
+                      double max_memory_bytes = 0);
   ~Simulation();
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;
