@@ -22,7 +22,7 @@ cmake --build build-asan -j"$(nproc)"
 export ASAN_OPTIONS="halt_on_error=1:exitcode=86:detect_leaks=1:strict_string_checks=1:check_initialization_order=1:detect_stack_use_after_return=1"
 export UBSAN_OPTIONS="halt_on_error=1:exitcode=86:print_stacktrace=1"
 export LSAN_OPTIONS="suppressions=$root/scripts/lsan.supp:print_suppressions=0"
-# Two ILP tests whose CBC time limit (60 s, 30 s) the instrumented model
-# code cannot meet skip themselves here (__SANITIZE_ADDRESS__); the normal
-# build runs them.
+# One ILP test whose CBC time limit (60 s) the instrumented model code
+# cannot meet skips itself here (__SANITIZE_ADDRESS__); the normal build
+# runs it.
 ctest --test-dir build-asan --output-on-failure -j"$(nproc)" --timeout 1500 "$@"

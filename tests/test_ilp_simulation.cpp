@@ -40,7 +40,10 @@ IlpOptions with(int k, std::optional<Allocation> a, WeightPolicy policy = Weight
   o.allocation = a;
   o.weights = policy;
   o.threads = 1;
-  o.time_limit = 30;
+  // Generous: the slowest proof ("transfers") takes 13-21 s alone, two to
+  // four times that on two cores shared with the rest of the suite or under
+  // the sanitizer; an unproven optimum fails the test.
+  o.time_limit = 120;
   return o;
 }
 
@@ -102,9 +105,6 @@ Case make_case(const std::string& name) {
 class IlpSimulation : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(IlpSimulation, SimulatedPeriodAndMemoryAreTheSolvers) {
-#ifdef __SANITIZE_ADDRESS__
-  if (GetParam() == "transfers") GTEST_SKIP() << "CBC's 30 s limit is too short for the instrumented model code";
-#endif
   const Case c = make_case(GetParam());
   Simulation sim(complete_platform(c.devices, c.bandwidth, c.latency));
   Platform platform = sim.platform();
