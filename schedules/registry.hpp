@@ -71,14 +71,6 @@ using ScheduleSizer = ScheduleSize (*)(const Workload& workload, const Platform&
 // Returns true.
 bool register_schedule(std::vector<std::string> names, ScheduleBuilder build, ScheduleSizer size = nullptr);
 
-// A schedule whose tasks take shares of a resource's speed (Task::share < 1,
-// seed 004's split): the engine must be able to bound an execution
-// (shared_resource_simgrid_config). Called by the family next to
-// register_schedule; returns true.
-bool mark_shares_resources(const std::string& name);
-// Whether the named schedule (any of its names) was marked so.
-bool schedule_shares_resources(const std::string& name);
-
 // Limits on what a run may use. The command line's --max-memory SIZE.
 struct RunLimits {
   double max_memory_bytes = 0;  // 0: the default (default_memory_limit())
