@@ -83,9 +83,6 @@ struct RunLimits {
 // for unknown schedules or parameters, and for runs over the limit, before
 // building anything.
 GeneratedSchedule generate(const Workload& workload, const Platform& platform, const RunLimits& limits = {});
-inline TaskGraph generate_schedule(const Workload& workload, const Platform& platform) {
-  return generate(workload, platform).graph;
-}
 
 // Declares that the schedule registered under this canonical name runs the
 // workload's memory_saving option; generate() refuses the option for the
