@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "schedules/pipedream/pipedream_baseline.hpp"
+#include "schedules/pipedream/pipedream_baseline_internal.hpp"
 #include "schedules/pipedream/pipedream_planner.hpp"
 #include "workloads/pipedream_profile.hpp"
 
