@@ -25,7 +25,7 @@ std::string source_dir() {
 }
 
 const Workload& resnet18() {
-  static const Workload w = import_pipedream_profile(source_dir() + "/workloads/profiles/resnet18/graph.txt");
+  static const Workload w = import_pipedream(source_dir() + "/workloads/profiles/resnet18/graph.txt").workload;
   return w;
 }
 

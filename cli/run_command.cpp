@@ -23,7 +23,6 @@
 #include "reports/orders_csv.hpp"
 #include "reports/pipeline_diagram.hpp"
 #include "reports/summary.hpp"
-#include "sim/engine/simgrid_settings.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/input_error.hpp"
 #include "sim/units.hpp"
@@ -117,11 +116,7 @@ int run_command(const RunOptions& options) {
     outputs.declare_input("the model's config", workload.model->config);
   if (workload.model && !workload.model->calibration.empty())
     outputs.declare_input("the calibration file", workload.model->calibration);
-  // Settings the schedule needs (bounded executions for shared resources), then the user's.
-  std::vector<std::string> simgrid_config;
-  if (schedule_shares_resources(workload.schedule)) simgrid_config = shared_resource_simgrid_config();
-  simgrid_config.insert(simgrid_config.end(), options.simgrid_config.begin(), options.simgrid_config.end());
-  Simulation simulation(options.platform, simgrid_config, limits.max_memory_bytes);
+  Simulation simulation(options.platform, options.simgrid_config, limits.max_memory_bytes);
   const Platform& platform = simulation.platform();
   workload = time_model_layers(workload, platform);  // a model's passes on the platform's device type
   const GeneratedSchedule schedule = generate_job(workload, platform, limits);

@@ -54,24 +54,6 @@ bool register_schedule(std::vector<std::string> names, ScheduleBuilder build, Sc
   return true;
 }
 
-namespace {
-std::vector<std::string>& sharing_names() {
-  static std::vector<std::string> names;
-  return names;
-}
-}  // namespace
-
-bool mark_shares_resources(const std::string& name) {
-  sharing_names().push_back(name);
-  return true;
-}
-
-bool schedule_shares_resources(const std::string& name) {
-  const Entry* e = find(name);
-  const auto& marked = sharing_names();
-  return e != nullptr && std::find(marked.begin(), marked.end(), e->names.front()) != marked.end();
-}
-
 bool register_memory_saving(const std::string& canonical_name) {
   auto& names = memory_saving_schedules();
   names.insert(std::upper_bound(names.begin(), names.end(), canonical_name), canonical_name);

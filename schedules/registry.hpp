@@ -71,14 +71,6 @@ using ScheduleSizer = ScheduleSize (*)(const Workload& workload, const Platform&
 // Returns true.
 bool register_schedule(std::vector<std::string> names, ScheduleBuilder build, ScheduleSizer size = nullptr);
 
-// A schedule whose tasks take shares of a resource's speed (Task::share < 1,
-// seed 004's split): the engine must be able to bound an execution
-// (shared_resource_simgrid_config). Called by the family next to
-// register_schedule; returns true.
-bool mark_shares_resources(const std::string& name);
-// Whether the named schedule (any of its names) was marked so.
-bool schedule_shares_resources(const std::string& name);
-
 // Limits on what a run may use. The command line's --max-memory SIZE.
 struct RunLimits {
   double max_memory_bytes = 0;  // 0: the default (default_memory_limit())
@@ -91,9 +83,6 @@ struct RunLimits {
 // for unknown schedules or parameters, and for runs over the limit, before
 // building anything.
 GeneratedSchedule generate(const Workload& workload, const Platform& platform, const RunLimits& limits = {});
-inline TaskGraph generate_schedule(const Workload& workload, const Platform& platform) {
-  return generate(workload, platform).graph;
-}
 
 // Declares that the schedule registered under this canonical name runs the
 // workload's memory_saving option; generate() refuses the option for the

@@ -215,10 +215,10 @@ TEST(AnalyticEngine, LanesWithinTheirSharesAreExactAndOversubscriptionIsRefused)
 // mixed. Wherever the analytic engine accepts a graph it equals SimGrid.
 // all_ordered: every compute task in its device's order, which takes the
 // longest-path fast path; it must then agree with the event replay too.
-// lanes: compute tasks on lanes 0 and 1 with shares (cpu/optim:Lazy).
+// lanes: compute tasks on lanes 0 and 1 with shares (cpu/optim:Lazy); else under cpu/optim:TI.
 void random_graphs(const std::string& platform_file, int devices, unsigned seed, int graphs, int& exact,
                    bool all_ordered = false, bool lanes = false) {
-  Simulation sim(platform_file, lanes ? std::vector<std::string>{"cpu/optim:Lazy"} : std::vector<std::string>{});
+  Simulation sim(platform_file, {lanes ? "cpu/optim:Lazy" : "cpu/optim:TI"});
   std::mt19937 rng(seed);
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
   for (int k = 0; k < graphs; ++k) {

@@ -119,6 +119,20 @@ TEST(Architecture, EachLayerSeesOnlyWhatLiesBelow) {
     }
 }
 
+// A module's *_internal.hpp exposes pieces to its tests only: no other folder's code includes it.
+TEST(Architecture, InternalHeadersStayInTheirFolder) {
+  const std::regex include(R"re(#include\s+"(([^"]+)/[^/"]+_internal\.hpp)")re");
+  for (const std::string& top : kCodeTops)
+    for (const auto& entry : fs::recursive_directory_iterator(kRoot / top)) {
+      const std::string ext = entry.path().extension().string();
+      if (ext != ".cpp" && ext != ".hpp") continue;
+      const std::string folder = fs::relative(entry.path().parent_path(), kRoot).generic_string();
+      const std::string text = read(entry.path());
+      for (std::sregex_iterator m(text.begin(), text.end(), include), end; m != end; ++m)
+        EXPECT_EQ((*m)[2], folder) << fs::relative(entry.path(), kRoot).generic_string() << " includes " << (*m)[1];
+    }
+}
+
 TEST(Architecture, DocumentNamesEveryFolderThatHoldsCode) {
   const std::string doc = read(kRoot / "docs/architecture.md");
   std::set<std::string> code_folders;

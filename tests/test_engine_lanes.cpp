@@ -176,7 +176,7 @@ TEST(EngineLanes, ResourceOutOfRangeIsAnInputError) {
 }
 
 TEST(EngineLanes, SharesUnderTheTiCpuModelAreAnInputError) {
-  Simulation sim(complete_platform(1));
+  Simulation sim(complete_platform(1), {"cpu/optim:TI"});
   TaskGraph g(1);
   g.add(compute(0, 1e12, 0, 0.5));
   EXPECT_EQ(error_message<InputError>([&] { sim.run(g); }),

@@ -66,7 +66,7 @@ TEST(IlpScaling, ResNet18ModelIsScaled) {
   for (Device& d : platform.devices) d.memory = 8.0 * (1 << 30);
   ImportOptions io;
   io.microbatches = 200;
-  const Workload w = import_pipedream_profile(root + "workloads/profiles/resnet18/graph.txt", io);
+  const Workload w = import_pipedream(root + "workloads/profiles/resnet18/graph.txt", io).workload;
   IlpOptions o;
   o.weights = WeightPolicy::Stashing;
   const Formulation f(make_instance(w, platform, o, 0));

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "schedules/stages/partition.hpp"
+#include "schedules/stages/partition_internal.hpp"
 #include "schedules/stages/stage_plan.hpp"
 #include "sim/input_error.hpp"
 

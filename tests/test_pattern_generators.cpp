@@ -120,7 +120,7 @@ Workload registry_workload(const std::string& schedule, std::map<std::string, st
 
 std::string schedule_error(const Workload& w, const Platform& p) {
   try {
-    generate_schedule(w, p);
+    generate(w, p);
   } catch (const InputError& e) {
     return e.what();
   }
@@ -134,16 +134,16 @@ std::size_t count(const TaskGraph& g, TaskKind kind) {
 TEST(PatternGenerators, RegistryEntries) {
   const Platform p = pattern_platform(2);
   // Automatic placement: 2 stages; 8 micro-batches in all, F and B of 3 layers each.
-  const TaskGraph one = generate_schedule(registry_workload("1f1b-pattern"), p);
+  const TaskGraph one = generate(registry_workload("1f1b-pattern"), p).graph;
   EXPECT_EQ(count(one, TaskKind::Forward), 24u);
   EXPECT_EQ(count(one, TaskKind::Transfer), 16u);  // one boundary, both ways
-  const TaskGraph two = generate_schedule(registry_workload("kfkb", {{"k", "2"}, {"allocation", "0,1,0"}}), p);
+  const TaskGraph two = generate(registry_workload("kfkb", {{"k", "2"}, {"allocation", "0,1,0"}}), p).graph;
   EXPECT_EQ(count(two, TaskKind::Backward), 24u);
   EXPECT_EQ(count(two, TaskKind::Transfer), 32u);  // two boundaries, both ways
   int last_iteration = 0;
   for (const Task& t : two.tasks()) last_iteration = std::max(last_iteration, t.iteration);
   EXPECT_EQ(last_iteration, 1);  // micro-batches 4..7: iteration 1
-  EXPECT_NO_THROW(generate_schedule(registry_workload("1f1b-pattern", {{"weights", "stashing"}}), p));
+  EXPECT_NO_THROW(generate(registry_workload("1f1b-pattern", {{"weights", "stashing"}}), p));
 
   EXPECT_EQ(schedule_error(registry_workload("kfkb", {{"k", "0"}}), p),
             "w.yaml: schedule.k: expected a positive integer, got '0'");
@@ -212,7 +212,7 @@ TEST(PatternGenerators, KfKbThroughTheRegistryOnSimGrid) {
   Workload w = registry_workload("kfkb", {{"k", "2"}, {"allocation", "0,1,0"}});
   w.microbatches = 200;
   w.iterations = 1;
-  const TaskGraph g = generate_schedule(w, sim.platform());
+  const TaskGraph g = generate(w, sim.platform()).graph;
   const Timeline tl = sim.run(g);
   ASSERT_TRUE(tl.completed());
   // F = B = (1, 2, 1) s: each device has 4 s of work per micro-batch.

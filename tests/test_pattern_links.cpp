@@ -221,7 +221,7 @@ TEST(PatternLinks, ResNet18OppositeOverlapsAreValid) {
   const Platform& platform = sim.platform();
   ImportOptions io;
   io.microbatches = 200;
-  const Workload w = import_pipedream_profile(root + "workloads/profiles/resnet18/graph.txt", io);
+  const Workload w = import_pipedream(root + "workloads/profiles/resnet18/graph.txt", io).workload;
   const Allocation a = parse_allocation("0,0,0,0,1,1,1,2,2,2,2,2,2,2,3,3,3,3,3,3,3,3,3,3,3,3", 26, 4);
   const Pattern p = one_f_one_b_pattern(a, w, platform);
   EXPECT_NEAR(check_simulation(sim, p, w), 0.071763, 1e-9);

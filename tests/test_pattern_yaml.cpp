@@ -281,7 +281,7 @@ std::string pattern_workload(const std::string& schedule, int microbatches = 5, 
 
 std::string registry_error(const std::string& schedule) {
   try {
-    generate_schedule(load_workload(pattern_workload(schedule)), pattern_platform(2));
+    generate(load_workload(pattern_workload(schedule)), pattern_platform(2));
   } catch (const InputError& e) {
     return e.what();
   }
@@ -290,7 +290,7 @@ std::string registry_error(const std::string& schedule) {
 
 TEST(PatternRegistry, UnrollsThePatternFileForAllMicrobatches) {
   const Workload w = load_workload(pattern_workload("{name: pattern, file: two.pattern.yaml}"));
-  const TaskGraph g = generate_schedule(w, pattern_platform(2));
+  const TaskGraph g = generate(w, pattern_platform(2)).graph;
   EXPECT_EQ(g.size(), 10u * (4 + 2));  // 5 micro-batches x 2 iterations, 4 ops and 2 transfers each
   int iterations = 0;
   for (const Task& t : g.tasks()) iterations = std::max(iterations, t.iteration + 1);

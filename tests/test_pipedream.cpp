@@ -166,7 +166,7 @@ struct ResNet18Cycle {
   Workload w = [&] {
     ImportOptions io;
     io.microbatches = 200;
-    return import_pipedream_profile(root + "workloads/profiles/resnet18/graph.txt", io);
+    return import_pipedream(root + "workloads/profiles/resnet18/graph.txt", io).workload;
   }();
   Allocation a = parse_allocation("0,0,0,0,1,1,1,2,2,2,2,2,2,2,3,3,3,3,3,3,3,3,3,3,3,3", 26, 4);
 };
@@ -209,7 +209,7 @@ TEST(PipeDream, RegistryEntry) {
   w.schedule = "pipedream";
   w.microbatches = 5;
   w.iterations = 2;
-  const TaskGraph g = generate_schedule(w, p);
+  const TaskGraph g = generate(w, p).graph;
   EXPECT_EQ(g.size(), 10u * 4 * 2 + 10u * 3 * 2);  // F and B per stage, transfers both ways per boundary
   auto weights0 = [](const TaskGraph& graph) {
     double bytes = 0;
@@ -219,10 +219,10 @@ TEST(PipeDream, RegistryEntry) {
   };
   EXPECT_DOUBLE_EQ(weights0(g), 4);  // default NOAM = 4 stages: one version per micro-batch in flight
   w.schedule_params["noam"] = "2";
-  EXPECT_DOUBLE_EQ(weights0(generate_schedule(w, p)), 2);
+  EXPECT_DOUBLE_EQ(weights0(generate(w, p).graph), 2);
   w.schedule_params["allocation"] = "0,1,0,2";
   try {
-    generate_schedule(w, p);
+    generate(w, p);
     ADD_FAILURE() << "no error";
   } catch (const InputError& e) {
     EXPECT_STREQ(e.what(), "w.yaml: schedule.allocation: PipeDream needs a contiguous allocation, got 0,1,0,2");

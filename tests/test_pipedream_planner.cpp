@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "schedules/pipedream/pipedream_baseline.hpp"
+#include "schedules/pipedream/pipedream_baseline_internal.hpp"
 #include "schedules/pipedream/pipedream_planner.hpp"
 #include "workloads/pipedream_profile.hpp"
 
@@ -398,7 +399,7 @@ TEST(PipeDreamPlanner, PartitionsAreThoseOfPipeDreamsOptimizer) {
   int compared = 0;
   for (const char* net : {"resnet18", "resnet50", "resnet101"}) {
     const Workload w =
-        import_pipedream_profile(std::string(PIPESIM_SOURCE_DIR) + "/workloads/profiles/" + net + "/graph.txt");
+        import_pipedream(std::string(PIPESIM_SOURCE_DIR) + "/workloads/profiles/" + net + "/graph.txt").workload;
     for (const Expected& e : kExpected) {
       if (std::string(e.net) != net) continue;
       const std::string what = std::string(net) + " P=" + std::to_string(e.machines) +
@@ -452,7 +453,7 @@ TEST(PipeDreamPlanner, TiedPartitionsIncludeWhatPipeDreamReturnsAsShipped) {
   };
   for (const Case& c : cases) {
     const Workload w =
-        import_pipedream_profile(std::string(PIPESIM_SOURCE_DIR) + "/workloads/profiles/" + c.net + "/graph.txt");
+        import_pipedream(std::string(PIPESIM_SOURCE_DIR) + "/workloads/profiles/" + c.net + "/graph.txt").workload;
     const PipeDreamChain chain = pipedream_chain(w, complete(c.machines, 12.5e9));
     const PipeDreamSettings s{c.machines, c.gib * (1 << 30), c.fewer, c.communication ? 1.0 : 0.0, 12.5e9};
     const PipeDreamPartition first = pipedream_partition(chain, s);
@@ -470,7 +471,7 @@ TEST(PipeDreamPlanner, TiedPartitionsIncludeWhatPipeDreamReturnsAsShipped) {
   }
   // Without the communication term, each is a partition whose slowest stage takes that time.
   const Workload w =
-      import_pipedream_profile(std::string(PIPESIM_SOURCE_DIR) + "/workloads/profiles/resnet50/graph.txt");
+      import_pipedream(std::string(PIPESIM_SOURCE_DIR) + "/workloads/profiles/resnet50/graph.txt").workload;
   const PipeDreamChain chain = pipedream_chain(w, complete(8, 12.5e9));
   for (const PipeDreamPartition& p : pipedream_tied_partitions(chain, {8, 0, false, 0, 12.5e9})) {
     double slowest = 0;
@@ -487,7 +488,7 @@ TEST(PipeDreamPlanner, TiedPartitionsIncludeWhatPipeDreamReturnsAsShipped) {
 // size it is the answer at the largest threshold at or below it.
 TEST(PipeDreamPlanner, AnswersChangeOnlyAtTheThresholds) {
   const Workload w =
-      import_pipedream_profile(std::string(PIPESIM_SOURCE_DIR) + "/workloads/profiles/resnet50/graph.txt");
+      import_pipedream(std::string(PIPESIM_SOURCE_DIR) + "/workloads/profiles/resnet50/graph.txt").workload;
   for (int P : {4, 8}) {
     const PipeDreamChain chain = pipedream_chain(w, complete(P, 12.5e9));
     const std::vector<double> thresholds = pipedream_memory_thresholds(chain, P);

@@ -162,7 +162,7 @@ TEST(PipeDreamProfile, ResNetsImportAsChains) {
     EXPECT_EQ(all, file_all) << c.model;
     EXPECT_NEAR(all / sent, c.all_over_sent, 1e-4) << c.model;
   }
-  const Workload w = import_pipedream_profile(kProfiles + "resnet18/graph.txt");
+  const Workload w = import_pipedream(kProfiles + "resnet18/graph.txt").workload;
   EXPECT_DOUBLE_EQ(w.input, 256.0 * 3 * 224 * 224 * 4);
   EXPECT_EQ(w.layers[0].name, "node2");
   EXPECT_NEAR(w.layers[0].forward.value, 0.023046, 1e-15);

@@ -62,7 +62,7 @@ TEST_P(UniformFreeTransfers, MakespanAndBubbleAreTheClosedForms) {
   const auto [schedule, p, m] = GetParam();
   Simulation sim(testing::complete_platform(p));
   const Workload w = uniform_chain(schedule, p, m, 0);
-  const TaskGraph g = generate_schedule(w, sim.platform());
+  const TaskGraph g = generate(w, sim.platform()).graph;
   const Timeline tl = sim.run(g);
   ASSERT_TRUE(tl.completed()) << tl.deadlock;
   const Metrics metrics = compute_metrics(g, tl, sim.platform(), 1);
@@ -84,7 +84,7 @@ TEST_P(StashedActivations, PeakCountPerStage) {
   const double activation = 1024;  // one KiB over 1 PB/s: transfers take 1e-12 s
   Simulation sim(testing::complete_platform(p, "1PBps"));
   const Workload w = uniform_chain(schedule, p, m, activation);
-  const TaskGraph g = generate_schedule(w, sim.platform());
+  const TaskGraph g = generate(w, sim.platform()).graph;
   const Timeline tl = sim.run(g);
   ASSERT_TRUE(tl.completed()) << tl.deadlock;
   const auto peaks = peak_memory(g, tl);
@@ -99,7 +99,7 @@ INSTANTIATE_TEST_SUITE_P(Grid, StashedActivations, ::testing::ValuesIn(grid()), 
 
 TEST(PipelineSimulation, OneFOneBRunsPyTorchsOrder) {
   Simulation sim(testing::complete_platform(4));
-  const TaskGraph g = generate_schedule(uniform_chain("1f1b", 4, 8, 0), sim.platform());
+  const TaskGraph g = generate(uniform_chain("1f1b", 4, 8, 0), sim.platform()).graph;
   const Timeline tl = sim.run(g);
   std::map<int, std::vector<std::pair<double, std::string>>> executed;
   for (TaskId t = 0; t < g.size(); ++t) {
@@ -137,7 +137,7 @@ TEST_P(ExactPeriodMatches, SimulatedSteadyStateEqualsMaximumCycleRatio) {
     w.placement.stage_layers.push_back({l, l});
     w.placement.stage_hosts.push_back("gpu" + std::to_string(l));
   }
-  const TaskGraph g = generate_schedule(w, sim.platform());
+  const TaskGraph g = generate(w, sim.platform()).graph;
   const Timeline tl = sim.run(g);
   ASSERT_TRUE(tl.completed()) << tl.deadlock;
   const ExactPeriod exact = exact_period(one_f_one_b_event_graph(make_stage_plan(w, sim.platform()), sim.platform()));

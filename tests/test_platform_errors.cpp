@@ -112,10 +112,6 @@ INSTANTIATE_TEST_SUITE_P(
                          kBandwidth + "expected a positive finite bandwidth like '25GBps', got 'inf'"},
         PlatformMutation{"bandwidth_1e308", "bandwidth=\"300GBps\"", "bandwidth=\"1e308\"",
                          kBandwidth + "expected at most 1e100Bps, got '1e308'"},
-        PlatformMutation{"huge_core_count", "<host id=\"gpu0\" speed=\"156Tf\"",
-                         "<host id=\"gpu0\" speed=\"156Tf\" core=\"1000000000\"",
-                         "line 6: host 'gpu0': core: 1000000000 cores need --cfg cpu/optim:Lazy (cpu/optim:TI, "
-                         "pipesim's default, handles one core per host)"},
         PlatformMutation{"zero_cores", "<host id=\"gpu0\" speed=\"156Tf\"",
                          "<host id=\"gpu0\" speed=\"156Tf\" core=\"0\"",
                          "line 6: host 'gpu0': core: expected a whole number of cores from 1 to 2147483647, got '0'"},
@@ -329,16 +325,25 @@ TEST(ValidPlatforms, EveryShippedPlatformRuns) {
   EXPECT_EQ(count, 13);  // with the two clusters of docs/whatif.md and the two single GPUs
 }
 
-TEST(ValidPlatforms, MultiCoreHostsRunWithLazyCpuUpdates) {
+TEST(ValidPlatforms, MultiCoreHostsRunByDefault) {
   const std::string platform =
       nvswitch_with("cores", "<host id=\"gpu0\" speed=\"156Tf\"", "<host id=\"gpu0\" speed=\"156Tf\" core=\"4\"");
   // Each task uses one core at the host's speed per core: the same times as one core.
-  const nlohmann::json cores = run_report("run " + platform + " " + kTiny + " --cfg cpu/optim:Lazy", "cores");
-  const nlohmann::json one =
-      run_report("run " + kRoot + "platforms/nvswitch-4gpu.xml " + kTiny + " --cfg cpu/optim:Lazy", "one-core");
+  const nlohmann::json cores = run_report("run " + platform + " " + kTiny, "cores");
+  const nlohmann::json one = run_report("run " + kRoot + "platforms/nvswitch-4gpu.xml " + kTiny, "one-core");
   EXPECT_TRUE(cores.value("completed", false));
   EXPECT_GT(cores.value("makespan", 0.0), 0);
   EXPECT_NEAR(cores.value("makespan", 0.0), one.value("makespan", -1.0), 1e-12);
+}
+
+// cpu/optim:TI, when asked for, handles one core per host: SimGrid would abort.
+TEST(PlatformUnderTi, MultiCoreHostGivesOneErrorLine) {
+  const std::string platform = nvswitch_with("huge_core_count", "<host id=\"gpu0\" speed=\"156Tf\"",
+                                             "<host id=\"gpu0\" speed=\"156Tf\" core=\"1000000000\"");
+  expect_one_error_line("run " + platform + " " + kTiny + " --cfg cpu/optim:TI",
+                        "pipesim: error: " + platform +
+                            ": line 6: host 'gpu0': core: 1000000000 cores need cpu/optim:Lazy (pipesim's default) or "
+                            "Full: --cfg cpu/optim:TI handles one core per host");
 }
 
 TEST(ValidPlatforms, OneWayRoutesInBothDirections) {

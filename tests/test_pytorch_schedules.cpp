@@ -92,7 +92,7 @@ class ClosedForms : public ::testing::TestWithParam<Case> {};
 TEST_P(ClosedForms, MakespanAndBubble) {
   const Case c = GetParam();
   Simulation sim(testing::complete_platform(c.p));
-  const TaskGraph g = generate_schedule(chain(c, 0), sim.platform());
+  const TaskGraph g = generate(chain(c, 0), sim.platform()).graph;
   const Timeline tl = sim.run(g);
   ASSERT_TRUE(tl.completed()) << tl.deadlock;
   const Metrics m = compute_metrics(g, tl, sim.platform(), 1);
@@ -162,7 +162,7 @@ TEST_P(PeakActivations, PerDevice) {
   const Case c = GetParam();
   const double activation = 1024;  // a KiB over 1 PB/s: transfers take 1e-12 s
   Simulation sim(testing::complete_platform(c.p, "1PBps"));
-  const TaskGraph g = generate_schedule(chain(c, activation), sim.platform());
+  const TaskGraph g = generate(chain(c, activation), sim.platform()).graph;
   const Timeline tl = sim.run(g);
   ASSERT_TRUE(tl.completed()) << tl.deadlock;
   const auto peaks = peak_memory(g, tl);
@@ -208,7 +208,7 @@ namespace {
 TEST(DualPipeV, HandDerivedTimesWithUnitCosts) {
   Case c{"dualpipev", 2, 2, 4};
   Simulation sim(testing::complete_platform(2));
-  const TaskGraph g = generate_schedule(chain(c, 0), sim.platform());
+  const TaskGraph g = generate(chain(c, 0), sim.platform()).graph;
   const Timeline tl = sim.run(g);
   ASSERT_TRUE(tl.completed()) << tl.deadlock;
   const char* kinds = "FBIW";

@@ -284,7 +284,7 @@ Workload small_workload(const std::string& schedule) {
 
 std::string schedule_error(const Workload& w) {
   try {
-    generate_schedule(w, make_platform(2));
+    generate(w, make_platform(2));
   } catch (const InputError& e) {
     return e.what();
   }
@@ -298,10 +298,10 @@ TEST(Schedules, Registry) {
                                       "interleaved-zb", "kfkb", "looped-bfs", "master", "pattern", "pipedream", "split",
                                       "zb-h1", "zb-h2", "zbv"}));
   for (const char* name : {"gpipe", "1f1b", "1f1b-flush", "pipedream-flush"}) {
-    const TaskGraph g = generate_schedule(small_workload(name), make_platform(2));
+    const TaskGraph g = generate(small_workload(name), make_platform(2)).graph;
     EXPECT_EQ(g.size(), 2u * 2 * 4 * 2 + 2u * 1 * 4 * 2) << name;
   }
-  const TaskGraph one = generate_schedule(small_workload("1f1b"), make_platform(2));
+  const TaskGraph one = generate(small_workload("1f1b"), make_platform(2)).graph;
   EXPECT_EQ(one.task(one.device_order(0)[2]).kind, TaskKind::Backward);  // F0 F1 B0 ...
   EXPECT_EQ(
       schedule_error(small_workload("zb-h3")),

@@ -79,7 +79,7 @@ std::string device_order(const TaskGraph& g, int device) {
 }
 
 std::string error_of(const Workload& w, const Platform& p) {
-  return testing::error_message<InputError>([&] { generate_schedule(w, p); });
+  return testing::error_message<InputError>([&] { generate(w, p); });
 }
 
 TEST(SharedDeviceStagePlan, AutomaticPlacementPutsContiguousBlocksOnEachDevice) {
@@ -132,7 +132,7 @@ TEST(SharedDeviceStagePlan, OneStagePerDeviceKeepsItsSequences) {
 
 // The measured one-GPU GPipe run: 4 stages, 8 micro-batches.
 TEST(SharedDeviceOrders, GPipeOnOneDeviceIsTheMeasuredOrder) {
-  const TaskGraph g = generate_schedule(automatic(chain("gpipe", 4, 8), 4), devices(1));
+  const TaskGraph g = generate(automatic(chain("gpipe", 4, 8), 4), devices(1)).graph;
   std::string forwards, backwards;
   for (int m = 0; m < 8; ++m)
     for (int s = 0; s < 4; ++s) forwards += (forwards.empty() ? "" : " ") + std::to_string(s) + "F" + std::to_string(m);
@@ -142,8 +142,7 @@ TEST(SharedDeviceOrders, GPipeOnOneDeviceIsTheMeasuredOrder) {
   EXPECT_EQ(device_order(g, 0).substr(0, 24), "0F0 1F0 2F0 3F0 0F1 1F1 ");
   EXPECT_EQ(device_order(g, 0).substr(forwards.size(), 17), " 3B0 2B0 1B0 0B0 ");
   // The explicit list gives the same graph.
-  const TaskGraph listed =
-      generate_schedule(placed(chain("gpipe", 4, 8), {"gpu0", "gpu0", "gpu0", "gpu0"}), devices(1));
+  const TaskGraph listed = generate(placed(chain("gpipe", 4, 8), {"gpu0", "gpu0", "gpu0", "gpu0"}), devices(1)).graph;
   EXPECT_EQ(device_order(listed, 0), device_order(g, 0));
 }
 
@@ -151,7 +150,7 @@ TEST(SharedDeviceOrders, GPipeOnOneDeviceIsTheMeasuredOrder) {
 // backwards before the next micro-batch (the device is one pipeline stage,
 // whose 1F1B warm-up is 0).
 TEST(SharedDeviceOrders, OneFOneBOnOneDeviceIsDepthFirst) {
-  const TaskGraph g = generate_schedule(automatic(chain("1f1b", 4, 8), 4), devices(1));
+  const TaskGraph g = generate(automatic(chain("1f1b", 4, 8), 4), devices(1)).graph;
   std::string expected;
   for (int m = 0; m < 8; ++m) {
     for (int s = 0; s < 4; ++s) expected += (expected.empty() ? "" : " ") + std::to_string(s) + "F" + std::to_string(m);
@@ -165,16 +164,16 @@ TEST(SharedDeviceOrders, OneFOneBOnOneDeviceIsDepthFirst) {
 TEST(SharedDeviceOrders, TwoDevicesWithTwoStagesEach) {
   const Platform p = devices(2);
   const Workload gpipe = placed(chain("gpipe", 4, 4), {"gpu0", "gpu0", "gpu1", "gpu1"});
-  const TaskGraph g = generate_schedule(gpipe, p);
+  const TaskGraph g = generate(gpipe, p).graph;
   EXPECT_EQ(device_order(g, 0), "0F0 1F0 0F1 1F1 0F2 1F2 0F3 1F3 1B0 0B0 1B1 0B1 1B2 0B2 1B3 0B3");
   EXPECT_EQ(device_order(g, 1), "2F0 3F0 2F1 3F1 2F2 3F2 2F3 3F3 3B0 2B0 3B1 2B1 3B2 2B2 3B3 2B3");
   Workload one_f_one_b = gpipe;
   one_f_one_b.schedule = "1f1b";
-  const TaskGraph h = generate_schedule(one_f_one_b, p);
+  const TaskGraph h = generate(one_f_one_b, p).graph;
   EXPECT_EQ(device_order(h, 0), "0F0 1F0 0F1 1F1 1B0 0B0 0F2 1F2 1B1 0B1 0F3 1F3 1B2 0B2 1B3 0B3");
   EXPECT_EQ(device_order(h, 1), "2F0 3F0 3B0 2B0 2F1 3F1 3B1 2B1 2F2 3F2 3B2 2B2 2F3 3F3 3B3 2B3");
   // Automatic placement of 4 stages on 2 devices: the same plan, the same orders.
-  const TaskGraph a = generate_schedule(automatic(chain("1f1b", 4, 4), 4), p);
+  const TaskGraph a = generate(automatic(chain("1f1b", 4, 4), 4), p).graph;
   EXPECT_EQ(device_order(a, 0), device_order(h, 0));
   EXPECT_EQ(device_order(a, 1), device_order(h, 1));
   // The one-stage event graph does not describe a merged order.
@@ -192,7 +191,7 @@ struct SimRun {
 // engine per process; SimGridAgrees below runs it once).
 SimRun simulate(const Workload& w, int device_count) {
   const Platform p = devices(device_count);
-  TaskGraph g = generate_schedule(w, p);
+  TaskGraph g = generate(w, p).graph;
   AnalyticOutcome out = run_analytic(g, p);
   if (!out.timeline) ADD_FAILURE() << "not analytic: " << out.refusal;
   return {std::move(g), out.timeline ? std::move(*out.timeline) : Timeline{}};
@@ -289,7 +288,7 @@ TEST(SharedDeviceOrders, RandomPlacementsNeverDeadlock) {
     const std::string what = w.schedule + " hosts " + std::to_string(S) + " on " + std::to_string(D) +
                              " M=" + std::to_string(M) + " trial " + std::to_string(trial);
     const Platform platform = devices(D);
-    const TaskGraph g = generate_schedule(w, platform);
+    const TaskGraph g = generate(w, platform).graph;
     // Each stage's own sequence, in the order its device runs it.
     const StagePlan plan = make_stage_plan(w, platform, StagesPerDevice::Several);
     const auto sequences = gpipe ? gpipe_sequences(plan, M) : one_f_one_b_sequences(plan, M);
@@ -316,7 +315,7 @@ void simgrid_agrees(const std::string& schedule) {
   const double a = 1024;
   Simulation sim(testing::complete_platform(2, "1PBps"));
   const TaskGraph g =
-      generate_schedule(placed(chain(schedule, 4, 8, a), {"gpu0", "gpu0", "gpu1", "gpu1"}), sim.platform());
+      generate(placed(chain(schedule, 4, 8, a), {"gpu0", "gpu0", "gpu1", "gpu1"}), sim.platform()).graph;
   const AnalyticOutcome analytic = sim.run_analytic(g);
   const Timeline tl = sim.run(g);
   ASSERT_TRUE(tl.completed()) << tl.deadlock;

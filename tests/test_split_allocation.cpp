@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "schedules/split/split_allocation.hpp"
+#include "schedules/split/split_allocation_internal.hpp"
 #include "tests/test_split_random.hpp"
 
 namespace pipesim::split {

@@ -11,7 +11,6 @@
 #include "analysis/metrics.hpp"
 #include "schedules/registry.hpp"
 #include "schedules/split/split_grouping.hpp"
-#include "sim/engine/simgrid_settings.hpp"
 #include "sim/engine/simulation.hpp"
 #include "tests/split_test_support.hpp"
 
@@ -60,8 +59,7 @@ TEST_P(GroupedPeriod, SimulatedPeriodIsEquationOne) {
   const int n = 6 + GetParam() % 4;
   Workload w = random_split_chain(seed + 100, 240);
   w.schedule_params = {{"grouping", "algorithm2"}, {"workers", "3"}};
-  Simulation sim(write_file("grouped.xml", split_mixed_platform_xml(random_devices(seed, n))),
-                 shared_resource_simgrid_config());
+  Simulation sim(write_file("grouped.xml", split_mixed_platform_xml(random_devices(seed, n))));
   const GeneratedSchedule schedule = generate(w, sim.platform());
   ASSERT_TRUE(schedule.split);
   const SplitPlan& plan = *schedule.split;
@@ -99,7 +97,7 @@ INSTANTIATE_TEST_SUITE_P(RandomDevices, GroupedPeriod, ::testing::Range(0, 4));
 TEST(SplitGroupedSchedule, GroupsAreTheGroupingFunctions) {
   const std::vector<SplitResourceSpeeds> devices = random_devices(11, 9);
   Workload w = random_split_chain(5, 16);
-  Simulation sim(write_file("grouped.xml", split_mixed_platform_xml(devices)), shared_resource_simgrid_config());
+  Simulation sim(write_file("grouped.xml", split_mixed_platform_xml(devices)));
   const split::GroupingProblem pb = grouping_problem(devices, w, 4);
   for (const auto& [name, method] : {std::pair{"algorithm2", split::GroupingMethod::LocalSearch},
                                      std::pair{"brute-force", split::GroupingMethod::BruteForce},

@@ -227,7 +227,7 @@ TEST(SplitGrouping, BadInputsThrowWithClearMessages) {
   EXPECT_EQ(error_of([] { grouping_method("greedy"); }),
             "grouping: unknown method 'greedy' (expected local-search, brute-force or sorting)");
   EXPECT_EQ(grouping_method("sorting"), GroupingMethod::Sorting);
-  EXPECT_EQ(grouping_method_name(GroupingMethod::LocalSearch), "local-search");
+  EXPECT_EQ(grouping_method("local-search"), GroupingMethod::LocalSearch);
   // A device that runs only one pass is fine as long as its group can run
   // both: the phone's CPU takes the backward pass (2e12 flops, 2000 s), an
   // eighth of the NPU stick the forward one.

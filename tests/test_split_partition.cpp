@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "schedules/split/split_partition.hpp"
+#include "schedules/split/split_partition_internal.hpp"
 #include "tests/fixtures.hpp"
 #include "tests/test_split_random.hpp"
 

@@ -10,7 +10,6 @@
 #include "analysis/metrics.hpp"
 #include "analysis/worker_metrics.hpp"
 #include "schedules/registry.hpp"
-#include "sim/engine/simgrid_settings.hpp"
 #include "sim/engine/simulation.hpp"
 #include "tests/split_test_support.hpp"
 
@@ -38,8 +37,7 @@ TEST_P(SplitPeriod, SimulatedPeriodIsEquationOne) {
   const std::uint64_t seed = static_cast<std::uint64_t>(GetParam());
   const Workload w = random_split_chain(seed, 240);
   const int devices = 2 + GetParam() % 3;
-  Simulation sim(write_file("split.xml", split_platform_xml(devices, random_speeds(seed))),
-                 shared_resource_simgrid_config());
+  Simulation sim(write_file("split.xml", split_platform_xml(devices, random_speeds(seed))));
   const GeneratedSchedule schedule = generate(w, sim.platform());
   ASSERT_TRUE(schedule.split);
   const Timeline timeline = sim.run(schedule.graph);
@@ -66,7 +64,7 @@ INSTANTIATE_TEST_SUITE_P(RandomChains, SplitPeriod, ::testing::Range(0, 8));
 TEST(SplitSimulation, BetaIsTheorem1WhenRatiosAreCommon) {
   const Workload w = random_split_chain(42, 16);
   const SplitResourceSpeeds speeds{1e11, 0.5e11, 8e11, 4e11};  // backward at half speed on both
-  Simulation sim(write_file("split.xml", split_platform_xml(3, speeds)), shared_resource_simgrid_config());
+  Simulation sim(write_file("split.xml", split_platform_xml(3, speeds)));
   const GeneratedSchedule schedule = generate(w, sim.platform());
   ASSERT_TRUE(schedule.split);
   int first = 0;
@@ -90,7 +88,7 @@ TEST(SplitSimulation, BetaIsTheorem1WhenRatiosAreCommon) {
 TEST(SplitSimulation, WeightStashingMemoryIsInFlightVersions) {
   Workload w = random_split_chain(7, 40);
   w.schedule_params["in_flight"] = "2";
-  Simulation sim(write_file("split.xml", split_platform_xml(4, random_speeds(7))), shared_resource_simgrid_config());
+  Simulation sim(write_file("split.xml", split_platform_xml(4, random_speeds(7))));
   const GeneratedSchedule schedule = generate(w, sim.platform());
   const Timeline timeline = sim.run(schedule.graph);
   ASSERT_TRUE(timeline.completed()) << timeline.deadlock;
@@ -113,8 +111,7 @@ TEST(SplitSimulation, WeightStashingMemoryIsInFlightVersions) {
 // A heterogeneous pair (mobile-laptops-wifi.xml): every device and resource
 // gets its beta, and the optimal allocation is never slower than beta = 0.5.
 TEST(SplitSimulation, ShippedLaptopsRunWithTheirResources) {
-  Simulation sim(std::string(PIPESIM_SOURCE_DIR) + "/platforms/mobile-laptops-wifi.xml",
-                 shared_resource_simgrid_config());
+  Simulation sim(std::string(PIPESIM_SOURCE_DIR) + "/platforms/mobile-laptops-wifi.xml");
   const Platform& p = sim.platform();
   ASSERT_EQ(p.size(), 2);
   ASSERT_EQ(p.devices[0].resources.size(), 2u);

@@ -13,6 +13,7 @@
 #include "schedules/periodic/pattern_generators.hpp"
 #include "schedules/pipedream/pipedream.hpp"
 #include "schedules/pipedream/pipedream_baseline.hpp"
+#include "schedules/pipedream/pipedream_baseline_internal.hpp"
 #include "schedules/registry.hpp"
 #include "schedules/stages/stage_plan.hpp"
 #include "sim/engine/simulation.hpp"

@@ -307,10 +307,6 @@ ImportedProfile import_pipedream(const std::string& graph_txt, const ImportOptio
   return r;
 }
 
-Workload import_pipedream_profile(const std::string& graph_txt, const ImportOptions& options) {
-  return import_pipedream(graph_txt, options).workload;
-}
-
 std::string imported_workload_yaml(const ImportedProfile& r) {
   const Workload& w = r.workload;
   std::ostringstream out;

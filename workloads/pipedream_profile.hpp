@@ -66,7 +66,6 @@ struct ImportedProfile {
 // s), weights = sum of parameter bytes, activation = bytes of the tensors its
 // nodes send to the next group (the last group: its sinks' outputs).
 ImportedProfile import_pipedream(const std::string& graph_txt, const ImportOptions& options = {});
-Workload import_pipedream_profile(const std::string& graph_txt, const ImportOptions& options = {});
 
 // The workload as YAML (docs/workload-format.md), deterministic, one flow
 // map per layer with a comment naming its operators; load_workload reads it back.

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "schedules/pipedream/pipedream.hpp"
+#include "schedules/pipedream/pipedream_baseline_internal.hpp"
 #include "schedules/stages/stage_plan.hpp"
 
 namespace pipesim {

@@ -18,12 +18,6 @@
 
 namespace pipesim {
 
-// PipeDream's estimate of the memory of the stage holding layers
-// [first, last] in machine slot `slot` of P = `machines`: (Σ operator
-// activations + Σ weights) × (P − 1 − slot). Slot 0 counts P − 1 copies, the
-// last slot none: the over-simplified model seed 000 §7 criticises.
-double pipedream_memory_estimate(const Workload& workload, int first, int last, int slot, int machines);
-
 // The optimizer's flags as the study sets them on a platform: P = its
 // device count, the transfer term with compression ratio 1 and the
 // narrowest bandwidth between consecutive devices.
@@ -41,10 +35,6 @@ struct PipeDreamPlan {
   double bottleneck = 0;         // the DP's objective (its time per stage), seconds
   std::vector<double> estimate;  // PipeDream's memory estimate of each stage, bytes
 };
-
-// PipeDream's partition of the workload on the platform (stage s runs on
-// device s). Not feasible when nothing fits the target.
-PipeDreamPlan pipedream_plan(const Workload& workload, const Platform& platform, const PipeDreamFlags& flags = {});
 
 struct BaselineConfig {
   double memory_target = 0;  // the smallest target (of those tried) giving this partition

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "schedules/split/split_allocation_internal.hpp"
 #include "sim/format.hpp"
 
 namespace pipesim::split {

@@ -3,7 +3,6 @@
 // earlier one, which run at the same time. Pure arithmetic, no SimGrid.
 #pragma once
 
-#include <optional>
 #include <vector>
 
 namespace pipesim::split {
@@ -41,13 +40,5 @@ Allocation optimal_allocation(const StageRates& rates);
 // without allocating: the inner loop of the partition and grouping
 // searches. `order` is scratch space. Same preconditions, not checked.
 double optimal_period(const double* forward, const double* backward, int resources, std::vector<int>& order);
-
-// Theorem 1's c = f(p_i, r_j) / g(p_i, r_j) = backward[j] / forward[j] when
-// it is the same for every resource (relative 1e-9), else nothing.
-std::optional<double> common_ratio(const StageRates& rates);
-
-// Theorem 1's closed form beta_j = c / (c + 1) for every j. Throws
-// std::invalid_argument if the ratio differs between resources.
-Allocation theorem1_allocation(const StageRates& rates);
 
 }  // namespace pipesim::split

@@ -234,16 +234,4 @@ GroupingMethod grouping_method(const std::string& name) {
                               "' (expected local-search, brute-force or sorting)");
 }
 
-std::string grouping_method_name(GroupingMethod method) {
-  switch (method) {
-    case GroupingMethod::LocalSearch:
-      return "local-search";
-    case GroupingMethod::BruteForce:
-      return "brute-force";
-    case GroupingMethod::Sorting:
-      return "sorting";
-  }
-  return "?";
-}
-
 }  // namespace pipesim::split

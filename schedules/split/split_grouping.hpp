@@ -39,6 +39,5 @@ Grouping group_devices(const GroupingProblem& problem, GroupingMethod method);
 double grouping_period(const GroupingProblem& problem, const std::vector<std::vector<int>>& groups);
 
 GroupingMethod grouping_method(const std::string& name);  // "local-search", "brute-force", "sorting"
-std::string grouping_method_name(GroupingMethod method);
 
 }  // namespace pipesim::split

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "schedules/split/split_partition_internal.hpp"
 #include "sim/format.hpp"
 
 namespace pipesim::split {

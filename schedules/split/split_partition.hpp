@@ -43,9 +43,6 @@ struct SplitPartition {
   double period = 0;            // eq. 1: the largest stage cost
 };
 
-// The period of a given partition.
-double partition_period(const StageCosts& costs, const std::vector<int>& last_layer);
-
 // Exact optimum of eq. 1 over contiguous partitions into at most `workers`
 // stages (Algorithm 1's feasibility also allows fewer), by dynamic
 // programming over the O(L^2) stage costs: O(L^2 m log m + workers L^2).
@@ -58,11 +55,6 @@ SplitPartition exact_partition(const WorkerProfile& worker, int workers);
 // there is no worker or the profiles' chains differ in length.
 SplitPartition exact_partition(const std::vector<WorkerProfile>& workers);
 
-// Algorithm 1's feasibility check: stage after stage, the longest run of
-// layers whose cost is <= limit. Empty when more than `workers` stages
-// would be needed (or a single layer exceeds the limit).
-std::vector<int> greedy_partition(const StageCosts& costs, int workers, double limit);
-
 struct Algorithm1Result {
   SplitPartition partition;  // the last feasible greedy partition
   double limit = 0;          // smallest feasible limit found, within epsilon
@@ -74,17 +66,5 @@ struct Algorithm1Result {
 // costs grow with the stage). Throws std::invalid_argument if workers < 1
 // or epsilon is not > 0.
 Algorithm1Result algorithm1_partition(const WorkerProfile& worker, int workers, double epsilon);
-
-struct EpsilonGap {
-  double epsilon = 0;
-  double limit = 0;    // Algorithm 1's limit
-  double period = 0;   // its partition's period
-  double optimum = 0;  // exact_partition's period
-  int probes = 0;
-  double gap() const { return period - optimum; }
-};
-
-// How far Algorithm 1 lands from the optimum for each epsilon.
-std::vector<EpsilonGap> algorithm1_gap(const WorkerProfile& worker, int workers, const std::vector<double>& epsilons);
 
 }  // namespace pipesim::split

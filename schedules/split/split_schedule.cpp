@@ -211,8 +211,7 @@ ScheduleSize split_size(const Workload& w, const Platform& platform) {
           std::to_string(static_cast<int>(S)) + " stages"};
 }
 
-const bool registered =
-    register_schedule({"split"}, split_workload_schedule, split_size) && mark_shares_resources("split");
+const bool registered = register_schedule({"split"}, split_workload_schedule, split_size);
 
 }  // namespace
 

@@ -4,6 +4,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "schedules/stages/partition_internal.hpp"
+
 namespace pipesim {
 namespace {
 

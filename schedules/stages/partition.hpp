@@ -27,10 +27,4 @@ struct Partition {
 // the last stage back). Throws std::invalid_argument if P > L.
 Partition partition_chain(const PartitionProblem& problem);
 
-// The load of a given partition (max over stages and boundaries).
-double partition_load(const PartitionProblem& problem, const std::vector<int>& last_layer);
-
-// Enumerates every partition; exponential, for tests only.
-Partition partition_brute_force(const PartitionProblem& problem);
-
 }  // namespace pipesim

@@ -281,8 +281,9 @@ class Checker {
     if (end != text.c_str() + text.size() || errno != 0 || count < 1 || count > INT_MAX)
       fail("core", "expected a whole number of cores from 1 to " + std::to_string(INT_MAX) + ", got '" + text + "'");
     if (count > 1 && single_core_)
-      fail("core",
-           text + " cores need --cfg cpu/optim:Lazy (cpu/optim:TI, pipesim's default, handles one core per host)");
+      fail("core", text +
+                       " cores need cpu/optim:Lazy (pipesim's default) or Full: --cfg cpu/optim:TI handles one core "
+                       "per host");
   }
 
   void bandwidth(const std::string& attribute, const std::string& text) {

@@ -15,7 +15,7 @@ const std::vector<std::string>& default_simgrid_config() {
       "network/model:CM02",      // no bandwidth/latency correction factors
       "network/crosstraffic:0",  // opposite flows do not slow each other
       "network/TCP-gamma:0",     // no window cap on long-latency routes
-      "cpu/optim:TI",            // exact and the fastest CPU update
+      "cpu/optim:Lazy",          // bounds executions (Task::share < 1) and runs multi-core hosts; TI cannot
   };
   return config;
 }
@@ -93,11 +93,6 @@ const std::vector<Rule>& rules() {
 }
 
 }  // namespace
-
-const std::vector<std::string>& shared_resource_simgrid_config() {
-  static const std::vector<std::string> config = {"cpu/optim:Lazy"};
-  return config;
-}
 
 void check_simgrid_setting(const std::string& setting) {
   const auto colon = setting.find(':');

@@ -12,11 +12,6 @@ namespace pipesim {
 // pipesim's defaults, applied before the user's settings (docs/platform-format.md).
 const std::vector<std::string>& default_simgrid_config();
 
-// What a run whose tasks take shares of a resource's speed needs before the
-// user's settings: {"cpu/optim:Lazy"}, since the TI model cannot bound an
-// execution (Exec::set_bound).
-const std::vector<std::string>& shared_resource_simgrid_config();
-
 // Throws InputError("--cfg", setting, ...) unless the setting is "KEY:VALUE"
 // with a supported key and an accepted value.
 void check_simgrid_setting(const std::string& setting);
