@@ -126,8 +126,9 @@ TEST(TrainingState, SplitBackwardHoldsTheStashUntilItsWeightGradient) {
       for (const std::string category : {"activations", "workspace", "comm_buffers"})
         EXPECT_EQ(last[std::make_pair(device, category)], 0) << schedule << " " << device << " " << category;
     // Static memory stays; interleaved-zb's looped placement may put both layers on one device.
-    if (schedule != "interleaved-zb")
+    if (schedule != "interleaved-zb") {
       EXPECT_DOUBLE_EQ(last[std::make_pair(std::string("gpu0"), std::string("optimizer"))], 50e6 * 12) << schedule;
+    }
   }
 }
 
