@@ -30,25 +30,17 @@ constexpr double kPcie = 2e6;  // bytes/s: two units per second
 // `gpus` GPUs at 1 Gf/s in a line (fast links, latency 0), each with a PCIe
 // link of kPcie to one host memory "mem".
 std::string line_platform(int gpus) {
-  std::string hosts, links, routes;
+  pipesim::testing::PlatformXml x;
+  for (int k = 0; k < gpus; ++k) x.host("gpu" + std::to_string(k), "1Gf", {{"memory", "1TiB"}});
+  x.host("mem", "1Gf", {{"memory", "1TiB"}, {"kind", "host"}});
   for (int k = 0; k < gpus; ++k) {
     const std::string n = std::to_string(k);
-    hosts += "<host id=\"gpu" + n + "\" speed=\"1Gf\"><prop id=\"memory\" value=\"1TiB\"/></host>\n";
-    links += "<link id=\"pcie" + n + "\" bandwidth=\"2MBps\" latency=\"0s\" sharing_policy=\"SPLITDUPLEX\"/>\n";
-    routes += "<route src=\"gpu" + n + "\" dst=\"mem\"><link_ctn id=\"pcie" + n + "\" direction=\"UP\"/></route>\n";
-    if (k + 1 < gpus) {
-      links += "<link id=\"nv" + n + "\" bandwidth=\"1TBps\" latency=\"0s\" sharing_policy=\"SPLITDUPLEX\"/>\n";
-      routes += "<route src=\"gpu" + n + "\" dst=\"gpu" + std::to_string(k + 1) + "\"><link_ctn id=\"nv" + n +
-                "\" direction=\"UP\"/></route>\n";
-    }
+    x.link("pcie" + n, "2MBps", "0s", "SPLITDUPLEX").route("gpu" + n, "mem", {{"pcie" + n, "UP"}});
+    if (k + 1 < gpus)
+      x.link("nv" + n, "1TBps", "0s", "SPLITDUPLEX")
+          .route("gpu" + n, "gpu" + std::to_string(k + 1), {{"nv" + n, "UP"}});
   }
-  hosts +=
-      "<host id=\"mem\" speed=\"1Gf\"><prop id=\"memory\" value=\"1TiB\"/><prop id=\"kind\" value=\"host\"/></host>\n";
-  return pipesim::testing::write_file(
-      "line.xml",
-      "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
-      "<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n" +
-          hosts + links + routes + "</zone>\n</platform>\n");
+  return x.write("line.xml");
 }
 
 // A random chain of whole units: forward 1-5 s, backward 1-8 s, activations 1-3 units.
