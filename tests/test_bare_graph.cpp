@@ -28,8 +28,7 @@ double pipesim_makespan(const std::string& platform, const std::string& workload
   const std::string json = temp_path("bare-graph-pipesim.json");
   const CliResult r = run_pipesim("run " + platform + " " + workload + " --json " + json + " --quiet " + extra);
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  const std::string text = read_text(json);
-  return std::stod(text.substr(text.find("\"makespan\":") + 11));
+  return read_json(json).at("makespan").get<double>();
 }
 
 // The dump of WORKLOAD on PLATFORM, run bare, against `pipesim run`.
