@@ -12,6 +12,7 @@
 #include "bench/bare/graph_dump.hpp"
 #include "bench/bare/pipeline_inputs.hpp"
 #include "tests/cli_runner.hpp"
+#include "tests/platform_table.hpp"
 
 namespace pipesim::testing {
 namespace {
@@ -106,9 +107,12 @@ TEST(BareGraph, TakesSimGridSettingsAsPipesimDoes) {
 }
 
 Platform one_device_platform(const std::string& name = "gpu0") {
-  Platform platform;
-  platform.devices.push_back({name, 1e12, 1e12, "gpu"});
-  platform.paths.resize(1);
+  testing::TableSpec spec;
+  spec.memory = 1e12;
+  spec.self_paths = false;
+  spec.file = "";
+  Platform platform = testing::table_platform(1, spec);
+  platform.devices[0].name = name;
   return platform;
 }
 
