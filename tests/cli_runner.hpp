@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+
+#include <nlohmann/json.hpp>
 #include "tests/build_paths.hpp"
 
 #include "tests/fixtures.hpp"
@@ -23,6 +25,15 @@ inline std::string read_text(const std::string& path) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+// A JSON output read as JSON, so that tests assert on fields rather than on the text's layout.
+inline nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(read_text(path)); }
+
+// The number at POINTER (e.g. "/pattern/exact_period"), or MISSING where the report has none.
+inline double json_number(const nlohmann::json& j, const std::string& pointer, double missing = -1) {
+  const nlohmann::json::json_pointer at(pointer);
+  return j.contains(at) ? j.at(at).get<double>() : missing;
 }
 
 // STDOUT: where standard output goes (empty: a file read into the result);

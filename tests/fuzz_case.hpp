@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/fuzz_support.hpp"
 
 namespace pipesim::fuzz {
@@ -300,6 +302,8 @@ class SurfaceCase : public ::testing::TestWithParam<int> {
       const bool whole = text.rfind(first, 0) == 0 && text.size() >= last.size() + first.size() &&
                          text.compare(text.size() - last.size(), last.size(), last) == 0;
       if (!whole) return "exit " + std::to_string(r.exit_code) + " but " + file + " is missing or not whole";
+      if ((first == "{" || first == "[") && !nlohmann::json::accept(text))
+        return "exit " + std::to_string(r.exit_code) + " but " + file + " is not JSON";
     }
     return "";
   }

@@ -28,12 +28,7 @@ inline std::vector<MasterStage> unit_stages(int S) { return uniform_master_stage
 // n hosts "w0".."w(n-1)" at 1 Tf and no links: enough when every transfer
 // carries 0 bytes (the engine completes those at once, without a route).
 inline std::string hosts_platform(int n) {
-  std::string xml =
-      "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
-      "<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n";
-  for (int i = 0; i < n; ++i)
-    xml += "<host id=\"w" + std::to_string(i) + "\" speed=\"1Tf\"><prop id=\"memory\" value=\"1TiB\"/></host>\n";
-  return write_file("hosts-" + std::to_string(n) + ".xml", xml + "</zone>\n</platform>\n");
+  return write_file("hosts-" + std::to_string(n) + ".xml", hosts_platform_xml(n, "w"));
 }
 
 // g's tasks, dependencies and memory appended to `into` with devices shifted by `offset`.

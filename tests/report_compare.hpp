@@ -1,47 +1,53 @@
-// Two --json reports of one run by the two engines: equal text but for the
-// "engine" line and numbers within 1e-9 relative (docs/outputs.md#the-engine).
+// Two --json reports of one run by the two engines: equal but for the
+// "engine" field and numbers within 1e-9 relative (docs/outputs.md#the-engine).
 #pragma once
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
-#include <cstdlib>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 namespace pipesim::testing {
 
-// The report without its "engine" line.
-inline std::string without_engine(std::string json) {
-  const std::size_t at = json.find("\n  \"engine\": ");
-  if (at != std::string::npos) json.erase(at, json.find('\n', at + 1) - at);
-  return json;
+// The report without its "engine" field; fields stay in the order written. Text that is
+// not JSON reads as a discarded value, which same_report refuses.
+inline nlohmann::ordered_json without_engine(const std::string& json) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(json, nullptr, false);
+  if (j.is_object()) j.erase("engine");
+  return j;
 }
 
-// Equal text, except numbers that differ by at most 1e-9 relative; WHERE
-// receives the first difference.
-inline bool same_report(const std::string& a, const std::string& b, std::string& where) {
-  std::size_t i = 0, j = 0;
-  auto number_start = [](const std::string& s, std::size_t k) {
-    return k < s.size() && (std::isdigit(static_cast<unsigned char>(s[k])) || s[k] == '-') &&
-           (k == 0 || s[k - 1] == ' ' || s[k - 1] == '[');
+// Equal values, fields in the same order, except numbers that differ by at most
+// 1e-9 relative; WHERE receives the JSON pointer of the first difference.
+inline bool same_report(const nlohmann::ordered_json& a, const nlohmann::ordered_json& b, std::string& where,
+                        const std::string& at = "") {
+  auto differ = [&](const std::string& what) {
+    where = (at.empty() ? "/" : at) + ": " + what;
+    return false;
   };
-  while (i < a.size() && j < b.size()) {
-    if (number_start(a, i) && number_start(b, j)) {
-      char* end_a = nullptr;
-      char* end_b = nullptr;
-      const double x = std::strtod(a.c_str() + i, &end_a), y = std::strtod(b.c_str() + j, &end_b);
-      if (std::fabs(x - y) > 1e-9 * std::max(std::fabs(x), std::fabs(y))) {
-        where = a.substr(i > 60 ? i - 60 : 0, 100) + " vs " + b.substr(j, 40);
-        return false;
-      }
-      i = end_a - a.c_str();
-      j = end_b - b.c_str();
-    } else if (a[i++] != b[j++]) {
-      where = a.substr(i > 60 ? i - 60 : 0, 100);
-      return false;
-    }
+  if (a.is_discarded() || b.is_discarded()) return differ("not JSON");
+  if (a.is_number() && b.is_number()) {
+    const double x = a.get<double>(), y = b.get<double>();
+    if (std::fabs(x - y) > 1e-9 * std::max(std::fabs(x), std::fabs(y))) return differ(a.dump() + " vs " + b.dump());
+    return true;
   }
-  return i == a.size() && j == b.size();
+  if (a.type() != b.type()) return differ(a.dump() + " vs " + b.dump());
+  if (a.is_object()) {
+    if (a.size() != b.size()) return differ(std::to_string(a.size()) + " fields vs " + std::to_string(b.size()));
+    for (auto i = a.begin(), j = b.begin(); i != a.end(); ++i, ++j) {
+      if (i.key() != j.key()) return differ("field " + i.key() + " vs " + j.key());
+      if (!same_report(i.value(), j.value(), where, at + "/" + i.key())) return false;
+    }
+    return true;
+  }
+  if (a.is_array()) {
+    if (a.size() != b.size()) return differ(std::to_string(a.size()) + " items vs " + std::to_string(b.size()));
+    for (std::size_t k = 0; k < a.size(); ++k)
+      if (!same_report(a[k], b[k], where, at + "/" + std::to_string(k))) return false;
+    return true;
+  }
+  return a == b ? true : differ(a.dump() + " vs " + b.dump());
 }
 
 }  // namespace pipesim::testing

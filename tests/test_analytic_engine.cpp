@@ -24,23 +24,15 @@ using testing::write_file;
 // Three 1 Tf hosts; gpu0 and gpu1 reach gpu2 over one link "bus" (POLICY),
 // behind a private 1 us link each.
 std::string bus_platform(const std::string& policy) {
-  return write_file("bus-" + policy + ".xml", R"(<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1">
-  <zone id="z" routing="Full">
-    <host id="gpu0" speed="1Tf"><prop id="memory" value="1TiB"/></host>
-    <host id="gpu1" speed="1Tf"><prop id="memory" value="1TiB"/></host>
-    <host id="gpu2" speed="1Tf"><prop id="memory" value="1TiB"/></host>
-    <link id="a0" bandwidth="10GBps" latency="1us"/>
-    <link id="a1" bandwidth="10GBps" latency="1us"/>
-    <link id="bus" bandwidth="1GBps" latency="0s" sharing_policy=")" +
-                                                  policy + R"("/>
-    <route src="gpu0" dst="gpu2"><link_ctn id="a0"/><link_ctn id="bus"/></route>
-    <route src="gpu1" dst="gpu2"><link_ctn id="a1"/><link_ctn id="bus"/></route>
-    <route src="gpu0" dst="gpu1"><link_ctn id="a0"/><link_ctn id="a1"/></route>
-  </zone>
-</platform>
-)");
+  testing::PlatformXml x;
+  for (const char* gpu : {"gpu0", "gpu1", "gpu2"}) x.host(gpu, "1Tf", {{"memory", "1TiB"}});
+  return x.link("a0", "10GBps", "1us")
+      .link("a1", "10GBps", "1us")
+      .link("bus", "1GBps", "0s", policy)
+      .route("gpu0", "gpu2", {{"a0", ""}, {"bus", ""}})
+      .route("gpu1", "gpu2", {{"a1", ""}, {"bus", ""}})
+      .route("gpu0", "gpu1", {{"a0", ""}, {"a1", ""}})
+      .write("bus-" + policy + ".xml");
 }
 
 // gpu0 and gpu1 each compute, then send 1 GB to gpu2, which computes on both.

@@ -24,21 +24,7 @@ using testing::transfer;
 // Four 1 Tf hosts around a router, each behind one Shared link: a transfer
 // crosses two Shared links, so two transfers may conflict on both at once.
 std::string star_platform() {
-  std::string xml = R"(<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1">
-  <zone id="z" routing="Full">
-)";
-  for (int i = 0; i < 4; ++i)
-    xml += "    <host id=\"gpu" + std::to_string(i) + "\" speed=\"1Tf\"><prop id=\"memory\" value=\"1TiB\"/></host>\n";
-  for (int i = 0; i < 4; ++i)
-    xml +=
-        "    <link id=\"l" + std::to_string(i) + "\" bandwidth=\"1GBps\" latency=\"1us\" sharing_policy=\"SHARED\"/>\n";
-  for (int i = 0; i < 4; ++i)
-    for (int j = i + 1; j < 4; ++j)
-      xml += "    <route src=\"gpu" + std::to_string(i) + "\" dst=\"gpu" + std::to_string(j) + "\"><link_ctn id=\"l" +
-             std::to_string(i) + "\"/><link_ctn id=\"l" + std::to_string(j) + "\"/></route>\n";
-  return testing::write_file("star-shared.xml", xml + "  </zone>\n</platform>\n");
+  return testing::write_file("star-shared.xml", testing::host_links_platform_xml(4, "SHARED", "1GBps", "1us"));
 }
 
 ListPass pass_taken(const TaskGraph& g, const Platform& platform, ListPass pass = ListPass::Auto) {

@@ -12,6 +12,7 @@
 #include "bench/bare/graph_dump.hpp"
 #include "bench/bare/pipeline_inputs.hpp"
 #include "tests/cli_runner.hpp"
+#include "tests/platform_table.hpp"
 
 namespace pipesim::testing {
 namespace {
@@ -28,8 +29,7 @@ double pipesim_makespan(const std::string& platform, const std::string& workload
   const std::string json = temp_path("bare-graph-pipesim.json");
   const CliResult r = run_pipesim("run " + platform + " " + workload + " --json " + json + " --quiet " + extra);
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  const std::string text = read_text(json);
-  return std::stod(text.substr(text.find("\"makespan\":") + 11));
+  return read_json(json).at("makespan").get<double>();
 }
 
 // The dump of WORKLOAD on PLATFORM, run bare, against `pipesim run`.
@@ -107,9 +107,12 @@ TEST(BareGraph, TakesSimGridSettingsAsPipesimDoes) {
 }
 
 Platform one_device_platform(const std::string& name = "gpu0") {
-  Platform platform;
-  platform.devices.push_back({name, 1e12, 1e12, "gpu"});
-  platform.paths.resize(1);
+  testing::TableSpec spec;
+  spec.memory = 1e12;
+  spec.self_paths = false;
+  spec.file = "";
+  Platform platform = testing::table_platform(1, spec);
+  platform.devices[0].name = name;
   return platform;
 }
 

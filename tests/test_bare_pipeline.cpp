@@ -25,8 +25,7 @@ double pipesim_makespan(const std::string& platform, const std::string& workload
   const std::string json = temp_path("bare-pipesim.json");
   const CliResult r = run_pipesim("run " + platform + " " + workload + " --json " + json + " --quiet");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  const std::string text = read_text(json);
-  return std::stod(text.substr(text.find("\"makespan\":") + 11));
+  return read_json(json).at("makespan").get<double>();
 }
 
 void expect_same(const std::string& schedule, int P, int M) {

@@ -27,10 +27,7 @@ struct BadInput {
 
 // A 3-device Full zone whose gpu0 and gpu2 are not connected.
 std::string unrouted_platform() {
-  std::string xml = complete_platform_xml(3);
-  const std::string route = "<route src=\"gpu0\" dst=\"gpu2\"><link_ctn id=\"l0-2\" direction=\"UP\"/></route>\n";
-  xml.erase(xml.find(route), route.size());
-  return xml;
+  return complete_platform_builder(3, "1GBps", "0s", "1Tf", "1TiB", {}, "gpu0>gpu2").xml();
 }
 
 std::vector<BadInput> bad_inputs() {

@@ -143,26 +143,19 @@ TEST(CollectiveEngine, OnOneLinkPerGpuTheRingIsContentionFreeAndTheTreesChildren
 // Two boxes of two GPUs, each GPU on its own 100 GB/s link to its box, the
 // boxes joined by one 1 GB/s, 1 ms split-duplex uplink.
 std::string uplink_platform() {
-  std::string xml = R"(<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1">
-  <zone id="z" routing="Full">
-)";
+  testing::PlatformXml x;
   const std::vector<std::string> hosts = {"a0", "a1", "b0", "b1"};
-  for (const auto& h : hosts)
-    xml += "<host id=\"" + h + "\" speed=\"1Tf\"><prop id=\"memory\" value=\"1TiB\"/><prop id=\"node\" value=\"box" +
-           h.substr(0, 1) + "\"/></host>\n";
-  for (const auto& h : hosts)
-    xml += "<link id=\"" + h + "-link\" bandwidth=\"100GBps\" latency=\"0s\" sharing_policy=\"SPLITDUPLEX\"/>\n";
-  xml += "<link id=\"uplink\" bandwidth=\"1GBps\" latency=\"1ms\" sharing_policy=\"SPLITDUPLEX\"/>\n";
+  for (const auto& h : hosts) x.host(h, "1Tf", {{"memory", "1TiB"}, {"node", "box" + h.substr(0, 1)}});
+  for (const auto& h : hosts) x.link(h + "-link", "100GBps", "0s", "SPLITDUPLEX");
+  x.link("uplink", "1GBps", "1ms", "SPLITDUPLEX");
   for (std::size_t i = 0; i < hosts.size(); ++i)
     for (std::size_t j = i + 1; j < hosts.size(); ++j) {
-      xml += "<route src=\"" + hosts[i] + "\" dst=\"" + hosts[j] + "\"><link_ctn id=\"" + hosts[i] +
-             "-link\" direction=\"UP\"/>";
-      if (hosts[i][0] != hosts[j][0]) xml += "<link_ctn id=\"uplink\" direction=\"UP\"/>";
-      xml += "<link_ctn id=\"" + hosts[j] + "-link\" direction=\"DOWN\"/></route>\n";
+      std::vector<testing::LinkUse> route = {{hosts[i] + "-link", "UP"}};
+      if (hosts[i][0] != hosts[j][0]) route.push_back({"uplink", "UP"});
+      route.push_back({hosts[j] + "-link", "DOWN"});
+      x.route(hosts[i], hosts[j], route);
     }
-  return write_file("uplink.xml", xml + "  </zone>\n</platform>\n");
+  return x.write("uplink.xml");
 }
 
 TEST(CollectiveEngine, TwoAllReducesSharingAnUplinkTakeWhatSimGridsSharingGives) {

@@ -161,10 +161,9 @@ TEST(Engine, MalformedPlatformXml) {
 }
 
 TEST(Engine, PlatformWithoutDevices) {
-  std::string xml = testing::complete_platform_xml(2);
-  for (size_t at; (at = xml.find("<prop id=\"memory\" value=\"1TiB\"/>")) != std::string::npos;)
-    xml.erase(at, std::string("<prop id=\"memory\" value=\"1TiB\"/>").size());
-  expect_platform_error(write_file("nodevice.xml", xml), "no device");
+  // No memory property: hosts, but none of them a device.
+  expect_platform_error(write_file("nodevice.xml", testing::complete_platform_xml(2, "1GBps", "0s", "1Tf", "")),
+                        "no device");
 }
 
 TEST(Engine, MalformedMemoryProperty) {
@@ -327,20 +326,16 @@ TEST(EnginePaths, FoundOnDemandSharedByCopiesAndOnlyWhileTheSimulationLives) {
 // The pattern model and the analytic engine need each route's links and how
 // SimGrid shares them: a split-duplex link is two Shared directions.
 TEST(EnginePaths, RoutesNameTheirLinksWithTheirSharing) {
-  const std::string xml = R"(<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1">
-  <zone id="box" routing="Floyd">
-    <host id="gpu0" speed="1Tf"><prop id="memory" value="1GiB"/></host>
-    <host id="gpu1" speed="1Tf"><prop id="memory" value="1GiB"/></host>
-    <router id="switch"/>
-    <link id="a" bandwidth="2GBps" latency="1us" sharing_policy="SPLITDUPLEX"/>
-    <link id="b" bandwidth="3GBps" latency="2us" sharing_policy="FATPIPE"/>
-    <route src="gpu0" dst="switch"><link_ctn id="a" direction="UP"/></route>
-    <route src="gpu1" dst="switch"><link_ctn id="b"/></route>
-  </zone>
-</platform>
-)";
+  // Three sharing policies and a router: the link table's names, sharing and directions are the point.
+  const std::string xml = testing::PlatformXml("Floyd", "box")
+                              .host("gpu0", "1Tf", {{"memory", "1GiB"}})
+                              .host("gpu1", "1Tf", {{"memory", "1GiB"}})
+                              .router("switch")
+                              .link("a", "2GBps", "1us", "SPLITDUPLEX")
+                              .link("b", "3GBps", "2us", "FATPIPE")
+                              .route("gpu0", "switch", {{"a", "UP"}})
+                              .route("gpu1", "switch", {{"b", ""}})
+                              .xml();
   Simulation sim(write_file("links-sharing.xml", xml));
   const Platform& p = sim.platform();
   ASSERT_EQ(p.links.size(), 3u);  // by name, without SimGrid's loopback
@@ -358,14 +353,8 @@ TEST(EnginePaths, RoutesNameTheirLinksWithTheirSharing) {
 
 TEST(EnginePaths, ProfilesMakeThePlatformTimeVarying) {
   write_file("speed-profile.txt", "0 1.0\n10 0.5\nLOOPAFTER 10\n");  // found beside the platform
-  const std::string xml = R"(<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1">
-  <zone id="box" routing="Full">
-    <host id="gpu0" speed="1Tf" availability_file="speed-profile.txt"><prop id="memory" value="1GiB"/></host>
-  </zone>
-</platform>
-)";
+  const std::string xml =
+      testing::hosts_platform_xml(1, "gpu", "1Tf", "1GiB", "availability_file=\"speed-profile.txt\"");
   Simulation sim(write_file("time-varying.xml", xml));
   EXPECT_TRUE(sim.platform().time_varying);
 }

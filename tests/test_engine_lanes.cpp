@@ -27,33 +27,19 @@ Task compute(int device, double flops, int lane = 0, double share = 1, int resou
 
 // A laptop: its CPU is the device host, its GPU a resource host joined by a
 // local link; a second device, a Raspberry Pi, linked to the laptop.
-std::string laptop_xml(const std::string& gpu_extra = "", const std::string& gpu_owner = "laptop") {
-  return std::string(R"(<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1">
-  <zone id="z" routing="Full">
-    <host id="laptop" speed="1Tf">
-      <prop id="memory" value="16GiB"/>
-      <prop id="resource" value="cpu"/>
-      <prop id="backward_speed" value="0.5Tf"/>
-    </host>
-    <host id="laptop-gpu" speed="4Tf">
-      <prop id="resource_of" value=")") +
-         gpu_owner + R"("/>
-      <prop id="resource" value="gpu"/>
-)" + gpu_extra +
-         R"(    </host>
-    <host id="pi" speed="10Gf">
-      <prop id="memory" value="4GiB"/>
-      <prop id="kind" value="mobile"/>
-    </host>
-    <link id="local" bandwidth="100GBps" latency="0s"/>
-    <link id="wifi" bandwidth="10MBps" latency="2ms" sharing_policy="SPLITDUPLEX"/>
-    <route src="laptop" dst="laptop-gpu"><link_ctn id="local"/></route>
-    <route src="laptop" dst="pi"><link_ctn id="wifi" direction="UP"/></route>
-  </zone>
-</platform>
-)";
+std::string laptop_xml(const std::vector<testing::Prop>& gpu_extra = {}, const std::string& gpu_owner = "laptop",
+                       const std::string& gpu_type = "gpu") {
+  std::vector<testing::Prop> gpu = {{"resource_of", gpu_owner}, {"resource", gpu_type}};
+  gpu.insert(gpu.end(), gpu_extra.begin(), gpu_extra.end());
+  return testing::PlatformXml()
+      .host("laptop", "1Tf", {{"memory", "16GiB"}, {"resource", "cpu"}, {"backward_speed", "0.5Tf"}})
+      .host("laptop-gpu", "4Tf", gpu)
+      .host("pi", "10Gf", {{"memory", "4GiB"}, {"kind", "mobile"}})
+      .link("local", "100GBps", "0s")
+      .link("wifi", "10MBps", "2ms", "SPLITDUPLEX")
+      .route("laptop", "laptop-gpu", {{"local", ""}})
+      .route("laptop", "pi", {{"wifi", "UP"}})
+      .xml();
 }
 
 const std::vector<std::string> kLazy = {"cpu/optim:Lazy"};  // TI cannot bound an execution
@@ -135,8 +121,7 @@ TEST(EngineLanes, ALaneDeadlockNamesTheDeviceOrder) {
 }
 
 TEST(EngineLanes, ReadsResourcesWhichAreNotDevices) {
-  Simulation sim(write_file("laptop.xml", laptop_xml(R"(      <prop id="backward_speed" value="2Tf"/>
-)")));
+  Simulation sim(write_file("laptop.xml", laptop_xml({{"backward_speed", "2Tf"}})));
   const Platform& p = sim.platform();
   ASSERT_EQ(p.size(), 2);  // the GPU host is a resource, not a device
   EXPECT_EQ(p.devices[0].name, "laptop");
@@ -199,29 +184,25 @@ std::string platform_error(const std::string& xml) {
 }
 
 TEST(EngineLanes, ResourceOfNamingNoDevice) {
-  EXPECT_EQ(platform_error(laptop_xml("", "desktop")),
+  EXPECT_EQ(platform_error(laptop_xml({}, "desktop")),
             ": host 'laptop-gpu' property resource_of: expected the name of a device (a host with a memory "
             "property), got 'desktop'");
 }
 
 TEST(EngineLanes, ResourceHostWithMemory) {
-  EXPECT_EQ(platform_error(laptop_xml(R"(      <prop id="memory" value="4GiB"/>
-)")),
+  EXPECT_EQ(platform_error(laptop_xml({{"memory", "4GiB"}})),
             ": host 'laptop-gpu' property resource_of: a resource host has no memory of its own: remove its "
             "memory property");
 }
 
 TEST(EngineLanes, BadBackwardSpeed) {
-  EXPECT_EQ(platform_error(laptop_xml(R"(      <prop id="backward_speed" value="-1Gf"/>
-)")),
+  EXPECT_EQ(platform_error(laptop_xml({{"backward_speed", "-1Gf"}})),
             ": host 'laptop-gpu' property backward_speed: expected a flop count like '2Tf' or '150Gflops' (not "
             "negative), got '-1Gf'");
 }
 
 TEST(EngineLanes, TwoResourcesOfOneType) {
-  std::string xml = laptop_xml();
-  xml.replace(xml.find(R"(value="gpu")"), 11, R"(value="cpu")");
-  EXPECT_EQ(platform_error(xml),
+  EXPECT_EQ(platform_error(laptop_xml({}, "laptop", "cpu")),
             ": host 'laptop-gpu' property resource: device 'laptop' already has a resource of type 'cpu' (one "
             "per type)");
 }

@@ -126,7 +126,8 @@ TEST_P(SweepSpec, KeepsTheErrorContract) {
   if (failure.empty() && o.child.exit_code == 0) {
     const std::string dir = work() + "/" + args[3];
     failure = check_results(read_file(dir + "/results.csv"), files_in(dir + "/runs"), true);
-    if (failure.empty() && read_file(dir + "/plan.json").rfind("{", 0) != 0) failure = "plan.json is not whole";
+    if (failure.empty() && !nlohmann::json::parse(read_file(dir + "/plan.json"), nullptr, false).is_object())
+      failure = "plan.json is not whole";
   }
   conclude(failure);
 }

@@ -10,17 +10,12 @@
 namespace pipesim {
 namespace {
 
-using testing::read_text;
+using testing::read_json;
 using testing::run_pipesim;
 using testing::temp_path;
 using testing::write_file;
 
 const std::string kRoot = std::string(PIPESIM_SOURCE_DIR) + "/";
-
-double number_after(const std::string& json, const std::string& key, std::size_t from = 0) {
-  const auto at = json.find("\"" + key + "\": ", from);
-  return at == std::string::npos ? -1 : std::stod(json.substr(at + key.size() + 4));
-}
 
 std::string workload(const std::string& schedule) {
   return write_file("ilp.yaml",
@@ -41,21 +36,21 @@ TEST(IlpSchedule, RunsTheSolversPatternAtItsExactPeriod) {
   const auto r = run_pipesim("run " + kRoot + "platforms/nvswitch-4gpu.xml " +
                              workload("{name: ilp, k: 2, memory: 2GiB, time_limit: 30s}") + " --json " + json);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::string report = read_text(json);
-  EXPECT_EQ(number_after(report, "copies"), 2);
-  const double exact = number_after(report, "exact_period"), simulated = number_after(report, "simulated_period");
+  const nlohmann::json report = read_json(json);
+  const nlohmann::json& pattern = report.at("pattern");
+  EXPECT_EQ(pattern.at("copies"), 2);
+  const double exact = pattern.at("exact_period").get<double>(),
+               simulated = pattern.at("simulated_period").get<double>();
   EXPECT_NEAR(simulated, exact, 1e-6 * exact);
   EXPECT_GE(exact, 2 * 3.5e-3 * (1 - 1e-9));  // no pattern beats the load bound
   // Analytic peak = simulated peak, device by device.
-  const auto devices = report.find("\"devices\": [");
-  const auto analytic = report.find("\"analytic_peak_memory\": [");
-  ASSERT_NE(devices, std::string::npos);
-  ASSERT_NE(analytic, std::string::npos);
-  std::size_t d = devices, a = analytic;
+  const nlohmann::json& devices = report.at("devices");
+  const nlohmann::json& analytic = pattern.at("analytic_peak_memory");
+  ASSERT_EQ(devices.size(), 4u);
+  ASSERT_EQ(analytic.size(), 4u);
   for (int i = 0; i < 4; ++i) {
-    d = report.find("\"peak_memory\": ", d) + 1;
-    a = report.find("\"bytes\": ", a) + 1;
-    EXPECT_DOUBLE_EQ(number_after(report, "peak_memory", d - 1), number_after(report, "bytes", a - 1)) << "gpu" << i;
+    EXPECT_EQ(analytic[i].at("device"), devices[i].at("name")) << "gpu" << i;
+    EXPECT_DOUBLE_EQ(devices[i].at("peak_memory").get<double>(), analytic[i].at("bytes").get<double>()) << "gpu" << i;
   }
 }
 
@@ -76,8 +71,9 @@ TEST(IlpSchedule, TimeLimitZeroRunsTheHeuristicsPattern) {
   const auto r = run_pipesim("run " + kRoot + "platforms/nvswitch-4gpu.xml " +
                              workload("{name: ilp, k: 2, time_limit: 0}") + " --json " + json);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::string report = read_text(json);
-  const double exact = number_after(report, "exact_period"), simulated = number_after(report, "simulated_period");
+  const nlohmann::json report = read_json(json);
+  const double exact = testing::json_number(report, "/pattern/exact_period"),
+               simulated = testing::json_number(report, "/pattern/simulated_period");
   EXPECT_GT(exact, 0);
   EXPECT_NEAR(simulated, exact, 1e-6 * exact);
 }

@@ -4,11 +4,11 @@
 #include "tests/build_paths.hpp"
 
 #include <algorithm>
-#include <boost/property_tree/json_parser.hpp>
-#include <boost/property_tree/ptree.hpp>
 #include <filesystem>
 #include <fstream>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "tests/cli_runner.hpp"
 
@@ -68,12 +68,11 @@ struct RunTotals {
   double link_bytes = 0;
 };
 RunTotals totals(const std::string& json) {
-  boost::property_tree::ptree tree;
-  boost::property_tree::read_json(json, tree);
+  const nlohmann::json tree = read_json(json);
   RunTotals t;
-  t.devices = tree.get_child("devices").size();
-  for (const auto& [_, link] : tree.get_child("links")) {
-    const double bytes = link.get<double>("bytes");
+  t.devices = tree.at("devices").size();
+  for (const nlohmann::json& link : tree.at("links")) {
+    const double bytes = link.at("bytes").get<double>();
     t.link_bytes += bytes;
     if (bytes > 0) ++t.links_used;
   }

@@ -12,18 +12,12 @@
 #include "schedules/registry.hpp"
 #include "sim/input_error.hpp"
 #include "tests/cli_runner.hpp"
+#include "tests/platform_table.hpp"
 
 namespace pipesim {
 namespace {
 
-Platform platform(int n, bool routed = true) {
-  Platform p;
-  p.file = "plat.xml";
-  for (int i = 0; i < n; ++i) p.devices.push_back({"gpu" + std::to_string(i), 1e12, 16e9, "gpu"});
-  p.paths.assign(n * n, Path{routed, 0, 1e9, 1});
-  for (int i = 0; i < n; ++i) p.paths[i * n + i] = Path{true, 0, 0, 0};
-  return p;
-}
+Platform platform(int n, bool routed = true) { return testing::table_platform(n, {1e12, 16e9, 0, 1e9, routed}); }
 
 // 4 one-layer stages, 8 micro-batches.
 Workload workload(std::map<std::string, std::string> params) {

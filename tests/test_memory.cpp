@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "analysis/memory.hpp"
+#include "tests/platform_table.hpp"
 
 using namespace pipesim;
 
@@ -32,9 +33,8 @@ void set_times(Timeline& tl, const std::vector<std::pair<double, double>>& times
 }
 
 Platform platform(std::vector<double> capacities) {
-  Platform p;
-  for (std::size_t d = 0; d < capacities.size(); ++d)
-    p.devices.push_back({"gpu" + std::to_string(d), 1e12, capacities[d], "gpu"});
+  Platform p = pipesim::testing::devices_only_platform(static_cast<int>(capacities.size()));
+  for (std::size_t d = 0; d < capacities.size(); ++d) p.devices[d].memory = capacities[d];
   return p;
 }
 

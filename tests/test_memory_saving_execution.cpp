@@ -28,24 +28,19 @@ namespace {
 // behind a PCIe link of bandwidth bandwidths[K] bytes/s and latency 0 (the
 // programs know no latency).
 std::string pairs_platform(const std::vector<double>& bandwidths) {
-  std::string hosts, links, routes;
+  pipesim::testing::PlatformXml x;
   for (std::size_t k = 0; k < bandwidths.size(); ++k) {
     const std::string n = std::to_string(k);
-    hosts += "<host id=\"gpu" + n + "\" speed=\"1Gf\"><prop id=\"memory\" value=\"1TiB\"/></host>\n";
-    hosts += "<host id=\"mem" + n +
-             "\" speed=\"1Gf\"><prop id=\"memory\" value=\"1TiB\"/>"
-             "<prop id=\"kind\" value=\"host\"/></host>\n";
+    x.host("gpu" + n, "1Gf", {{"memory", "1TiB"}});
+    x.host("mem" + n, "1Gf", {{"memory", "1TiB"}, {"kind", "host"}});
+  }
+  for (std::size_t k = 0; k < bandwidths.size(); ++k) {
+    const std::string n = std::to_string(k);
     char bw[64];
     std::snprintf(bw, sizeof bw, "%.17gBps", bandwidths[k]);
-    links += "<link id=\"pcie" + n + "\" bandwidth=\"" + bw + "\" latency=\"0s\" sharing_policy=\"SPLITDUPLEX\"/>\n";
-    routes +=
-        "<route src=\"gpu" + n + "\" dst=\"mem" + n + "\"><link_ctn id=\"pcie" + n + "\" direction=\"UP\"/></route>\n";
+    x.link("pcie" + n, bw, "0s", "SPLITDUPLEX").route("gpu" + n, "mem" + n, {{"pcie" + n, "UP"}});
   }
-  return pipesim::testing::write_file(
-      "pairs.xml",
-      "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
-      "<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n" +
-          hosts + links + routes + "</zone>\n</platform>\n");
+  return x.write("pairs.xml");
 }
 
 constexpr double kUnit = 1e6;  // bytes per chain size unit (SimGrid moves whole bytes)

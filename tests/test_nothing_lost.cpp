@@ -147,9 +147,11 @@ TEST(SweepLock, TwoSweepsAtOnceLoseNoRow) {
          std::istringstream in(read_text(dir + "/out/results.csv"));
          for (std::string l; std::getline(in, l);) rows.push_back(l);
          return rows;
-       }())
-    if (row.rfind("id,", 0) != 0 && row.find(",valid,") != std::string::npos)
+       }()) {
+    if (row.rfind("id,", 0) != 0 && row.find(",valid,") != std::string::npos) {
       EXPECT_NE(row.find(",1f1b,true,"), std::string::npos) << row;
+    }
+  }
   // Run again: every row was done, none lost.
   const CliResult again = run_pipesim("sweep " + spec + " -o " + dir + "/out");
   ASSERT_EQ(again.exit_code, 0) << again.err;

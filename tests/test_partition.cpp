@@ -10,17 +10,14 @@
 #include "schedules/stages/partition_internal.hpp"
 #include "schedules/stages/stage_plan.hpp"
 #include "sim/input_error.hpp"
+#include "tests/platform_table.hpp"
 
 namespace pipesim {
 namespace {
 
 Platform make_platform(const std::vector<double>& speeds, double latency = 1e-5, double bandwidth = 1e10) {
-  Platform p;
-  p.file = "plat.xml";
-  const int n = static_cast<int>(speeds.size());
-  for (int i = 0; i < n; ++i) p.devices.push_back({"gpu" + std::to_string(i), speeds[i], 16e9, "gpu"});
-  p.paths.assign(n * n, Path{true, latency, bandwidth, 1});
-  for (int i = 0; i < n; ++i) p.paths[i * n + i] = Path{true, 0, 0, 0};
+  Platform p = testing::table_platform(static_cast<int>(speeds.size()), {1e12, 16e9, latency, bandwidth});
+  for (std::size_t i = 0; i < speeds.size(); ++i) p.devices[i].speed = speeds[i];
   return p;
 }
 

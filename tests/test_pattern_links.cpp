@@ -33,21 +33,7 @@ using namespace testing;
 // devices has two hops, gpuI-link then gpuJ-link. SPLITDUPLEX: directions
 // _UP (towards the switch) and _DOWN; FATPIPE: one link, no direction.
 std::string star_platform(int p, const std::string& sharing) {
-  const bool duplex = sharing == "SPLITDUPLEX";
-  std::string xml =
-      "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
-      "<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Floyd\">\n";
-  for (int i = 0; i < p; ++i)
-    xml += "<host id=\"gpu" + std::to_string(i) + "\" speed=\"1Tf\"><prop id=\"memory\" value=\"1TiB\"/></host>\n";
-  xml += "<router id=\"switch\"/>\n";
-  std::string routes;
-  for (int i = 0; i < p; ++i) {
-    const std::string id = "gpu" + std::to_string(i) + "-link";
-    xml += "<link id=\"" + id + "\" bandwidth=\"1GBps\" latency=\"0s\" sharing_policy=\"" + sharing + "\"/>\n";
-    routes += "<route src=\"gpu" + std::to_string(i) + "\" dst=\"switch\"><link_ctn id=\"" + id + "\"" +
-              (duplex ? " direction=\"UP\"" : "") + "/></route>\n";
-  }
-  return write_file("star-" + sharing + ".xml", xml + routes + "</zone>\n</platform>\n");
+  return write_file("star-" + sharing + ".xml", testing::switch_star_platform_xml(p, sharing));
 }
 
 std::vector<std::string> names(LinkResources& r, int from, int to) {

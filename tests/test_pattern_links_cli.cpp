@@ -25,21 +25,16 @@ const std::string kHeavy =
     "microbatches: 64\nreference_speed: 100Tf\n"
     "layers:\n  - {forward: 50ms, backward: 100ms, activation: 1GB, weights: 1MB, repeat: 4}\n";
 
-double json_number(const std::string& json, const std::string& key) {
-  const auto at = json.find("\"" + key + "\": ");
-  return at == std::string::npos ? -1 : std::stod(json.substr(at + key.size() + 4));
-}
-
 // Runs the schedule; returns the exact period after checking it against the simulated one.
 double exact_equals_simulated(const std::string& platform, const std::string& schedule) {
   const std::string workload = write_file("links-cli.yaml", kHeavy + "schedule: {" + schedule + "}\n");
   const std::string json = temp_path("links-cli.json");
   const CliResult r = run_pipesim("run " + kRoot + "platforms/" + platform + ".xml " + workload + " --json " + json);
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  const std::string report = read_text(json);
-  const double exact = json_number(report, "exact_period");
+  const nlohmann::json report = read_json(json);
+  const double exact = json_number(report, "/pattern/exact_period");
   EXPECT_GT(exact, 0) << report;
-  EXPECT_NEAR(json_number(report, "simulated_period") / exact, 1.0, 1e-6) << platform << " " << schedule;
+  EXPECT_NEAR(json_number(report, "/pattern/simulated_period") / exact, 1.0, 1e-6) << platform << " " << schedule;
   return exact;
 }
 

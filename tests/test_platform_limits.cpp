@@ -44,13 +44,9 @@ void expect_refused(const std::string& platform, const std::string& fragment, co
   EXPECT_FALSE(std::filesystem::exists(json));
 }
 
+// One device gpu0 (1 GiB) whose host element carries HOST_ATTRIBUTES; its host is on line 5.
 std::string platform_with(const std::string& host_attributes) {
-  return "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
-         "<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n"
-         "<host id=\"gpu0\" speed=\"1Tf\" " +
-         host_attributes +
-         "><prop id=\"memory\" value=\"1GiB\"/></host>\n"
-         "</zone>\n</platform>\n";
+  return hosts_platform_xml(1, "gpu", "1Tf", "1GiB", host_attributes);
 }
 
 TEST(PlatformLimits, SpecialFilesAreRefusedBeforeSimGridReadsThem) {

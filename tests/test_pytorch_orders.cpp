@@ -18,6 +18,7 @@
 #include "schedules/pytorch/generated_orders.hpp"
 #include "schedules/pytorch/orders_validation.hpp"
 #include "tests/cli_runner.hpp"
+#include "tests/platform_table.hpp"
 
 namespace pipesim {
 namespace {
@@ -181,11 +182,7 @@ std::vector<Rank> pytorch_zbv(int group, int microbatches) {
   return out;
 }
 
-Platform platform_of(int n) {
-  Platform p;
-  for (int d = 0; d < n; ++d) p.devices.push_back({"gpu" + std::to_string(d), 1e12, 1e12, "gpu"});
-  return p;
-}
+Platform platform_of(int n) { return testing::devices_only_platform(n); }
 
 std::string violations(const ExplicitOrders& o, int M) {
   std::string all;

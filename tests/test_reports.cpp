@@ -1,11 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 
-#include <boost/property_tree/json_parser.hpp>
-#include <boost/property_tree/ptree.hpp>
+#include <nlohmann/json.hpp>
 
 #include "reports/chrome_trace.hpp"
 #include "reports/json_report.hpp"
@@ -71,11 +71,14 @@ std::string capture(F write) {
   return os.str();
 }
 
-boost::property_tree::ptree parse_json(const std::string& text) {
-  std::istringstream in(text);
-  boost::property_tree::ptree tree;
-  boost::property_tree::read_json(in, tree);
-  return tree;
+// Fields kept in the order written, so that an event compares whole, order included.
+nlohmann::ordered_json parse_json(const std::string& text) { return nlohmann::ordered_json::parse(text); }
+
+// The index of the first trace event named NAME with phase PH, or -1.
+int event_index(const nlohmann::ordered_json& events, const std::string& name, const std::string& ph) {
+  for (std::size_t i = 0; i < events.size(); ++i)
+    if (events[i].at("name") == name && events[i].at("ph") == ph) return static_cast<int>(i);
+  return -1;
 }
 
 // A run of 8 micro-batches in 2 iterations of 1.6 s whose completions are
@@ -132,32 +135,35 @@ TEST(JsonReport, KeysAndNumbers) {
   SmallRun r;
   const Metrics m = r.metrics();
   const std::string json = capture([&](std::ostream& os) { write_json_report(os, m, r.platform, "1f1b"); });
-  for (const char* key : {"iteration_time", "time_per_microbatch",
-                          "throughput",     "makespan",
-                          "microbatches",   "iterations",
-                          "valid",          "devices",
-                          "name",           "busy_time",
-                          "idle_time",      "bubble_fraction",
-                          "peak_memory",    "memory_capacity",
-                          "peak_breakdown", "weights",
-                          "activations",    "gradients",
-                          "comm_buffers",   "optimizer",
-                          "links",          "bytes",
-                          "violations"})
-    EXPECT_TRUE(contains(json, std::string("\"") + key + "\":")) << key;
-  EXPECT_TRUE(contains(json, "\"schedule\": \"1f1b\"")) << json;
-  EXPECT_TRUE(contains(json, "\"makespan\": 0.0035")) << json;
-  EXPECT_TRUE(contains(json, "\"microbatches\": 1")) << json;
-  EXPECT_TRUE(contains(json, "\"throughput\": " + fmt::number(4 / 0.0035))) << json;
-  EXPECT_TRUE(contains(json, "\"valid\": false")) << json;
-  EXPECT_TRUE(contains(json, "\"name\": \"gpu1\"")) << json;
-  EXPECT_TRUE(contains(json, "\"busy_time\": 0.002")) << json;
-  EXPECT_TRUE(contains(json, "\"peak_memory\": 4096")) << json;
-  EXPECT_TRUE(contains(json, "\"memory_capacity\": 1024")) << json;
-  EXPECT_TRUE(contains(json, "\"comm_buffers\": 4096")) << json;
-  EXPECT_TRUE(contains(json, "\"name\": \"link0\"")) << json;
-  EXPECT_TRUE(contains(json, "\"device\": \"gpu1\"")) << json;
-  EXPECT_TRUE(contains(json, "\"time\": 0.001,")) << json;
+  const nlohmann::ordered_json j = parse_json(json);
+  for (const char* key : {"iteration_time", "time_per_microbatch", "throughput", "makespan", "microbatches",
+                          "iterations", "valid", "devices", "links", "violations"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  ASSERT_EQ(j.at("devices").size(), 2u) << json;
+  for (const nlohmann::ordered_json& device : j["devices"]) {
+    for (const char* key :
+         {"name", "busy_time", "idle_time", "bubble_fraction", "peak_memory", "memory_capacity", "peak_breakdown"})
+      EXPECT_TRUE(device.contains(key)) << key;
+    for (const char* key : {"weights", "activations", "gradients", "comm_buffers", "optimizer"})
+      EXPECT_TRUE(device.at("peak_breakdown").contains(key)) << key;
+  }
+  EXPECT_EQ(j.at("schedule"), "1f1b") << json;
+  EXPECT_EQ(j.at("makespan"), 0.0035) << json;
+  EXPECT_EQ(j.at("microbatches"), 1) << json;
+  EXPECT_EQ(j.at("throughput"), nlohmann::ordered_json::parse(fmt::number(4 / 0.0035))) << json;
+  EXPECT_EQ(j.at("valid"), false) << json;
+  const nlohmann::ordered_json& gpu1 = j["devices"][1];
+  EXPECT_EQ(gpu1.at("name"), "gpu1") << json;
+  EXPECT_EQ(gpu1.at("busy_time"), 0.002) << json;
+  EXPECT_EQ(gpu1.at("peak_memory"), 4096) << json;
+  EXPECT_EQ(gpu1.at("memory_capacity"), 1024) << json;
+  EXPECT_EQ(gpu1.at("peak_breakdown").at("comm_buffers"), 4096) << json;
+  ASSERT_EQ(j.at("links").size(), 1u) << json;
+  EXPECT_EQ(j["links"][0].at("name"), "link0") << json;
+  EXPECT_TRUE(j["links"][0].contains("bytes")) << json;
+  ASSERT_EQ(j.at("violations").size(), 1u) << json;
+  EXPECT_EQ(j["violations"][0].at("device"), "gpu1") << json;
+  EXPECT_EQ(j["violations"][0].at("time"), 0.001) << json;
   EXPECT_EQ(json.front(), '{');
   EXPECT_EQ(json.substr(json.size() - 2), "}\n");
   // Same input, same bytes.
@@ -167,13 +173,13 @@ TEST(JsonReport, KeysAndNumbers) {
 TEST(JsonReport, VersionFirstAndBothTimesPerMicrobatch) {
   const Platform platform;
   const std::string json = capture([&](std::ostream& os) { write_json_report(os, two_times(), platform, "gpipe"); });
-  EXPECT_EQ(json.rfind(std::string("{\n  \"version\": \"") + PIPESIM_VERSION + "\",\n", 0), 0u) << json;
   const auto tree = parse_json(json);
-  EXPECT_EQ(tree.get<std::string>("version"), PIPESIM_VERSION);
-  EXPECT_EQ(tree.get<std::string>("schedule"), "gpipe");
-  EXPECT_DOUBLE_EQ(tree.get<double>("iteration_time"), 1.6);
-  EXPECT_DOUBLE_EQ(tree.get<double>("iteration_time_per_microbatch"), 0.2);
-  EXPECT_DOUBLE_EQ(tree.get<double>("time_per_microbatch"), 0.1);  // steady state, as before
+  EXPECT_EQ(tree.begin().key(), "version") << json;
+  EXPECT_EQ(tree.at("version"), PIPESIM_VERSION);
+  EXPECT_EQ(tree.at("schedule"), "gpipe");
+  EXPECT_DOUBLE_EQ(tree.at("iteration_time").get<double>(), 1.6);
+  EXPECT_DOUBLE_EQ(tree.at("iteration_time_per_microbatch").get<double>(), 0.2);
+  EXPECT_DOUBLE_EQ(tree.at("time_per_microbatch").get<double>(), 0.1);  // steady state, as before
 }
 
 TEST(MemoryCsv, Rows) {
@@ -190,30 +196,55 @@ TEST(MemoryCsv, Rows) {
 TEST(ChromeTrace, TracksEventsAndCounters) {
   SmallRun r;
   const std::string trace = capture([&](std::ostream& os) { write_chrome_trace(os, r.g, r.tl, r.platform); });
-  EXPECT_EQ(trace.rfind("{\"traceEvents\":[", 0), 0u);
-  EXPECT_TRUE(contains(trace, R"({"name":"process_name","ph":"M","pid":0,"args":{"name":"devices"}})"));
-  EXPECT_TRUE(contains(trace, R"({"name":"process_name","ph":"M","pid":1,"args":{"name":"links"}})"));
-  EXPECT_TRUE(contains(trace, R"({"name":"thread_name","ph":"M","pid":0,"tid":0,"args":{"name":"gpu0"}})"));
-  EXPECT_TRUE(contains(trace, R"({"name":"thread_name","ph":"M","pid":0,"tid":1,"args":{"name":"gpu1"}})"));
-  EXPECT_TRUE(contains(trace, R"({"name":"thread_name","ph":"M","pid":1,"tid":0,"args":{"name":"link0"}})"));
-  EXPECT_TRUE(contains(trace, R"({"name":"F s0 mb0","cat":"forward","ph":"X","pid":0,"tid":0,"ts":0,"dur":1000,)"
-                              R"("args":{"task":0,"stage":0,"microbatch":0,"iteration":0,"flops":1000000000}})"))
+  const nlohmann::ordered_json t = parse_json(trace);
+  ASSERT_EQ(t.size(), 2u) << trace;
+  EXPECT_EQ(t.begin().key(), "traceEvents");
+  EXPECT_EQ(t.at("displayTimeUnit"), "ms");
+  const nlohmann::ordered_json& events = t.at("traceEvents");
+  auto has_event = [&](const std::string& expected) {
+    return std::find(events.begin(), events.end(), nlohmann::ordered_json::parse(expected)) != events.end();
+  };
+  EXPECT_TRUE(has_event(R"({"name":"process_name","ph":"M","pid":0,"args":{"name":"devices"}})"));
+  EXPECT_TRUE(has_event(R"({"name":"process_name","ph":"M","pid":1,"args":{"name":"links"}})"));
+  EXPECT_TRUE(has_event(R"({"name":"thread_name","ph":"M","pid":0,"tid":0,"args":{"name":"gpu0"}})"));
+  EXPECT_TRUE(has_event(R"({"name":"thread_name","ph":"M","pid":0,"tid":1,"args":{"name":"gpu1"}})"));
+  EXPECT_TRUE(has_event(R"({"name":"thread_name","ph":"M","pid":1,"tid":0,"args":{"name":"link0"}})"));
+  EXPECT_TRUE(has_event(R"({"name":"F s0 mb0","cat":"forward","ph":"X","pid":0,"tid":0,"ts":0,"dur":1000,)"
+                        R"("args":{"task":0,"stage":0,"microbatch":0,"iteration":0,"flops":1000000000}})"))
       << trace;
-  EXPECT_TRUE(contains(trace,
-                       R"({"name":"T 0->1 mb0","cat":"transfer","ph":"X","pid":1,"tid":0,"ts":1000,"dur":500,)"
-                       R"("args":{"task":1,"stage":0,"microbatch":0,"iteration":0,"from":0,"to":1,"bytes":4096}})"))
+  EXPECT_TRUE(has_event(R"({"name":"T 0->1 mb0","cat":"transfer","ph":"X","pid":1,"tid":0,"ts":1000,"dur":500,)"
+                        R"("args":{"task":1,"stage":0,"microbatch":0,"iteration":0,"from":0,"to":1,"bytes":4096}})"))
       << trace;
-  EXPECT_TRUE(contains(trace, R"({"name":"B s1 mb0","cat":"backward","ph":"X","pid":0,"tid":1,"ts":1500,"dur":2000,)"))
-      << trace;
+  const int backward = event_index(events, "B s1 mb0", "X");
+  ASSERT_GE(backward, 0) << trace;
+  // Its first fields, in order (the rest are the task's arguments).
+  const nlohmann::ordered_json b_fields = nlohmann::ordered_json::parse(
+      R"({"name":"B s1 mb0","cat":"backward","ph":"X","pid":0,"tid":1,"ts":1500,"dur":2000})");
+  auto field = events[backward].begin();
+  for (auto want = b_fields.begin(); want != b_fields.end(); ++want, ++field) {
+    ASSERT_NE(field, events[backward].end()) << trace;
+    EXPECT_EQ(field.key(), want.key());
+    EXPECT_EQ(field.value(), want.value()) << want.key();
+  }
   EXPECT_TRUE(
-      contains(trace, R"({"name":"memory gpu1","ph":"C","pid":0,"ts":1000,"args":{"weights":0,)"
-                      R"("activations":0,"gradients":0,"comm_buffers":4096,"optimizer":0,"workspace":0,"runtime":0}})"))
+      has_event(R"({"name":"memory gpu1","ph":"C","pid":0,"ts":1000,"args":{"weights":0,)"
+                R"("activations":0,"gradients":0,"comm_buffers":4096,"optimizer":0,"workspace":0,"runtime":0}})"))
       << trace;
-  EXPECT_TRUE(contains(trace, R"({"name":"memory gpu0","ph":"C","pid":0,"ts":0,"args":{"weights":512,)"));
+  const int gpu0_memory = event_index(events, "memory gpu0", "C");
+  ASSERT_GE(gpu0_memory, 0) << trace;
+  EXPECT_EQ(events[gpu0_memory].at("pid"), 0);
+  EXPECT_EQ(events[gpu0_memory].at("ts"), 0);
+  EXPECT_EQ(events[gpu0_memory].at("args").begin().key(), "weights");
+  EXPECT_EQ(events[gpu0_memory].at("args").at("weights"), 512);
   // Metadata first, then events in time order.
-  EXPECT_LT(trace.find("thread_name"), trace.find("\"ph\":\"X\""));
-  EXPECT_LT(trace.find("F s0 mb0"), trace.find("T 0->1 mb0"));
-  EXPECT_LT(trace.find("T 0->1 mb0"), trace.find("B s1 mb0"));
+  int last_metadata = -1, first_event = -1;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    if (events[i].at("ph") == "M") last_metadata = static_cast<int>(i);
+    if (events[i].at("ph") == "X" && first_event < 0) first_event = static_cast<int>(i);
+  }
+  EXPECT_LT(last_metadata, first_event);
+  EXPECT_LT(event_index(events, "F s0 mb0", "X"), event_index(events, "T 0->1 mb0", "X"));
+  EXPECT_LT(event_index(events, "T 0->1 mb0", "X"), backward);
   const std::string tail = "\n],\"displayTimeUnit\":\"ms\"}\n";
   EXPECT_EQ(trace.substr(trace.size() - tail.size()), tail);
   EXPECT_EQ(trace, capture([&](std::ostream& os) { write_chrome_trace(os, r.g, r.tl, r.platform); }));
@@ -273,14 +304,12 @@ TEST(ViolationsJson, VerdictAndViolations) {
   SmallRun r;
   const std::vector<Violation> violations = {{"memory", "gpu1 over its capacity", 1, 0.25},
                                              {"deadlock", "a cycle", -1, NAN}};
-  const auto tree = parse_json(capture([&](std::ostream& os) { write_violations_json(os, violations, r.platform); }));
-  EXPECT_EQ(tree.get<std::string>("verdict"), "INVALID");
-  std::vector<std::string> rows;
-  for (const auto& [key, v] : tree.get_child("violations"))
-    rows.push_back(v.get<std::string>("kind") + "|" + v.get<std::string>("device") + "|" + v.get<std::string>("time") +
-                   "|" + v.get<std::string>("message"));
-  // property_tree reads JSON null as "null".
-  EXPECT_EQ(rows, (std::vector<std::string>{"memory|gpu1|0.25|gpu1 over its capacity", "deadlock|null|null|a cycle"}));
+  const nlohmann::json tree =
+      nlohmann::json::parse(capture([&](std::ostream& os) { write_violations_json(os, violations, r.platform); }));
+  EXPECT_EQ(tree.at("verdict"), "INVALID");
+  EXPECT_EQ(tree.at("violations"), nlohmann::json::parse(R"([
+    {"kind": "memory", "device": "gpu1", "time": 0.25, "message": "gpu1 over its capacity"},
+    {"kind": "deadlock", "device": null, "time": null, "message": "a cycle"}])"));
 
   const std::string valid = capture([&](std::ostream& os) { write_violations_json(os, {}, r.platform); });
   EXPECT_EQ(valid, "{\n  \"verdict\": \"VALID\",\n  \"violations\": []\n}\n");

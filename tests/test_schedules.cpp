@@ -12,17 +12,13 @@
 #include "schedules/stages/pipeline_builder.hpp"
 #include "schedules/stages/stage_plan.hpp"
 #include "sim/input_error.hpp"
+#include "tests/platform_table.hpp"
 
 namespace pipesim {
 namespace {
 
 Platform make_platform(int n, double speed = 1e12, double latency = 0, double bandwidth = 1e9) {
-  Platform p;
-  p.file = "plat.xml";
-  for (int i = 0; i < n; ++i) p.devices.push_back({"gpu" + std::to_string(i), speed, 16e9, "gpu"});
-  p.paths.assign(n * n, Path{true, latency, bandwidth, 1});
-  for (int i = 0; i < n; ++i) p.paths[i * n + i] = Path{true, 0, 0, 0};
-  return p;
+  return testing::table_platform(n, {speed, 16e9, latency, bandwidth});
 }
 
 // S one-layer stages on devices 0..S-1 (or `devices`), durations in seconds

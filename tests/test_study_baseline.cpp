@@ -21,19 +21,17 @@
 #include "studies/study.hpp"
 #include "studies/study_runs.hpp"
 #include "tests/fixtures.hpp"
+#include "tests/platform_table.hpp"
 
 namespace pipesim {
 namespace {
 
 // P devices of 1 Tf/s with 1 GB/s links, as Platform values (no SimGrid).
 Platform platform(int P, double bandwidth = 1e9) {
-  Platform p;
-  for (int i = 0; i < P; ++i) p.devices.push_back({"gpu" + std::to_string(i), 1e12, 1e12, "gpu"});
-  p.paths.assign(P * P, Path{});
-  for (int i = 0; i < P; ++i)
-    for (int j = 0; j < P; ++j)
-      if (i != j) p.paths[i * P + j] = {true, 0, bandwidth, 1};
-  return p;
+  testing::TableSpec spec{1e12, 1e12, 0, bandwidth};
+  spec.self_paths = false;
+  spec.file = "";
+  return testing::table_platform(P, spec);
 }
 
 Workload chain(const std::vector<double>& seconds, const std::vector<double>& activation,

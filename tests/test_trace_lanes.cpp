@@ -8,8 +8,7 @@
 #include "tests/build_paths.hpp"
 
 #include <gtest/gtest.h>
-#include <boost/property_tree/json_parser.hpp>
-#include <boost/property_tree/ptree.hpp>
+#include <nlohmann/json.hpp>
 
 #include "reports/chrome_trace.hpp"
 #include "reports/track_lanes.hpp"
@@ -31,19 +30,16 @@ struct ParsedTrace {
 };
 
 ParsedTrace parse_trace(const std::string& text) {
-  std::istringstream in(text);
-  boost::property_tree::ptree tree;
-  boost::property_tree::read_json(in, tree);
+  const nlohmann::json tree = nlohmann::json::parse(text);
   ParsedTrace t;
-  for (const auto& [key, e] : tree.get_child("traceEvents")) {
-    const std::string ph = e.get<std::string>("ph"), name = e.get<std::string>("name");
-    if (ph == "M" && name == "thread_name")
-      t.thread_names[{e.get<int>("pid"), e.get<int>("tid")}] = e.get<std::string>("args.name");
-    if (ph == "M" && name == "thread_sort_index")
-      t.sort_index[{e.get<int>("pid"), e.get<int>("tid")}] = e.get<int>("args.sort_index");
+  for (const nlohmann::json& e : tree.at("traceEvents")) {
+    const std::string ph = e.at("ph"), name = e.at("name");
+    auto track = [&] { return Track{e.at("pid").get<int>(), e.at("tid").get<int>()}; };
+    if (ph == "M" && name == "thread_name") t.thread_names[track()] = e.at("args").at("name").get<std::string>();
+    if (ph == "M" && name == "thread_sort_index") t.sort_index[track()] = e.at("args").at("sort_index").get<int>();
     if (ph == "X") {
-      const double ts = e.get<double>("ts");
-      t.spans[{e.get<int>("pid"), e.get<int>("tid")}].push_back({ts, ts + e.get<double>("dur"), name});
+      const double ts = e.at("ts").get<double>();
+      t.spans[track()].push_back({ts, ts + e.at("dur").get<double>(), name});
     }
   }
   return t;

@@ -16,18 +16,8 @@ namespace {
 
 // Two devices joined by one link; memory and memory bandwidth given.
 std::string two_gpu_platform(const std::string& memory, const std::string& bandwidth = "1.4GBps") {
-  std::string xml =
-      "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
-      "<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n";
-  for (int i = 0; i < 2; ++i)
-    xml += "<host id=\"gpu" + std::to_string(i) + "\" speed=\"1Tf\"><prop id=\"memory\" value=\"" + memory +
-           "\"/><prop id=\"memory_bandwidth\" value=\"" + bandwidth + "\"/></host>\n";
-  xml +=
-      "<link id=\"l\" bandwidth=\"1GBps\" latency=\"0s\" sharing_policy=\"SPLITDUPLEX\"/>\n"
-      "<route src=\"gpu0\" dst=\"gpu1\" symmetrical=\"NO\"><link_ctn id=\"l\" direction=\"UP\"/></route>\n"
-      "<route src=\"gpu1\" dst=\"gpu0\" symmetrical=\"NO\"><link_ctn id=\"l\" direction=\"DOWN\"/></route>\n"
-      "</zone>\n</platform>\n";
-  return write_file("two-gpu-" + memory + ".xml", xml);
+  return write_file("two-gpu-" + memory + ".xml",
+                    complete_platform_xml(2, "1GBps", "0s", "1Tf", memory, {{"memory_bandwidth", bandwidth}}));
 }
 
 // Layer a on gpu0 (50 M parameters), layer b on gpu1 (100 M), GPipe, two micro-batches.
@@ -126,8 +116,9 @@ TEST(TrainingState, SplitBackwardHoldsTheStashUntilItsWeightGradient) {
       for (const std::string category : {"activations", "workspace", "comm_buffers"})
         EXPECT_EQ(last[std::make_pair(device, category)], 0) << schedule << " " << device << " " << category;
     // Static memory stays; interleaved-zb's looped placement may put both layers on one device.
-    if (schedule != "interleaved-zb")
+    if (schedule != "interleaved-zb") {
       EXPECT_DOUBLE_EQ(last[std::make_pair(std::string("gpu0"), std::string("optimizer"))], 50e6 * 12) << schedule;
+    }
   }
 }
 
