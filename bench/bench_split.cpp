@@ -1,6 +1,6 @@
 // Seed 004's Algorithm 2 (schedules/split/split_grouping.hpp) at scale:
 // n = 1000 heterogeneous devices with m = 3 resource types (speeds as in
-// tests/test_split_grouping.cpp's uniform instances) grouped into q = 4
+// tests/schedules/split/test_split_grouping.cpp's uniform instances) grouped into q = 4
 // workers. Pure computation, no SimGrid. Results: docs/mobile.md.
 #include <benchmark/benchmark.h>
 
@@ -9,7 +9,7 @@
 
 #include "schedules/split/split_allocation.hpp"
 #include "schedules/split/split_grouping.hpp"
-#include "tests/test_split_random.hpp"
+#include "tests/schedules/split/test_split_random.hpp"
 
 namespace {
 

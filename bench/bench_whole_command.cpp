@@ -12,7 +12,7 @@
 
 #include "bench/bare/pipeline_inputs.hpp"
 #include "bench/whole_command.hpp"
-#include "tests/fixtures.hpp"
+#include "tests/support/fixtures.hpp"
 
 namespace {
 

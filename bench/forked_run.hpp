@@ -24,7 +24,7 @@
 #include "sim/engine/simulation.hpp"
 #include "sim/task_graph.hpp"
 #include "studies/forked_run.hpp"
-#include "tests/fixtures.hpp"
+#include "tests/support/fixtures.hpp"
 
 namespace pipesim::bench {
 

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """PipeDream's own partitions of pipesim's ResNet chains: the expected values
-of tests/test_pipedream_planner.cpp.
+of tests/schedules/pipedream/test_pipedream_planner.cpp.
 
 Usage: scripts/pipedream_reference.py PIPEDREAM_DIR [--unmodified RUNS]
 

@@ -18,7 +18,7 @@ cmake --build build-asan -j"$(nproc)"
 # Leaks are checked, SimGrid's included (it has none in this suite);
 # scripts/lsan.supp is where a library's own leak would be suppressed.
 # A finding exits with status 86, which no pipesim run uses (0, 1, 2), so
-# the fuzz test (tests/test_fuzz_contract.cpp) reports it as a broken contract.
+# the fuzz test (tests/fuzz/test_fuzz_contract.cpp) reports it as a broken contract.
 export ASAN_OPTIONS="halt_on_error=1:exitcode=86:detect_leaks=1:strict_string_checks=1:check_initialization_order=1:detect_stack_use_after_return=1"
 export UBSAN_OPTIONS="halt_on_error=1:exitcode=86:print_stacktrace=1"
 export LSAN_OPTIONS="suppressions=$root/scripts/lsan.supp:print_suppressions=0"

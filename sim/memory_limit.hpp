@@ -7,7 +7,7 @@
 namespace pipesim {
 
 // The peak resident set of `pipesim run`, measured (wait4's ru_maxrss:
-// tests/test_measured_memory.cpp) at P = 64 on the benchmarks' star (bench/):
+// tests/bench/test_measured_memory.cpp) at P = 64 on the benchmarks' star (bench/):
 // 59-66 MiB at 0.25 M tasks and 183-253 MiB at 2.54 M (every family, the
 // GPT-3 job, either engine), 81 MiB for 0.41 M tasks on 512 stages, 38 MiB
 // for the tiny example. A task costs 55-110 bytes (graph, timeline,

@@ -5,7 +5,7 @@
 # One test per suite, not per test: the program forks each test from one
 # start (tests/fork_per_test_main.cpp), so a suite costs one program start.
 # Tiers (ctest -L TIER; README.md), by suite name, first match wins:
-#   fuzz      a name with Fuzz (mutated inputs, tests/test_fuzz_*.cpp)
+#   fuzz      a name with Fuzz (mutated inputs, tests/fuzz/test_fuzz_*.cpp)
 #   ilp       Ilp* or */Ilp* (CBC solves)
 #   slurm     a name with Slurm
 #   extended  whole sweeps, scripts, measured memory, and parameterized

@@ -2,7 +2,7 @@
 // another one way only, each layer only what lies below it, and the
 // architecture document names exactly the folders that hold code.
 #include <gtest/gtest.h>
-#include "tests/build_paths.hpp"
+#include "tests/support/build_paths.hpp"
 
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/topological_sort.hpp>
@@ -131,6 +131,18 @@ TEST(Architecture, InternalHeadersStayInTheirFolder) {
       for (std::sregex_iterator m(text.begin(), text.end(), include), end; m != end; ++m)
         EXPECT_EQ((*m)[2], folder) << fs::relative(entry.path(), kRoot).generic_string() << " includes " << (*m)[1];
     }
+}
+
+// A test lives in the folder of what it tests (tests/sim/engine/ for
+// sim/engine/); support/ and fuzz/ hold what serves, or crosses, every layer.
+TEST(Architecture, TestFoldersMirrorTheSourceTree) {
+  for (const auto& entry : fs::recursive_directory_iterator(kRoot / "tests")) {
+    const std::string name = entry.path().filename().string();
+    if (entry.path().extension() != ".cpp" || name.rfind("test_", 0) != 0) continue;
+    const std::string folder = fs::relative(entry.path().parent_path(), kRoot / "tests").generic_string();
+    if (folder == "." || folder == "fuzz") continue;
+    EXPECT_TRUE(fs::is_directory(kRoot / folder)) << "tests/" << folder << "/" << name << ": no source folder " << folder;
+  }
 }
 
 TEST(Architecture, DocumentNamesEveryFolderThatHoldsCode) {

@@ -35,7 +35,7 @@ double pattern_period_bound(const Allocation& allocation, const Workload& worklo
 // tried), keeping the one that stashes least (bytes stashed, sum over layers
 // of stash count x a_{l-1}; then copies); on seed 000 §4.3's examples this
 // gives the stash counts the paper reports for its 2F2B
-// (tests/test_pattern_paper.cpp). Two more candidates, kept if they stash
+// (tests/patterns/test_pattern_paper.cpp). Two more candidates, kept if they stash
 // less: all copies placed task by task (copies of a task back to back), and k
 // periods of the 1F1B pattern (so kFkB never stashes more than 1F1B). When a
 // device's (or link's) free time is too fragmented for an op, the ops after

@@ -1,0 +1,139 @@
+// The device presets' cited figures and the compute model's rules
+// (docs/devices.md).
+#include <gtest/gtest.h>
+
+#include "tests/devices/device_test_support.hpp"
+
+namespace pipesim {
+namespace {
+
+TEST(DevicePresets, CitedPeaksBandwidthAndMemory) {
+  struct Row {
+    const char* name;
+    double fp32, bf16, fp16, fp8, bandwidth, memory;
+  };
+  const Row rows[] = {
+      {"a100-40gb", 19.5e12, 312e12, 312e12, 0, 1.555e12, 40e9},
+      {"a100-80gb", 19.5e12, 312e12, 312e12, 0, 2.039e12, 80e9},
+      {"h100-sxm", 67e12, 989e12, 989e12, 1979e12, 3.35e12, 80e9},
+      {"h200", 67e12, 989e12, 989e12, 1979e12, 4.8e12, 141e9},
+      {"mi300x", 163.4e12, 1307.4e12, 1307.4e12, 2614.9e12, 5.3e12, 192e9},
+  };
+  EXPECT_EQ(device_preset_names(), (std::vector<std::string>{"a100-40gb", "a100-80gb", "h100-sxm", "h200", "mi300x"}));
+  for (const Row& r : rows) {
+    const DeviceSpec* d = find_device_preset(r.name);
+    ASSERT_NE(d, nullptr) << r.name;
+    EXPECT_EQ(d->name, r.name);
+    EXPECT_DOUBLE_EQ(peak_flops(*d, Precision::FP32), r.fp32) << r.name;
+    EXPECT_DOUBLE_EQ(peak_flops(*d, Precision::BF16), r.bf16) << r.name;
+    EXPECT_DOUBLE_EQ(peak_flops(*d, Precision::FP16), r.fp16) << r.name;
+    EXPECT_DOUBLE_EQ(peak_flops(*d, Precision::FP8), r.fp8) << r.name;
+    EXPECT_DOUBLE_EQ(d->memory_bandwidth, r.bandwidth) << r.name;
+    EXPECT_DOUBLE_EQ(d->memory_bytes, r.memory) << r.name;
+    EXPECT_NE(d->source.find(r.name[0] == 'm' ? "AMD Instinct MI300X" : "NVIDIA"), std::string::npos) << r.name;
+    EXPECT_GT(d->host_overhead, 0) << r.name;
+    EXPECT_GT(d->memory_efficiency, 0.5) << r.name;
+    EXPECT_LE(d->memory_efficiency, 1) << r.name;
+  }
+  EXPECT_TRUE(find_device_preset("h100-sxm")->measured);
+  EXPECT_TRUE(find_device_preset("h200")->measured);
+  EXPECT_FALSE(find_device_preset("mi300x")->measured);
+  EXPECT_EQ(find_device_preset("b200"), nullptr);
+}
+
+TEST(DeviceModel, EfficiencyRisesWithSizeToItsMaximum) {
+  const DeviceSpec& d = *find_device_preset("h100-sxm");
+  double last = 0;
+  for (double s = 256; s <= 65536; s *= 2) {
+    const double e = gemm_efficiency(d, device_test::gemm_op(s, s, s, Precision::BF16));
+    EXPECT_GT(e, last) << s;
+    EXPECT_LT(e, d.gemm.efficiency_max) << s;
+    last = e;
+  }
+  EXPECT_GT(last, 0.99 * d.gemm.efficiency_max);
+  const double small = gemm_efficiency(d, device_test::gemm_op(512, 512, 512, Precision::BF16));
+  EXPECT_LT(small, 0.1 * d.gemm.efficiency_max);
+}
+
+TEST(DeviceModel, OpTimeIsTheLargerOfComputeMemoryAndHost) {
+  DeviceSpec d;
+  d.name = "toy";
+  d.peak_bf16 = 100e12;
+  d.memory_bandwidth = 1e12;
+  d.memory_efficiency = 0.5;
+  d.forward = {0.5, 0, 0, 0, 2};  // no size limit: efficiency 0.5
+  d.host_overhead = 1e-6;
+  OpWork op;
+  op.flops = 100e12;
+  op.gemm_m = op.gemm_n = op.gemm_k = 1024;
+  op.kernels = 3;
+  EXPECT_DOUBLE_EQ(gemm_efficiency(d, op), 0.5);
+  EXPECT_DOUBLE_EQ(op_seconds(d, op), 2.0);  // compute
+  op.bytes = 2e12;
+  EXPECT_DOUBLE_EQ(op_seconds(d, op), 4.0);  // memory
+  op.kernels = 5000000;
+  EXPECT_DOUBLE_EQ(op_seconds(d, op), 5.0);  // host
+  // No GEMM: memory-bound only, whatever the flops.
+  OpWork lookup;
+  lookup.flops = 1e15;
+  lookup.bytes = 1e9;
+  lookup.kernels = 1;
+  EXPECT_EQ(gemm_efficiency(d, lookup), 0);
+  EXPECT_DOUBLE_EQ(op_seconds(d, lookup), 2e-3);
+  // Backward and bare-GEMM passes use their own host overheads when set.
+  d.backward_host_overhead = 2e-6;
+  d.launch_overhead = 3e-6;
+  OpWork k;
+  k.kernels = 10;
+  k.pass = Pass::Backward;
+  EXPECT_DOUBLE_EQ(host_seconds(d, k), 20e-6);
+  k.pass = Pass::Gemm;
+  EXPECT_DOUBLE_EQ(host_seconds(d, k), 30e-6);
+  k.pass = Pass::Forward;
+  EXPECT_DOUBLE_EQ(host_seconds(d, k), 10e-6);
+}
+
+TEST(DeviceModel, CalibrationReplacesTheTimeOfItsKeys) {
+  const DeviceSpec& d = *find_device_preset("h200");
+  const device_test::BlockOps ops = device_test::block_ops(4096, 1, 2048);
+  Calibration cal;
+  cal.file = "cal.yaml";
+  cal.seconds["block.forward"] = 1.25e-3;
+  EXPECT_DOUBLE_EQ(op_seconds(d, ops.forward, &cal), 1.25e-3);
+  EXPECT_DOUBLE_EQ(op_seconds(d, ops.backward_input, &cal), op_seconds(d, ops.backward_input));
+  OpWork unnamed = ops.forward;
+  unnamed.key.clear();
+  EXPECT_DOUBLE_EQ(op_seconds(d, unnamed, &cal), op_seconds(d, unnamed));
+  // A calibrated op needs no peak: its time is measured.
+  OpWork fp8 = ops.forward;
+  fp8.precision = Precision::FP8;
+  EXPECT_DOUBLE_EQ(op_seconds(*find_device_preset("a100-80gb"), fp8, &cal), 1.25e-3);
+}
+
+TEST(DeviceModel, MissingPrecisionThrows) {
+  const DeviceSpec& a100 = *find_device_preset("a100-40gb");
+  const OpWork op = device_test::gemm_op(4096, 4096, 4096, Precision::FP8);
+  EXPECT_THROW(op_seconds(a100, op), UnsupportedPrecision);
+  EXPECT_THROW(op_seconds(a100, op), InputError);
+  try {
+    op_seconds(a100, op);
+  } catch (const UnsupportedPrecision& e) {
+    EXPECT_EQ(e.device(), "a100-40gb");
+    EXPECT_EQ(e.precision(), Precision::FP8);
+    EXPECT_EQ(e.reason(), "device a100-40gb has no fp8 compute (peak 0)");
+    EXPECT_STREQ(e.what(), "device a100-40gb: has no fp8 compute (peak 0)");
+  }
+  EXPECT_GT(op_seconds(a100, device_test::gemm_op(4096, 4096, 4096, Precision::BF16)), 0);
+}
+
+TEST(DeviceModel, Fp8LayerPassesScaleTheLayerCurve) {
+  const DeviceSpec& d = *find_device_preset("h100-sxm");
+  OpWork op = device_test::block_ops(8192, 4, 2048).forward;
+  const double bf16 = gemm_efficiency(d, op);
+  op.precision = Precision::FP8;
+  EXPECT_NEAR(gemm_efficiency(d, op), bf16 * d.gemm_fp8.efficiency_max / d.gemm.efficiency_max, 1e-12);
+  EXPECT_EQ(to_string(Pass::Backward), std::string("backward"));
+}
+
+}  // namespace
+}  // namespace pipesim

@@ -1,0 +1,273 @@
+// The whole job: TP x PP x DP layouts, their collectives on the network and
+// their closed forms (parallelism/, layout/, docs/parallelism.md).
+#include <gtest/gtest.h>
+#include "tests/support/build_paths.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "models/transformer.hpp"
+#include "tests/support/cli_runner.hpp"
+#include "tests/support/fixtures.hpp"
+
+namespace pipesim::testing {
+namespace {
+
+const std::string kRoot = std::string(PIPESIM_SOURCE_DIR) + "/";
+
+nlohmann::json run_json(const std::string& platform, const std::string& workload_text, const std::string& name) {
+  const std::string w = write_file(name + ".yaml", workload_text), json = temp_path(name + ".json");
+  const CliResult r = run_pipesim("run " + platform + " " + w + " --quiet --json " + json);
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << name << ": " << r.err;
+  if (!std::filesystem::exists(json)) return nlohmann::json::object();
+  return nlohmann::json::parse(read_text(json));
+}
+
+const nlohmann::json* find_purpose(const nlohmann::json& j, const std::string& purpose) {
+  if (!j.contains("collectives")) return nullptr;
+  for (const auto& c : j["collectives"])
+    if (c["purpose"] == purpose) return &c;
+  return nullptr;
+}
+
+// Two layers of 200 M parameters each, GPipe over two stages.
+const std::string kChain =
+    "microbatches: 2\ninput: 1MB\nschedule: gpipe\n"
+    "layers:\n"
+    "  - {name: a, forward: 1s, backward: 2s, activation: 100MB, weights: 400MB}\n"
+    "  - {name: b, forward: 1s, backward: 2s, activation: 100MB, weights: 400MB}\n";
+
+// DP x PP iteration = PP iteration + the exposed gradient reduction: with
+// the reduction after the backward (no overlap), stage 0 finishes last and
+// its ring all-reduce of 400 MB over 2 ranks adds 2(n-1).a + 2(n-1)/n.S/B.
+TEST(ParallelJob, DataParallelAddsTheRingAllReduceOfTheLastStage) {
+  const nlohmann::json pp = run_json(complete_platform(2, "1GBps", "1ms"), kChain + "parallel: {pp: 2}\n", "pp");
+  const nlohmann::json dp =
+      run_json(complete_platform(4, "1GBps", "1ms"),
+               kChain + "parallel: {pp: 2, dp: 2, overlap_gradient_reduce: false, bucket: 1GB}\n", "dp");
+  const double n = 2, alpha = 1e-3, S = 400e6, B = 1e9;
+  const double ring = 2 * (n - 1) * alpha + 2 * (n - 1) / n * S / B;
+  EXPECT_NEAR(dp["makespan"].get<double>(), pp["makespan"].get<double>() + ring, 1e-9);
+  const nlohmann::json* grads = find_purpose(dp, "dp gradients");
+  ASSERT_NE(grads, nullptr);
+  EXPECT_EQ((*grads)["calls"], 2);  // one bucket per stage
+  EXPECT_DOUBLE_EQ((*grads)["bytes"].get<double>(), 2 * S);
+  EXPECT_EQ((*grads)["operation"], "all-reduce");
+  EXPECT_EQ((*grads)["group_size"], 2);
+  // Both reductions are wholly exposed: after its last backward a GPipe
+  // stage has nothing left to compute.
+  EXPECT_NEAR((*grads)["exposed_time"].get<double>(), 2 * ring, 1e-9);
+  EXPECT_NEAR(dp["throughput"].get<double>(), 2 * 2 / dp["makespan"].get<double>(), 1e-12);  // two replicas
+  EXPECT_EQ(find_purpose(pp, "dp gradients"), nullptr);
+  // A link per pair: no two transfers share one, so the analytic engine is exact and runs.
+  EXPECT_EQ(dp["engine"], "analytic");
+}
+
+// One link per GPU to a switch: the pipeline's transfer and the gradient
+// all-reduce leave gpu2 on one link at once, which only SimGrid shares.
+TEST(ParallelJob, CollectivesSharingALinkFallBackToSimGrid) {
+  const nlohmann::json j =
+      run_json(kRoot + "platforms/nvswitch-4gpu.xml",
+               kChain + "parallel: {pp: 2, dp: 2, overlap_gradient_reduce: false, bucket: 1GB}\n", "shared");
+  EXPECT_EQ(j["engine"], "simgrid");
+  EXPECT_TRUE(j["valid"].get<bool>());
+}
+
+// Megatron's overlap: with a bucket per layer, stage 0's last backward is
+// cut after its top layer, whose bucket then reduces while the layer below
+// computes (2 s against 0.402 s): only the last bucket is exposed. Without
+// overlap both buckets run after the backward, one after the other.
+TEST(ParallelJob, BucketsReduceWhileTheLastBackwardRuns) {
+  const std::string chain =
+      "microbatches: 2\ninput: 1MB\nschedule: gpipe\nlayers:\n"
+      "  - {name: a, forward: 1s, backward: 2s, activation: 100MB, weights: 400MB, repeat: 4}\n";
+  const double ring = 2 * 1e-3 + 400e6 / 1e9;
+  const double pp = run_json(complete_platform(2, "1GBps", "1ms"), chain + "parallel: {pp: 2}\n", "pp4")["makespan"];
+  const double off =
+      run_json(complete_platform(4, "1GBps", "1ms"),
+               chain + "parallel: {pp: 2, dp: 2, bucket: 400MB, overlap_gradient_reduce: false}\n", "off")["makespan"];
+  const nlohmann::json on =
+      run_json(complete_platform(4, "1GBps", "1ms"), chain + "parallel: {pp: 2, dp: 2, bucket: 400MB}\n", "on");
+  EXPECT_NEAR(off, pp + 2 * ring, 1e-9);
+  EXPECT_NEAR(on["makespan"].get<double>(), pp + ring, 1e-9);
+  EXPECT_EQ((*find_purpose(on, "dp gradients"))["calls"], 4);  // a bucket per layer
+}
+
+// ZeRO-1: the gradients are reduce-scattered, the weights all-gathered after the step.
+TEST(ParallelJob, DistributedOptimizerReduceScattersAndGathers) {
+  const nlohmann::json j = run_json(complete_platform(4, "1GBps", "1ms"),
+                                    kChain + "parallel: {pp: 2, dp: 2, zero: 1, bucket: 1GB}\n", "zero1");
+  const nlohmann::json* grads = find_purpose(j, "dp gradients");
+  const nlohmann::json* weights = find_purpose(j, "dp weights");
+  ASSERT_NE(grads, nullptr);
+  EXPECT_EQ((*grads)["operation"], "reduce-scatter");
+  EXPECT_EQ((*grads)["calls"], 2);
+  // Without an optimizer there is no step, so nothing to gather: the workload has none.
+  EXPECT_EQ(weights, nullptr);
+}
+
+// Rank order: with tp-dp-pp a DP group is two neighbours (gpu0, gpu1) and
+// the pipeline gpu0 -> gpu2; with pp-dp-tp the reverse. Link gpu0-gpu2
+// carries the pipeline's 2 x 100 MB each way, or the 2-rank ring's
+// 2 x 200 MB of gradients each way.
+TEST(ParallelJob, RankOrderPlacesTheGroups) {
+  const std::string platform = complete_platform(4, "1GBps", "1ms");
+  const std::map<std::string, double> link_0_2 = {{"tp-dp-pp", 200e6}, {"pp-dp-tp", 400e6}};
+  for (const auto& [order, bytes] : link_0_2) {
+    const nlohmann::json j =
+        run_json(platform, kChain + "parallel: {pp: 2, dp: 2, bucket: 1GB, order: " + order + "}\n", order);
+    ASSERT_TRUE(j.contains("links")) << order;
+    bool found = false;
+    for (const auto& link : j["links"])
+      if (link["name"] == "l0-2_UP") {
+        found = true;
+        EXPECT_DOUBLE_EQ(link["bytes"].get<double>(), bytes) << order;
+      }
+    EXPECT_TRUE(found) << order;
+  }
+}
+
+// An explicit device list puts rank r on its r-th host.
+TEST(ParallelJob, ExplicitDevicesPlaceThePipeline) {
+  const nlohmann::json j =
+      run_json(complete_platform(4, "1GBps", "1ms"), kChain + "parallel: {pp: 2, devices: [gpu3, gpu1]}\n", "explicit");
+  ASSERT_TRUE(j.contains("devices"));
+  const auto& devices = j["devices"];
+  EXPECT_EQ(devices[0]["tasks"], 0);
+  EXPECT_GT(devices[1]["tasks"].get<int>(), 0);
+  EXPECT_EQ(devices[2]["tasks"], 0);
+  EXPECT_GT(devices[3]["tasks"].get<int>(), 0);
+}
+
+// Megatron's tensor parallelism divides every matrix product by tp
+// (Shoeybi et al. 2019): the layer's flops per rank are exactly 1/tp.
+TEST(ParallelJob, TensorParallelismSplitsComputeExactly) {
+  TransformerConfig c;
+  c.name = "t";
+  c.layers = 2;
+  c.hidden = 256;
+  c.heads = 8;
+  c.vocab = 1024;
+  c.seq_length = 128;
+  const ModelChain one = transformer_chain(c);
+  for (const int tp : {2, 4, 8}) {
+    c.tp = tp;
+    const ModelChain split = transformer_chain(c);
+    for (std::size_t l = 1; l < one.layers.size(); ++l) {  // the embedding is a lookup: no flops
+      EXPECT_NEAR(split.layers[l].forward.flops, one.layers[l].forward.flops / tp, 1e-6 * one.layers[l].forward.flops);
+      EXPECT_NEAR(split.layers[l].model_flops, one.layers[l].model_flops / tp, 1e-6 * one.layers[l].model_flops);
+    }
+    // Each block all-reduces its b.s.h output twice each way (the g and f operators).
+    EXPECT_EQ(split.layers[1].tp.forward.all_reduce, 2);
+    EXPECT_EQ(split.layers[1].tp.backward.all_reduce, 2);
+    EXPECT_DOUBLE_EQ(split.layers[1].tp.bytes, 2.0 * 128 * 256);
+  }
+}
+
+const std::string kSmallModel =
+    "model: {layers: 6, hidden: 256, heads: 8, vocab: 1024, seq_length: 128, microbatch_size: 1}\n"
+    "optimizer: {name: adam}\nmicrobatches: 4\n";
+
+// Every block runs 2 TP collectives in its forward and 2 in its input
+// gradient; the embedding one forward, the head one backward.
+TEST(ParallelJob, EveryFamilyRunsUnderTpPpDp) {
+  const int L = 6, microbatches = 4, dp = 2;
+  const long long per_pass = 2 * L + 1;
+  for (const std::string schedule :
+       {"gpipe", "1f1b", "interleaved-1f1b", "looped-bfs", "zb-h1", "zb-h2", "interleaved-zb", "zbv", "dualpipev",
+        "kfkb", "1f1b-pattern", "pipedream", "ilp", "{name: master, scheme: lpp, G: 1, R: 2}"}) {
+    const nlohmann::json j =
+        run_json(kRoot + "platforms/nvswitch-8gpu.xml",
+                 kSmallModel + "schedule: " + schedule + "\nparallel: {tp: 2, pp: 2, dp: 2}\n", "family");
+    ASSERT_TRUE(j.contains("devices")) << schedule;
+    for (const auto& d : j["devices"]) EXPECT_GT(d["tasks"].get<int>(), 0) << schedule;
+    const nlohmann::json* forward = find_purpose(j, "tp forward");
+    const nlohmann::json* backward = find_purpose(j, "tp backward");
+    const nlohmann::json* grads = find_purpose(j, "dp gradients");
+    ASSERT_TRUE(forward && backward && grads) << schedule;
+    EXPECT_EQ((*forward)["calls"].get<long long>(), per_pass * microbatches * dp) << schedule;
+    EXPECT_EQ((*backward)["calls"].get<long long>(), per_pass * microbatches * dp) << schedule;
+    EXPECT_EQ((*forward)["group_size"], 2) << schedule;
+    EXPECT_GT(j["training"]["tokens_per_second"].get<double>(), 0) << schedule;
+  }
+}
+
+// With the boxes' nodes known, the DP gradients can reduce inside each box
+// first (two GPUs of each DP group per box under tp-dp-pp).
+TEST(ParallelJob, HierarchicalGradientReductionAcrossBoxes) {
+  const nlohmann::json j =
+      run_json(kRoot + "platforms/two-nvswitch-4gpu-infiniband-100g.xml",
+               kSmallModel + "parallel: {tp: 2, pp: 1, dp: 4, dp_algorithm: hierarchical}\n", "hierarchical");
+  const nlohmann::json* grads = find_purpose(j, "dp gradients");
+  ASSERT_NE(grads, nullptr);
+  EXPECT_EQ((*grads)["algorithm"], "hierarchical");
+  EXPECT_EQ((*grads)["group_size"], 4);
+  EXPECT_EQ((*find_purpose(j, "tp forward"))["algorithm"], "ring");
+}
+
+// The job is counted before it is built: the copies and their collectives
+// against --max-memory, as a schedule too large is.
+TEST(ParallelJob, AJobTooLargeToSimulateIsRefusedBeforeItIsBuilt) {
+  const std::string w = write_file("large-job.yaml", kSmallModel + "parallel: {tp: 2, pp: 2, dp: 2}\n");
+  const CliResult ok = run_pipesim("run " + kRoot + "platforms/nvswitch-8gpu.xml " + w + " --quiet --max-memory 1GiB");
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  const CliResult r =
+      run_pipesim("run " + kRoot + "platforms/nvswitch-8gpu.xml " + w + " --set microbatches=64 --max-memory 49MiB");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("pipesim: error: " + w + ": parallel: this job needs about ", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("4 copies of the pipeline and their collectives"), std::string::npos) << r.err;
+}
+
+struct BadLayout {
+  std::string name, text, field, message;
+};
+
+TEST(ParallelJob, BadLayoutIsOneLineNamingTheField) {
+  const BadLayout cases[] = {
+      {"product", kChain + "parallel: {pp: 2, dp: 3}\n", "parallel", "tp x pp x dp = 1 x 2 x 3 = 6 ranks"},
+      {"not dividing", kChain + "parallel: {dp: 3}\n", "parallel", "does not divide"},
+      {"twice", kChain + "parallel: {pp: 2, devices: [gpu0, gpu0]}\n", "line 7: parallel.devices[1]", "given twice"},
+      {"unknown host", kChain + "parallel: {pp: 2, devices: [gpu0, gpu9]}\n", "parallel.devices[1]", "no host 'gpu9'"},
+      {"tp of a chain", kChain + "parallel: {tp: 2}\n", "line 7: parallel.tp", "needs a 'model:' section"},
+      {"order", kChain + "parallel: {order: tp-pp}\n", "line 7: parallel.order", "each once"},
+      {"algorithm", kChain + "parallel: {dp: 2, dp_algorithm: butterfly}\n", "line 7: parallel.dp_algorithm",
+       "expected one of auto, ring, tree, hierarchical"},
+      {"hierarchical without nodes", kChain + "parallel: {pp: 2, dp: 2, dp_algorithm: hierarchical}\n",
+       "parallel.dp_algorithm", "needs the node of every device"},
+      {"zero 3", kChain + "parallel: {dp: 2, zero: 3}\n", "parallel.zero", "ZeRO-3"},
+      {"tp not dividing heads", kSmallModel + "parallel: {tp: 3, pp: 1, dp: 1}\n", "model.tp", "divide"},
+  };
+  const std::string platform = complete_platform(4);
+  for (const BadLayout& c : cases) {
+    const std::string w = write_file("bad-layout.yaml", c.text), json = temp_path("bad-layout.json");
+    const CliResult r = run_pipesim("run " + platform + " " + w + " --json " + json);
+    EXPECT_EQ(r.exit_code, 2) << c.name << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("pipesim: error: " + w + ": " + c.field + ": ", 0), 0u) << c.name << ": " << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.name << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(json)) << c.name;
+  }
+}
+
+// The figures printed beside a TP x PP x DP run, against Megatron's count
+// of a GPT iteration's model flops (Narayanan et al., SC'21, eq. 3):
+// 72.B.s.l.h^2 (1 + s/6h + V/12lh) for a global batch of B sequences.
+TEST(ParallelJob, MfuAndTokensUnderTpPpDpMatchMegatronsCount) {
+  const nlohmann::json j = run_json(kRoot + "platforms/nvswitch-8gpu.xml",
+                                    kSmallModel + "schedule: 1f1b\nparallel: {tp: 2, pp: 2, dp: 2}\n", "mfu");
+  ASSERT_TRUE(j.contains("training"));
+  const nlohmann::json& t = j["training"];
+  const double l = 6, h = 256, V = 1024, s = 128, B = 4 /*micro-batches*/ * 1 /*size*/ * 2 /*dp*/;
+  const double flops = 72 * B * s * l * h * h * (1 + s / (6 * h) + V / (12 * l * h));
+  EXPECT_NEAR(t["model_flops_per_iteration"].get<double>(), flops, 1e-9 * flops);
+  const double seconds = j["makespan"].get<double>();
+  EXPECT_EQ(t["gpus"], 8);
+  EXPECT_NEAR(t["tokens_per_second"].get<double>(), B * s / seconds, 1e-9 * B * s / seconds);
+  const double mfu = flops / (seconds * 8 * t["peak_flops_per_gpu"].get<double>());
+  EXPECT_NEAR(t["mfu"].get<double>(), mfu, 1e-9 * mfu);
+}
+
+}  // namespace
+}  // namespace pipesim::testing

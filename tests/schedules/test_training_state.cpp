@@ -1,0 +1,174 @@
+// Each part of a device's memory beyond the pipeline's own (a stash larger
+// than the layer's input, workspaces, gradients at their precision,
+// optimizer state, the runtime reserve) and the optimizer step, through
+// `pipesim run` (schedules/training_state.cpp, docs/memory-model.md).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <vector>
+
+#include "tests/support/cli_runner.hpp"
+
+namespace pipesim::testing {
+namespace {
+
+// Two devices joined by one link; memory and memory bandwidth given.
+std::string two_gpu_platform(const std::string& memory, const std::string& bandwidth = "1.4GBps") {
+  return write_file("two-gpu-" + memory + ".xml",
+                    complete_platform_xml(2, "1GBps", "0s", "1Tf", memory, {{"memory_bandwidth", bandwidth}}));
+}
+
+// Layer a on gpu0 (50 M parameters), layer b on gpu1 (100 M), GPipe, two micro-batches.
+std::string workload(const std::string& optimizer, const std::string& extra = "") {
+  return "microbatches: 2\ninput: 1MB\nschedule: gpipe\n" + optimizer + extra +
+         "layers:\n"
+         "  - {name: a, forward: 1s, backward: 2s, activation: 10MB, weights: 100MB, stash: 50MB,\n"
+         "     forward_workspace: 7MB, backward_workspace: 9MB}\n"
+         "  - {name: b, forward: 1s, backward: 2s, activation: 10MB, weights: 200MB, stash: 30MB}\n";
+}
+
+nlohmann::json run_json(const std::string& platform, const std::string& workload_text, const std::string& name) {
+  const std::string w = write_file(name + ".yaml", workload_text), json = temp_path(name + ".json");
+  const CliResult r = run_pipesim("run " + platform + " " + w + " --quiet --json " + json);
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
+  return nlohmann::json::parse(read_text(json));
+}
+
+TEST(TrainingState, EachPartOfTheBreakdown) {
+  const nlohmann::json j =
+      run_json(two_gpu_platform("80GiB"),
+               workload("optimizer: {name: adam, gradient_bytes: 4}\nmemory: {reserve: 5MB}\n"), "parts");
+  const auto& gpu0 = j["devices"][0]["category_peaks"];
+  EXPECT_DOUBLE_EQ(gpu0["weights"].get<double>(), 100e6);
+  EXPECT_DOUBLE_EQ(gpu0["gradients"].get<double>(), 50e6 * 4);  // 50 M parameters (100 MB of bf16) x fp32
+  EXPECT_DOUBLE_EQ(gpu0["optimizer"].get<double>(), 50e6 * 12);
+  EXPECT_DOUBLE_EQ(gpu0["runtime"].get<double>(), 5e6);
+  EXPECT_DOUBLE_EQ(gpu0["activations"].get<double>(), 2 * 50e6);  // GPipe: both stashes before the first backward
+  EXPECT_DOUBLE_EQ(gpu0["workspace"].get<double>(), 9e6);         // the larger of the two passes'
+  const auto& gpu1 = j["devices"][1]["category_peaks"];
+  EXPECT_DOUBLE_EQ(gpu1["optimizer"].get<double>(), 100e6 * 12);
+  EXPECT_DOUBLE_EQ(gpu1["activations"].get<double>(), 2 * 30e6);
+  EXPECT_DOUBLE_EQ(gpu1["workspace"].get<double>(), 0);
+}
+
+TEST(TrainingState, DistributedOptimizerShardsTheState) {
+  const nlohmann::json j = run_json(
+      two_gpu_platform("80GiB"), workload("optimizer: {name: adam, distributed: true, data_parallel: 4}\n"), "zero1");
+  EXPECT_DOUBLE_EQ(j["devices"][0]["category_peaks"]["optimizer"].get<double>(), 50e6 * 12 / 4);
+  EXPECT_DOUBLE_EQ(j["devices"][0]["category_peaks"]["gradients"].get<double>(), 50e6 * 2);
+}
+
+// Without an optimizer nothing is added: the hand-written chain of old.
+TEST(TrainingState, NoOptimizerKeepsTheOldAccounting) {
+  const nlohmann::json j = run_json(two_gpu_platform("80GiB"), workload(""), "none");
+  EXPECT_DOUBLE_EQ(j["devices"][0]["category_peaks"]["gradients"].get<double>(), 100e6);  // = weights
+  EXPECT_DOUBLE_EQ(j["devices"][0]["category_peaks"]["optimizer"].get<double>(), 0);
+}
+
+// The step reads and writes 2 x 12 + 2 + 2 = 28 bytes per parameter at the
+// memory bandwidth: gpu0's 50 M parameters take 1.4 GB / 1.4 GB/s = 1 s,
+// after its last backward, which ends the GPipe iteration.
+TEST(TrainingState, OptimizerStepClosesTheIteration) {
+  const std::string platform = two_gpu_platform("80GiB");
+  const double without = run_json(platform, workload(""), "plain")["makespan"].get<double>();
+  const double with = run_json(platform, workload("optimizer: adam\n"), "adam")["makespan"].get<double>();
+  EXPECT_NEAR(with - without, 1.0, 1e-9);
+}
+
+TEST(TrainingState, OutOfMemoryNamesWhatPushedItOver) {
+  // Static: 100 MB weights + 100 MB gradients + 600 MB state + 5 MB reserve = 805 MB < 850 MB; the first
+  // forward adds its stash (50 MB), its workspace (7 MB) and its output (10 MB): 872 MB = 831.60 MiB.
+  const std::string platform = two_gpu_platform("850MB");
+  const std::string w = write_file("oom.yaml", workload("optimizer: adam\nmemory: {reserve: 5MB}\n"));
+  const std::string json = temp_path("oom.json");
+  const CliResult r = run_pipesim("run " + platform + " " + w + " --json " + json);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("out of memory on gpu0 at 0.00 s (831.60 MiB > 810.62 MiB, pushed over by activations)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("pushed over by activations"), std::string::npos) << r.out;
+  EXPECT_EQ(nlohmann::json::parse(read_text(json))["violations"][0]["pushed_over"], "activations");
+}
+
+// Split backwards (zero bubble): the stash stays until the weight-gradient
+// half has run, then every byte the training state allocated is freed.
+TEST(TrainingState, SplitBackwardHoldsTheStashUntilItsWeightGradient) {
+  for (const std::string schedule : {"zb-h1", "interleaved-zb", "1f1b"}) {
+    std::string text = workload("optimizer: adam\n");
+    text.replace(text.find("schedule: gpipe"), 15, "schedule: " + schedule);
+    const std::string w = write_file("split.yaml", text), csv = temp_path("split.csv");
+    const CliResult r = run_pipesim("run " + two_gpu_platform("80GiB") + " " + w + " --quiet --memory-trace " + csv);
+    ASSERT_EQ(r.exit_code, 0) << schedule << ": " << r.err;
+    std::map<std::pair<std::string, std::string>, double> last;  // (device, category) -> level
+    std::istringstream lines(read_text(csv));
+    std::string line;
+    std::getline(lines, line);  // header
+    while (std::getline(lines, line)) {
+      std::vector<std::string> cells;
+      std::istringstream row(line);
+      for (std::string cell; std::getline(row, cell, ',');) cells.push_back(cell);
+      ASSERT_EQ(cells.size(), 4u) << line;
+      last[{cells[1], cells[2]}] = std::stod(cells[3]);
+    }
+    for (const std::string device : {"gpu0", "gpu1"})
+      for (const std::string category : {"activations", "workspace", "comm_buffers"})
+        EXPECT_EQ(last[std::make_pair(device, category)], 0) << schedule << " " << device << " " << category;
+    // Static memory stays; interleaved-zb's looped placement may put both layers on one device.
+    if (schedule != "interleaved-zb") {
+      EXPECT_DOUBLE_EQ(last[std::make_pair(std::string("gpu0"), std::string("optimizer"))], 50e6 * 12) << schedule;
+    }
+  }
+}
+
+TEST(TrainingState, BadOptimizerAndMemoryFields) {
+  const std::string platform = two_gpu_platform("80GiB");
+  const struct {
+    std::string text, message;
+  } cases[] = {
+      {"optimizer: sgd\n", "optimizer: expected none, adam or adamw, got 'sgd'"},
+      {"optimizer: {name: adam, state_bytes: 100}\n", "optimizer.state_bytes: expected at most 64 bytes per parameter"},
+      {"optimizer: {name: adam, moments: 2}\n", "optimizer.moments: unknown key 'moments'"},
+      {"optimizer: {distributed: maybe}\n", "optimizer.distributed: expected true or false, got 'maybe'"},
+      {"memory: {reserve: lots}\n", "memory.reserve:"},
+      {"memory: 5MB\n", "memory: expected a map {reserve: 1GiB}"},
+  };
+  for (const auto& c : cases) {
+    const std::string w = write_file("bad.yaml", workload(c.text)), json = temp_path("bad.json");
+    const CliResult r = run_pipesim("run " + platform + " " + w + " --json " + json);
+    EXPECT_EQ(r.exit_code, 2) << c.text;
+    EXPECT_NE(r.err.find("pipesim: error: " + w + ": line "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(json));
+  }
+}
+
+TEST(TrainingState, MemoryBandwidthIsABandwidth) {
+  for (const std::string bad : {"fast", "-1GBps", "0Bps", "3.35TB"}) {
+    const std::string platform = two_gpu_platform("80GiB", bad);
+    const CliResult r = run_pipesim("run " + platform + " " + write_file("bw.yaml", workload("optimizer: adam\n")));
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_EQ(r.err.rfind("pipesim: error: " + platform +
+                              ": host 'gpu0' property memory_bandwidth: expected a positive "
+                              "bandwidth like '3.35TBps', got '" +
+                              bad + "'",
+                          0),
+              0u)
+        << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+}
+
+TEST(TrainingState, OptimizerStepNeedsABandwidth) {
+  const std::string platform = write_file("no-bw.xml", complete_platform_xml(2));
+  const std::string w = write_file("no-bw.yaml", workload("optimizer: adam\n"));
+  const CliResult r = run_pipesim("run " + platform + " " + w);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find(platform + ": host 'gpu0' property memory_bandwidth: the optimizer step"), std::string::npos)
+      << r.err;
+}
+
+}  // namespace
+}  // namespace pipesim::testing

@@ -1,0 +1,303 @@
+// The analytic engine (sim/engine/analytic_engine.hpp) against the SimGrid
+// executor: the same timeline wherever it runs, and a precise refusal where
+// it cannot be sure. SimGrid runs in forked children (analytic_test_support.hpp).
+#include <algorithm>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "sim/engine/analytic_engine.hpp"
+#include "sim/engine/simulation.hpp"
+#include "sim/input_error.hpp"
+#include "tests/sim/engine/analytic_test_support.hpp"
+#include "tests/support/fixtures.hpp"
+
+namespace pipesim {
+namespace {
+
+using testing::compute;
+using testing::expect_same_timeline;
+using testing::simgrid_timeline;
+using testing::transfer;
+using testing::write_file;
+
+// Three 1 Tf hosts; gpu0 and gpu1 reach gpu2 over one link "bus" (POLICY),
+// behind a private 1 us link each.
+std::string bus_platform(const std::string& policy) {
+  testing::PlatformXml x;
+  for (const char* gpu : {"gpu0", "gpu1", "gpu2"}) x.host(gpu, "1Tf", {{"memory", "1TiB"}});
+  return x.link("a0", "10GBps", "1us")
+      .link("a1", "10GBps", "1us")
+      .link("bus", "1GBps", "0s", policy)
+      .route("gpu0", "gpu2", {{"a0", ""}, {"bus", ""}})
+      .route("gpu1", "gpu2", {{"a1", ""}, {"bus", ""}})
+      .route("gpu0", "gpu1", {{"a0", ""}, {"a1", ""}})
+      .write("bus-" + policy + ".xml");
+}
+
+// gpu0 and gpu1 each compute, then send 1 GB to gpu2, which computes on both.
+TaskGraph two_flows(double second_start_flops) {
+  TaskGraph g(3);
+  const TaskId c0 = g.add(compute(0, 1e12));
+  const TaskId c1 = g.add(compute(1, second_start_flops));
+  const TaskId t0 = g.add(transfer(0, 2, 1e9, 0), {c0});
+  const TaskId t1 = g.add(transfer(1, 2, 1e9, 1), {c1});
+  g.add(compute(2, 1e12), {t0, t1});
+  return g;
+}
+
+TEST(AnalyticEngine, TwoFlowsOnOneSharedLinkAreRefusedWithBothTransfersTheLinkAndTheTime) {
+  Simulation sim(bus_platform("SHARED"));
+  const AnalyticOutcome out = sim.run_analytic(two_flows(1.5e12));
+  ASSERT_FALSE(out.timeline);
+  EXPECT_EQ(out.refusal,
+            "transfers 'transfer mb 0 (dev 0->2)' and 'transfer mb 1 (dev 1->2)' both use link bus at t = 1.5 s "
+            "(they would share its bandwidth)");
+  // SimGrid shares the bus: the first flow alone for 0.5 s, then both at half the rate.
+  const Timeline simgrid = simgrid_timeline(sim, two_flows(1.5e12));
+  EXPECT_NEAR(simgrid.finish[2], 1 + 1e-6 + 0.5 + 2 * 0.5, 1e-9);
+}
+
+TEST(AnalyticEngine, FlowsOneAfterTheOtherOnASharedLinkAreExact) {
+  Simulation sim(bus_platform("SHARED"));
+  // The second flow starts when the first has finished (1 + 1e-6 + 1 s).
+  const TaskGraph g = two_flows(2.5e12);
+  const AnalyticOutcome out = sim.run_analytic(g);
+  ASSERT_TRUE(out.timeline) << out.refusal;
+  EXPECT_DOUBLE_EQ(out.timeline->finish[2], 1 + 1e-6 + 1);
+  EXPECT_DOUBLE_EQ(out.timeline->finish[3], 2.5 + 1e-6 + 1);
+  expect_same_timeline(*out.timeline, simgrid_timeline(sim, g));
+}
+
+TEST(AnalyticEngine, TwoFlowsOnAFatPipeAreExact) {
+  Simulation sim(bus_platform("FATPIPE"));
+  const TaskGraph g = two_flows(1.5e12);
+  const AnalyticOutcome out = sim.run_analytic(g);
+  ASSERT_TRUE(out.timeline) << out.refusal;
+  EXPECT_DOUBLE_EQ(out.timeline->finish[3], 1.5 + 1e-6 + 1);  // the full bandwidth each
+  expect_same_timeline(*out.timeline, simgrid_timeline(sim, g));
+}
+
+TEST(AnalyticEngine, OppositeSplitDuplexDirectionsAreExactButOneDirectionIsRefused) {
+  Simulation sim(testing::complete_platform(2, "1GBps", "1ms"));
+  TaskGraph g(2);
+  const TaskId c0 = g.add(compute(0, 1e12));
+  const TaskId c1 = g.add(compute(1, 1.2e12));
+  const TaskId a = g.add(transfer(0, 1, 1e9), {c0});
+  const TaskId b = g.add(transfer(1, 0, 1e9), {c1});
+  g.add(compute(1, 1e12), {a});
+  g.add(compute(0, 1e12), {b});
+  const AnalyticOutcome out = sim.run_analytic(g);
+  ASSERT_TRUE(out.timeline) << out.refusal;
+  EXPECT_DOUBLE_EQ(out.timeline->finish[b], 1.2 + 1e-3 + 1);
+  expect_same_timeline(*out.timeline, simgrid_timeline(sim, g));
+
+  TaskGraph same_way(2);
+  const TaskId d0 = same_way.add(compute(0, 1e12));
+  same_way.add(transfer(0, 1, 1e9), {d0});
+  same_way.add(transfer(0, 1, 2e9, 3));
+  const AnalyticOutcome refused = sim.run_analytic(same_way);
+  EXPECT_EQ(refused.refusal,
+            "transfers 'transfer mb 3 (dev 0->1)' and 'transfer (dev 0->1)' both use link l0-1_UP at t = 1 s "
+            "(they would share its bandwidth)");
+}
+
+TEST(AnalyticEngine, DeadlockGivesTheSameReport) {
+  Simulation sim(testing::complete_platform(2));
+  TaskGraph g(2);
+  const TaskId a = g.add(compute(0, 1e12));
+  const TaskId b = g.add(compute(0, 1e12), {a});
+  const TaskId c = g.add(compute(1, 1e12));
+  g.append_to_order(c);
+  g.append_to_order(b);
+  g.append_to_order(a);  // a after b in gpu0's order, but b needs a
+  g.add(transfer(0, 1, 1e9), {b});
+  const AnalyticOutcome out = sim.run_analytic(g);
+  ASSERT_TRUE(out.timeline) << out.refusal;
+  EXPECT_EQ(out.timeline->blocked, (std::vector<TaskId>{0, 1, 3}));
+  EXPECT_EQ(out.timeline->deadlock,
+            "deadlock: 3 of 4 tasks never ran; waiting cycle: forward (dev 0) waits (device order) for forward "
+            "(dev 0) waits (data) for forward (dev 0)");
+  expect_same_timeline(*out.timeline, simgrid_timeline(sim, g));
+}
+
+// The master scheduler's rule: tasks ready at one instant compete by priority.
+TEST(AnalyticEngine, SimultaneousArrivalsCompeteByPriorityAsInSimGrid) {
+  Simulation sim(testing::complete_platform(3, "1GBps", "0s"));
+  TaskGraph g(3);
+  const TaskId from0 = g.add(transfer(0, 2, 1e9));
+  const TaskId from1 = g.add(transfer(1, 2, 1e9));
+  const TaskId l = g.add(compute(2, 1e12, 5), {from0});
+  const TaskId h = g.add(compute(2, 1e12, 1), {from1});
+  const AnalyticOutcome out = sim.run_analytic(g);
+  ASSERT_TRUE(out.timeline) << out.refusal;
+  EXPECT_DOUBLE_EQ(out.timeline->start[h], 1.0);
+  EXPECT_DOUBLE_EQ(out.timeline->start[l], 2.0);
+  expect_same_timeline(*out.timeline, simgrid_timeline(sim, g));
+}
+
+TEST(AnalyticEngine, SettingsThatChangeTimesAndProfilesAreRefused) {
+  const std::string file = testing::complete_platform(2);
+  TaskGraph g(2);
+  g.add(compute(0, 1e12));
+  EXPECT_EQ(Simulation(file, {"network/model:LV08"}).run_analytic(g).refusal,
+            "--cfg network/model:LV08 changes transfer times");
+  EXPECT_EQ(Simulation(file, {"network/crosstraffic:1"}).run_analytic(g).refusal,
+            "--cfg network/crosstraffic:1 slows opposite flows");
+  EXPECT_EQ(Simulation(file, {"network/TCP-gamma:4194304"}).run_analytic(g).refusal,
+            "--cfg network/TCP-gamma:4194304 caps transfer rates");
+  EXPECT_EQ(Simulation(file, {"cpu/optim:Full"}).run_analytic(g).refusal,
+            "--cfg cpu/optim:Full updates executions differently");
+  EXPECT_EQ(Simulation(file, {"network/latency-factor:2"}).run_analytic(g).refusal,
+            "--cfg network/latency-factor:2 changes transfer times");
+  EXPECT_TRUE(Simulation(file, {"network/latency-factor:1.0", "cpu/optim:Lazy", "network/weight-S:8775"})
+                  .run_analytic(g)
+                  .timeline);
+  Platform platform = Simulation(file).platform();
+  platform.time_varying = true;
+  AnalyticSettings settings;
+  EXPECT_EQ(analytic_refusal(effective_simgrid_config({}), platform, settings),
+            "the platform has profiles (speeds, bandwidths or states that change over time)");
+}
+
+TEST(AnalyticEngine, BadAmountsAreTheSameInputErrors) {
+  Simulation sim(testing::complete_platform(2));
+  TaskGraph g(2);
+  g.add(compute(0, std::numeric_limits<double>::infinity()));
+  EXPECT_EQ(testing::error_message<InputError>([&] { sim.run_analytic(g); }),
+            "task graph: forward (dev 0): expected a finite flop count >= 0, got inf (a cost too large for the "
+            "device's speed?)");
+}
+
+// Two lanes of one resource with shares (seed 004's split): exact while the
+// shares of what runs at once sum to at most 1.
+TEST(AnalyticEngine, LanesWithinTheirSharesAreExactAndOversubscriptionIsRefused) {
+  Simulation sim(testing::complete_platform(2, "1GBps", "0s", "1Tf"), {"cpu/optim:Lazy"});
+  auto lanes = [](double share0, double share1) {
+    TaskGraph g(2);
+    for (int m = 0; m < 3; ++m) {
+      Task f = compute(0, 1e11 * (m + 1));
+      f.share = share0;
+      f.microbatch = m;
+      Task b = compute(0, 3e11);
+      b.lane = 1;
+      b.share = share1;
+      b.microbatch = m;
+      const TaskId ft = g.add(f);
+      g.append_to_order(ft);
+      const TaskId bt = g.add(b, {ft});
+      g.append_to_order(bt);
+      g.add(transfer(0, 1, 1e8, m), {bt});
+    }
+    return g;
+  };
+  const TaskGraph g = lanes(0.25, 0.75);
+  const AnalyticOutcome out = sim.run_analytic(g);
+  ASSERT_TRUE(out.timeline) << out.refusal;
+  EXPECT_DOUBLE_EQ(out.timeline->finish[0], 0.4);  // 1e11 flops at 0.25 Tf/s
+  expect_same_timeline(*out.timeline, simgrid_timeline(sim, g));
+  EXPECT_EQ(sim.run_analytic(lanes(0.5, 0.75)).refusal,
+            "tasks 'forward mb 0 (dev 0)' and 'forward mb 1 (dev 0)' run on one resource of gpu0 with shares 0.75 "
+            "and 0.5 at t = 0.2 s (more than its whole speed: they would share it)");
+}
+
+// Random graphs: compute tasks and transfers on discrete sizes (so that many
+// events coincide), random dependencies, some devices ordered (in a random
+// order, which may deadlock), some greedy with tied priorities, some lanes
+// mixed. Wherever the analytic engine accepts a graph it equals SimGrid.
+// all_ordered: every compute task in its device's order, which takes the
+// longest-path fast path; it must then agree with the event replay too.
+// lanes: compute tasks on lanes 0 and 1 with shares (cpu/optim:Lazy); else under cpu/optim:TI.
+void random_graphs(const std::string& platform_file, int devices, unsigned seed, int graphs, int& exact,
+                   bool all_ordered = false, bool lanes = false) {
+  Simulation sim(platform_file, {lanes ? "cpu/optim:Lazy" : "cpu/optim:TI"});
+  std::mt19937 rng(seed);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  for (int k = 0; k < graphs; ++k) {
+    TaskGraph g(devices);
+    const int n = 8 + pick(40);
+    std::vector<std::vector<TaskId>> computes(devices);
+    for (int i = 0; i < n; ++i) {
+      std::vector<TaskId> deps;
+      for (int d = pick(4); d > 0 && i > 0; --d) {
+        const TaskId dep = static_cast<TaskId>(pick(i));
+        if (std::find(deps.begin(), deps.end(), dep) == deps.end()) deps.push_back(dep);
+      }
+      if (pick(3) == 0) {
+        const int from = pick(devices);
+        const int to = pick(5) == 0 ? from : (from + 1 + pick(devices - 1)) % devices;
+        g.add(transfer(from, to, pick(6) == 0 ? 0 : 2.5e8 * (1 + pick(4)), i), deps);
+      } else {
+        const int d = pick(devices);
+        Task c = compute(d, pick(8) == 0 ? 0 : 2.5e11 * (1 + pick(6)), pick(3));
+        c.microbatch = i;
+        if (lanes) {
+          c.lane = pick(2);
+          const double shares[] = {1, 0.5, 0.25, 0.75};
+          c.share = shares[pick(4)];
+        }
+        computes[d].push_back(g.add(c, deps));
+      }
+    }
+    for (int d = 0; d < devices; ++d) {
+      if (!all_ordered && pick(2) == 0) continue;  // greedy device
+      std::vector<TaskId> order = computes[d];
+      if (pick(all_ordered ? 4 : 2) == 0) std::shuffle(order.begin(), order.end(), rng);
+      for (const TaskId t : order)
+        if (all_ordered || pick(10) != 0) g.append_to_order(t);  // now and then one left out: a mixed lane
+    }
+    const AnalyticOutcome out = sim.run_analytic(g);
+    if (all_ordered) {
+      AnalyticSettings replay;
+      replay.list_fast_path = false;
+      replay.bounded_cpu = lanes;
+      const AnalyticOutcome events = run_analytic(g, sim.platform(), replay);
+      // The same verdict, the same link and time (two transfers that start together may be named in either order).
+      auto where = [](const std::string& refusal) {
+        return refusal.substr(std::min(refusal.size(), refusal.find(" both use")));
+      };
+      EXPECT_EQ(where(events.refusal), where(out.refusal)) << "graph " << k;
+      if (events.timeline && out.timeline) expect_same_timeline(*out.timeline, *events.timeline, "fast path vs replay");
+    }
+    if (!out.timeline) continue;
+    ++exact;
+    if (!expect_same_timeline(*out.timeline, simgrid_timeline(sim, g),
+                              "seed " + std::to_string(seed) + " graph " + std::to_string(k) + ": "))
+      return;
+  }
+}
+
+TEST(AnalyticEngineRandom, SplitDuplexPairsWithoutLatency) {
+  int exact = 0;
+  random_graphs(testing::complete_platform(3, "1GBps", "0s"), 3, 1, 150, exact);
+  EXPECT_GE(exact, 60);
+}
+
+TEST(AnalyticEngineRandom, SplitDuplexPairsWithLatency) {
+  int exact = 0;
+  random_graphs(testing::complete_platform(4, "1GBps", "1ms"), 4, 2, 150, exact);
+  EXPECT_GE(exact, 50);
+}
+
+TEST(AnalyticEngineRandom, FatPipeBus) {
+  int exact = 0;
+  random_graphs(bus_platform("FATPIPE"), 3, 3, 150, exact);
+  EXPECT_GE(exact, 40);
+}
+
+TEST(AnalyticEngineRandom, LanesWithShares) {
+  int exact = 0;
+  random_graphs(testing::complete_platform(3, "1GBps", "1us"), 3, 6, 150, exact, false, true);
+  random_graphs(testing::complete_platform(2, "1GBps", "0s"), 2, 7, 150, exact, true, true);
+  EXPECT_GE(exact, 60);
+}
+
+TEST(AnalyticEngineRandom, AllOrderedTakeTheFastPathAndEqualTheReplayAndSimGrid) {
+  int exact = 0;
+  random_graphs(testing::complete_platform(3, "1GBps", "1us"), 3, 4, 100, exact, true);
+  random_graphs(bus_platform("FATPIPE"), 3, 5, 100, exact, true);
+  EXPECT_GE(exact, 90);
+}
+
+}  // namespace
+}  // namespace pipesim

@@ -1,0 +1,111 @@
+// --set KEY=VALUE: overrides applied to a workload's YAML before it is read.
+#include <gtest/gtest.h>
+#include "tests/support/build_paths.hpp"
+
+#include <stdexcept>
+
+#include "sim/input_error.hpp"
+#include "tests/support/cli_runner.hpp"
+#include "workloads/workload_yaml.hpp"
+
+namespace pipesim {
+namespace {
+
+using namespace pipesim::testing;
+
+const std::string kRoot = std::string(PIPESIM_SOURCE_DIR) + "/";
+const std::string kTiny = kRoot + "workloads/examples/tiny.yaml";
+
+std::string load_error(const std::vector<WorkloadOverride>& overrides) {
+  try {
+    load_workload(kTiny, overrides);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(WorkloadOverrides, SetTopLevelFieldsScheduleParametersAndStages) {
+  const Workload w = load_workload(kTiny, {{"microbatches", "32"},
+                                           {"schedule", "kfkb"},
+                                           {"schedule.k", "2"},
+                                           {"placement.stages", "2"},
+                                           {"iterations", "3"}});
+  EXPECT_EQ(w.microbatches, 32);
+  EXPECT_EQ(w.schedule, "kfkb");
+  EXPECT_EQ(w.schedule_params.at("k"), "2");
+  EXPECT_EQ(w.placement.stages, 2);
+  EXPECT_TRUE(w.placement.automatic);
+  EXPECT_EQ(w.iterations, 3);
+  EXPECT_EQ(w.layers.size(), 4u);  // the rest as in the file
+}
+
+TEST(WorkloadOverrides, LaterOverrideWinsAndEmptyValueRemoves) {
+  const Workload w = load_workload(kTiny, {{"microbatches", "4"},
+                                           {"microbatches", "6"},
+                                           {"name", "renamed"},
+                                           {"placement.stages", "2"},
+                                           {"placement", ""}});
+  EXPECT_EQ(w.microbatches, 6);
+  EXPECT_EQ(w.name, "renamed");
+  EXPECT_EQ(w.placement.stages, 0);  // back to the default: one stage per device
+}
+
+TEST(WorkloadOverrides, ErrorsNameTheFieldWithoutALineOfTheFile) {
+  EXPECT_EQ(load_error({{"microbatches", "abc"}}), kTiny + ": microbatches: expected an integer >= 1, got 'abc'");
+  EXPECT_EQ(load_error({{"nosuch", "1"}}),
+            kTiny +
+                ": nosuch: unknown key 'nosuch'; expected one of: name, microbatches, microbatch_size, "
+                "iterations, input, reference_speed, layers, model, schedule, placement, memory_saving, optimizer, "
+                "memory, parallel");
+  EXPECT_EQ(load_error({{"placement.stages", "99"}}),
+            kTiny + ": placement.stages: expected at most one stage per layer (4 layers), got 99");
+  EXPECT_EQ(load_error({{"microbatches.x", "1"}}),
+            kTiny + ": microbatches: cannot set 'microbatches.x': expected a map here, got '8'");
+}
+
+TEST(WorkloadOverrides, MalformedOverridesAreRefused) {
+  for (const char* bad : {"microbatches", "=3", "a..b=1", ".a=1", "a.=1"})
+    EXPECT_THROW(parse_workload_override(bad), std::invalid_argument) << bad;
+  const WorkloadOverride o = parse_workload_override("schedule.k=a=b");
+  EXPECT_EQ(o.key, "schedule.k");
+  EXPECT_EQ(o.value, "a=b");
+}
+
+TEST(WorkloadOverrides, RunWithSetEqualsRunOfTheEditedFile) {
+  const std::string edited = write_file("tiny32.yaml",
+                                        "microbatches: 32\nschedule: gpipe\nlayers:\n"
+                                        "  - {name: layer, forward: 1ms, backward: 2ms, "
+                                        "activation: 16MiB, weights: 64MiB, repeat: 4}\n"
+                                        "placement: {stages: 2}\nname: tiny\n");
+  const std::string platform = kRoot + "platforms/complete-4.xml";
+  const CliResult a = run_pipesim("run " + platform + " " + kTiny +
+                                  " --set microbatches=32 --set schedule=gpipe --set placement.stages=2");
+  const CliResult b = run_pipesim("run " + platform + " " + edited);
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_NE(a.out.find("micro-batches         32"), std::string::npos) << a.out;
+}
+
+TEST(WorkloadOverrides, CliErrorsAreOneLineExitTwo) {
+  const std::string platform = kRoot + "platforms/complete-4.xml";
+  const std::string json = temp_path("set_error.json");
+  std::remove(json.c_str());
+  CliResult r = run_pipesim("run " + platform + " " + kTiny + " --set nosuch=1 --json " + json);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "pipesim: error: " + kTiny +
+                       ": nosuch: unknown key 'nosuch'; expected one of: name, microbatches, microbatch_size, "
+                       "iterations, input, reference_speed, layers, model, schedule, placement, memory_saving, "
+                       "optimizer, memory, parallel\n");
+  EXPECT_FALSE(std::ifstream(json).good());
+  r = run_pipesim("run " + platform + " " + kTiny + " --set microbatches");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "pipesim: error: --set: expected KEY=VALUE, got 'microbatches'; see 'pipesim run --help'\n");
+  r = run_pipesim("validate " + platform + " " + kTiny + " x.yaml --set schedule.k=");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.find("pipesim: error: "), 0u) << r.err;
+}
+
+}  // namespace
+}  // namespace pipesim
