@@ -14,7 +14,7 @@
 #include <string>
 
 #include "bench/forked_run.hpp"
-#include "schedules/master/master_scheduler.hpp"
+#include "schedules/master/master_scheduler_internal.hpp"
 #include "sim/task_graph.hpp"
 
 namespace {

@@ -1,4 +1,4 @@
-#include "patterns/allocation.hpp"
+#include "patterns/allocation_internal.hpp"
 
 #include <algorithm>
 #include <numeric>

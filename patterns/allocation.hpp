@@ -15,23 +15,14 @@ using Allocation = std::vector<int>;  // device index of each layer
 // True when every device's layers form one range of consecutive layers.
 bool is_contiguous(const Allocation& allocation);
 
-// Devices numbered in order of first use along the chain (layer 0 on
-// device 0, the next device to appear is 1, ...).
-bool is_canonical(const Allocation& allocation);
-Allocation canonical_allocation(const Allocation& allocation);  // the same, relabelled so
+// The same allocation with devices numbered in order of first use along the
+// chain (layer 0 on device 0, the next device to appear is 1, ...).
+Allocation canonical_allocation(const Allocation& allocation);
 int devices_used(const Allocation& allocation);
 
 // Every allocation of `layers` layers onto at most `devices` devices, each
-// once up to device relabelling: only canonical ones are listed. That is
-// exhaustive for homogeneous devices on a uniform network (seed 000's
-// model, where relabelling changes nothing); on other platforms the
-// relabelled variants differ and are not listed. contiguous = true lists
-// only contiguous ones (sum over p of C(L-1, p-1)); false lists all of them
-// (restricted growth strings: sum over p <= devices of Stirling S(L, p)).
-// Order: lexicographic.
-std::vector<Allocation> enumerate_allocations(int layers, int devices, bool contiguous);
-
-// The same set, depth first, for searches too large to list: `layer_order`
+// once up to device relabelling (enumerate_allocations' set,
+// allocation_internal.hpp), depth first: `layer_order`
 // is the order in which layers receive a device (empty: 0..L-1; contiguous
 // needs chain order) and canonical means first use in that order; before
 // extending a prefix (devices of layer_order[0..i), -1 elsewhere), `prune`

@@ -1,4 +1,4 @@
-#include "schedules/registry.hpp"
+#include "schedules/registry_internal.hpp"
 
 #include <algorithm>
 #include <map>

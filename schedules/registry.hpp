@@ -99,9 +99,8 @@ bool register_schedule_params(const std::string& canonical_name, std::set<std::s
 // Throws InputError naming the workload's schedule field.
 void check_schedule(const Workload& workload);
 
-// Canonical names, sorted ("1f1b", "gpipe"); aliases are not listed.
-std::vector<std::string> schedule_names();
-// "1f1b (1f1b-flush, pipedream-flush, schedule1f1b), 1f1b-pattern, ...": every name.
+// Every schedule name, canonical names sorted with their aliases:
+// "1f1b (1f1b-flush, pipedream-flush, schedule1f1b), 1f1b-pattern, ...".
 std::string schedule_names_text();
 // The canonical name of a schedule given by any of its names ("zbv" for
 // "schedulezbvzerobubble"); the name itself when no schedule has it.

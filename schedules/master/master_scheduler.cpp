@@ -1,4 +1,4 @@
-#include "schedules/master/master_scheduler.hpp"
+#include "schedules/master/master_scheduler_internal.hpp"
 
 #include <algorithm>
 #include <set>

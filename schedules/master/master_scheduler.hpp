@@ -109,10 +109,6 @@ struct MasterStage {
   double weight_bytes = 0;
 };
 
-// S identical stages (tests, benchmarks).
-std::vector<MasterStage> uniform_master_stages(int S, double forward_flops, double backward_flops,
-                                               double activation_bytes, double weight_bytes);
-
 // The task graph of one round, on devices 0 .. W-1 of a platform with
 // `device_count` devices. No device has an order: the engine dispatches each
 // worker's ready jobs by Task::priority = n(s, b, d). Tasks:

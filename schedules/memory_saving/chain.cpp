@@ -1,4 +1,4 @@
-#include "schedules/memory_saving/chain.hpp"
+#include "schedules/memory_saving/chain_internal.hpp"
 
 #include <cmath>
 #include <sstream>

@@ -34,7 +34,4 @@ struct Chain {
 // "layers[2].tape_size: must be >= output_size (3)").
 std::string chain_error(const Chain& chain);
 
-// A chain of L identical layers.
-Chain homogeneous_chain(int length, const ChainLayer& layer, double input_size);
-
 }  // namespace pipesim::memory_saving

@@ -1,4 +1,4 @@
-#include "schedules/memory_saving/sequence_graph.hpp"
+#include "schedules/memory_saving/sequence_graph_internal.hpp"
 
 #include <algorithm>
 #include <stdexcept>

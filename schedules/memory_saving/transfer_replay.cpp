@@ -1,4 +1,4 @@
-#include "schedules/memory_saving/transfer_replay.hpp"
+#include "schedules/memory_saving/transfer_replay_internal.hpp"
 
 #include <algorithm>
 #include <limits>

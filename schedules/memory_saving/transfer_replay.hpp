@@ -29,7 +29,4 @@ namespace pipesim::memory_saving {
 // executable (an input missing, a transfer of nothing, bandwidth 0).
 std::vector<Operation> replay_with_transfers(const Chain& chain, const std::vector<Step>& steps, double bandwidth);
 
-// When the last operation (compute or transfer) ends.
-double finish_time(const std::vector<Operation>& ops);
-
 }  // namespace pipesim::memory_saving

@@ -1,4 +1,4 @@
-#include "schedules/pytorch/generated_orders.hpp"
+#include "schedules/pytorch/generated_orders_internal.hpp"
 
 #include <algorithm>
 #include <string>

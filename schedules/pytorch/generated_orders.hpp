@@ -42,8 +42,4 @@ ExplicitOrders zb_h2_orders(int ranks, int microbatches);
 // Throws std::invalid_argument when microbatches < 2·ranks (PyTorch's rule).
 ExplicitOrders dualpipev_orders(int ranks, int microbatches);
 
-// The orders as PyTorch's compute CSV text: rows of comma-separated cells,
-// overlapped pairs as (aFm;bBn)OVERLAP_F_B.
-std::string orders_csv_text(const ExplicitOrders& orders);
-
 }  // namespace pipesim

@@ -53,10 +53,4 @@ struct WorkerProfile {
 // worker none of whose resources can run one of the passes.
 WorkerProfile profile_from_speeds(const Device& worker, const std::vector<Layer>& chain, double bandwidth);
 
-// Layer times looked up in a §VI table by each resource's type (the
-// speeds of `worker` are not used). Throws std::invalid_argument on an
-// unknown type, a table row of the wrong length, or the errors above.
-WorkerProfile profile_from_table(const Device& worker, const TimeTable& table, const std::vector<double>& output_bytes,
-                                 double bandwidth);
-
 }  // namespace pipesim::split

@@ -4,7 +4,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "patterns/allocation.hpp"
+#include "patterns/allocation_internal.hpp"
 
 namespace pipesim {
 namespace {

@@ -8,16 +8,17 @@
 
 #include "analysis/memory.hpp"
 #include "analysis/metrics.hpp"
+#include "patterns/allocation_internal.hpp"
 #include "patterns/pattern_analysis.hpp"
 #include "patterns/pattern_timing.hpp"
 #include "patterns/pattern_unroll.hpp"
 #include "schedules/periodic/pattern_generators.hpp"
-#include "schedules/periodic/pattern_search.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/exact_period.hpp"
-#include "tests/support/fixtures.hpp"
 #include "tests/patterns/pattern_simulation_check.hpp"
 #include "tests/patterns/test_pattern_fixtures.hpp"
+#include "tests/schedules/periodic/pattern_search.hpp"
+#include "tests/support/fixtures.hpp"
 
 namespace pipesim {
 namespace {

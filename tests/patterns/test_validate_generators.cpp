@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/run_validation.hpp"
-#include "patterns/allocation.hpp"
+#include "patterns/allocation_internal.hpp"
 #include "patterns/pattern_timing.hpp"
 #include "patterns/pattern_validation.hpp"
 #include "reports/violations_report.hpp"

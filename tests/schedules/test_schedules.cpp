@@ -8,7 +8,7 @@
 #include <tuple>
 
 #include "schedules/flush/flush_sequences.hpp"
-#include "schedules/registry.hpp"
+#include "schedules/registry_internal.hpp"
 #include "schedules/stages/pipeline_builder.hpp"
 #include "schedules/stages/stage_plan.hpp"
 #include "sim/input_error.hpp"

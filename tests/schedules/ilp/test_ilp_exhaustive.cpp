@@ -7,13 +7,14 @@
 #include <gtest/gtest.h>
 
 #include "analysis/run_validation.hpp"
+#include "patterns/allocation_internal.hpp"
 #include "patterns/pattern_validation.hpp"
 #include "reports/violations_report.hpp"
 #include "schedules/ilp/ilp.hpp"
-#include "schedules/periodic/pattern_search.hpp"
 #include "schedules/pytorch/orders_validation.hpp"
-#include "tests/schedules/ilp/test_ilp_exhaustive.hpp"
 #include "tests/patterns/test_pattern_fixtures.hpp"
+#include "tests/schedules/ilp/test_ilp_exhaustive.hpp"
+#include "tests/schedules/periodic/pattern_search.hpp"
 
 namespace pipesim {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "schedules/master/master_scheduler.hpp"
+#include "schedules/master/master_scheduler_internal.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/task_graph.hpp"
 #include "sim/timeline.hpp"

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "reports/pipeline_diagram.hpp"
-#include "schedules/master/master_scheduler.hpp"
+#include "schedules/master/master_scheduler_internal.hpp"
 #include "tests/schedules/master/master_test_support.hpp"
 
 namespace pipesim {

@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "schedules/master/master_scheduler.hpp"
+#include "schedules/master/master_scheduler_internal.hpp"
 #include "schedules/registry.hpp"
 #include "sim/input_error.hpp"
 #include "tests/support/cli_runner.hpp"

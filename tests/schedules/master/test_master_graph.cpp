@@ -10,7 +10,7 @@
 
 #include "analysis/memory.hpp"
 #include "analysis/worker_metrics.hpp"
-#include "schedules/master/master_scheduler.hpp"
+#include "schedules/master/master_scheduler_internal.hpp"
 #include "tests/schedules/master/master_test_support.hpp"
 
 namespace pipesim {

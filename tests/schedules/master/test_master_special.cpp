@@ -15,7 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/worker_metrics.hpp"
-#include "schedules/master/master_scheduler.hpp"
+#include "schedules/master/master_scheduler_internal.hpp"
 #include "tests/schedules/master/master_test_support.hpp"
 
 namespace pipesim {

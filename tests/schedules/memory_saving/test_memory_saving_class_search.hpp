@@ -14,7 +14,7 @@
 #include <tuple>
 #include <vector>
 
-#include "schedules/memory_saving/transfer_replay.hpp"
+#include "schedules/memory_saving/transfer_replay_internal.hpp"
 #include "tests/schedules/memory_saving/test_memory_saving_exhaustive.hpp"
 
 namespace pipesim::memory_saving::testing {

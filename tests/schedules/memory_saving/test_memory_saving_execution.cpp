@@ -11,12 +11,12 @@
 #include <string>
 
 #include "analysis/memory.hpp"
-#include "schedules/memory_saving/idle_time.hpp"
 #include "schedules/memory_saving/offload_only.hpp"
 #include "schedules/memory_saving/offloading.hpp"
-#include "schedules/memory_saving/sequence_graph.hpp"
+#include "schedules/memory_saving/sequence_graph_internal.hpp"
 #include "schedules/stages/stage_plan.hpp"
 #include "sim/engine/simulation.hpp"
+#include "tests/schedules/memory_saving/idle_time.hpp"
 #include "tests/schedules/memory_saving/test_memory_saving_exhaustive.hpp"
 #include "tests/support/fixtures.hpp"
 #include "workloads/workload_yaml.hpp"

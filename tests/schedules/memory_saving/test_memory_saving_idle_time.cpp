@@ -6,7 +6,7 @@
 #include <cmath>
 #include <random>
 
-#include "schedules/memory_saving/idle_time.hpp"
+#include "tests/schedules/memory_saving/idle_time.hpp"
 
 namespace pipesim::memory_saving {
 namespace {

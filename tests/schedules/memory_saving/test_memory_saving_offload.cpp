@@ -7,9 +7,10 @@
 #include <random>
 #include <stdexcept>
 
+#include "schedules/memory_saving/chain_internal.hpp"
 #include "schedules/memory_saving/offloading.hpp"
 #include "schedules/memory_saving/rematerialization.hpp"
-#include "schedules/memory_saving/transfer_replay.hpp"
+#include "schedules/memory_saving/transfer_replay_internal.hpp"
 #include "tests/schedules/memory_saving/test_memory_saving_class_search.hpp"
 #include "tests/schedules/memory_saving/test_memory_saving_exhaustive.hpp"
 #include "tests/support/fixtures.hpp"

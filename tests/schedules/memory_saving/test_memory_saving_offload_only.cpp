@@ -12,7 +12,7 @@
 #include "schedules/memory_saving/offload_only.hpp"
 #include "schedules/memory_saving/offloading.hpp"
 #include "schedules/memory_saving/rematerialization.hpp"
-#include "schedules/memory_saving/transfer_replay.hpp"
+#include "schedules/memory_saving/transfer_replay_internal.hpp"
 #include "tests/schedules/memory_saving/test_memory_saving_exhaustive.hpp"
 #include "tests/schedules/memory_saving/test_memory_saving_offload_only_search.hpp"
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "schedules/memory_saving/chain.hpp"
-#include "schedules/memory_saving/transfer_replay.hpp"
+#include "schedules/memory_saving/transfer_replay_internal.hpp"
 
 namespace pipesim::memory_saving::testing {
 

@@ -7,6 +7,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "schedules/memory_saving/chain_internal.hpp"
 #include "schedules/memory_saving/rematerialization.hpp"
 #include "schedules/memory_saving/sequence_replay.hpp"
 #include "tests/schedules/memory_saving/test_memory_saving_exhaustive.hpp"

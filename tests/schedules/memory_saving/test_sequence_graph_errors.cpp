@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "schedules/memory_saving/chain_internal.hpp"
 #include "schedules/memory_saving/sequence_graph.hpp"
 
 namespace pipesim::memory_saving {

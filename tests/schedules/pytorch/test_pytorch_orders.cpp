@@ -15,7 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "schedules/pytorch/explicit_orders.hpp"
-#include "schedules/pytorch/generated_orders.hpp"
+#include "schedules/pytorch/generated_orders_internal.hpp"
 #include "schedules/pytorch/orders_validation.hpp"
 #include "tests/support/cli_runner.hpp"
 #include "tests/support/platform_table.hpp"

@@ -10,10 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "schedules/split/split_model_internal.hpp"
 #include "schedules/split/split_partition.hpp"
 #include "schedules/split/split_partition_internal.hpp"
-#include "tests/support/fixtures.hpp"
 #include "tests/schedules/split/test_split_random.hpp"
+#include "tests/support/fixtures.hpp"
 
 namespace pipesim::split {
 namespace {

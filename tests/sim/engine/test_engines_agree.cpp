@@ -17,7 +17,7 @@
 
 #include <gtest/gtest.h>
 
-#include "schedules/registry.hpp"
+#include "schedules/registry_internal.hpp"
 #include "tests/support/cli_runner.hpp"
 
 namespace pipesim {

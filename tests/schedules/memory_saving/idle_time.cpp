@@ -1,4 +1,4 @@
-#include "schedules/memory_saving/idle_time.hpp"
+#include "tests/schedules/memory_saving/idle_time.hpp"
 
 #include <algorithm>
 #include <limits>

@@ -1,7 +1,9 @@
 // Lemma 1 of seed 002: the idle time that memory forces on a fixed sequence
 // of operations while the link offloads (memory left to the operations
 // grows at β from m_min) or prefetches (shrinks at β down to m_min at the
-// end). The transfer is assumed to last the whole sequence.
+// end). The transfer is assumed to last the whole sequence. The tests'
+// oracle: the program's memory moves in steps, not linearly
+// (docs/memory-saving.md), and does not use it.
 #pragma once
 
 #include <vector>

@@ -1,4 +1,4 @@
-#include "schedules/periodic/pattern_search.hpp"
+#include "tests/schedules/periodic/pattern_search.hpp"
 
 #include <algorithm>
 #include <limits>

@@ -1,7 +1,7 @@
 // The best pattern over allocations (seed 000 §4.2): exact period from the
 // pattern's event graph, optionally only patterns whose analytic peak memory
-// fits every device. Uses analysis/ (exact_period, pattern_memory), so a
-// program calling it links pipesim_analysis after pipesim_schedules.
+// fits every device. The tests' oracle (an exhaustive search over
+// allocations), which the program does not use.
 #pragma once
 
 #include <functional>
