@@ -11,7 +11,9 @@ root=$(pwd)
 flags="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPIPESIM_BENCHMARKS=OFF "${launcher[@]}" \
+# Without -Werror: GCC 12 warns falsely (maybe-uninitialized in <regex>)
+# on instrumented code; the normal build keeps -Werror.
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPIPESIM_BENCHMARKS=OFF -DPIPESIM_WERROR=OFF "${launcher[@]}" \
   -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" >/dev/null
 cmake --build build-asan -j"$(nproc)"
 
