@@ -48,7 +48,7 @@ std::vector<T> take(const std::string& in, std::size_t& at) {
   std::memcpy(&n, in.data() + at, sizeof n);
   at += sizeof n;
   std::vector<T> v(n);
-  std::memcpy(v.data(), in.data() + at, n * sizeof(T));
+  if (n > 0) std::memcpy(v.data(), in.data() + at, n * sizeof(T));  // an empty vector's data() may be null
   at += n * sizeof(T);
   return v;
 }
