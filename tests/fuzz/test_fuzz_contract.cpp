@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/fuzz/fuzz_support.hpp"
+#include "tests/fuzz/fuzz_case.hpp"
 
 namespace pipesim::fuzz {
 namespace {
@@ -31,48 +31,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr int kCasesPerFormat = 80;
-// A million layers take about 10 s in the release build on an idle machine
-// and over 20 s when other builds share its two cores; the sanitizer build
-// (scripts/sanitize.sh) runs several times slower. A hang runs forever, so
-// a generous limit still catches it.
-#ifdef __SANITIZE_ADDRESS__
-constexpr int kTimeoutSeconds = 120;
-#else
-constexpr int kTimeoutSeconds = 60;
-#endif
-
-// Cases that break the contract and cannot be fixed at once, each with what
-// happens (empty: every case keeps it). The test fails while a listed case
-// passes, so the list cannot go stale.
-const std::map<std::string, std::string> kKnownFailures = {};
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string source(const std::string& relative) {
-  const std::string text = read_file(std::string(PIPESIM_SOURCE_DIR) + "/" + relative);
-  if (text.empty()) throw std::runtime_error("cannot read " + relative);
-  return text;
-}
-
-// Replaces the first `from` (which must be there) by `to`.
-std::string edited(std::string text, const std::string& from, const std::string& to) {
-  const auto at = text.find(from);
-  if (at == std::string::npos) throw std::runtime_error("fuzz base input: '" + from + "' not found");
-  return text.replace(at, from.size(), to);
-}
-
-// Comment lines only dilute the mutations.
-std::string without_comment_lines(const std::string& text) {
-  std::string out;
-  for (const Span& l : lines(text))
-    if (text[l.pos] != '#') out += text.substr(l.pos, l.len);
-  return out;
-}
 
 // tiny.yaml with 4 micro-batches: every valid mutation runs in milliseconds.
 std::string tiny_workload(const std::string& schedule = "1f1b") {
@@ -88,42 +46,17 @@ struct Invocation {
   std::vector<std::string> blame;
 };
 
-class FuzzCase : public ::testing::TestWithParam<int> {
+// The contract suite's case: SurfaceCase's folders, seeds and conclusion,
+// with the stricter check of one `pipesim run`-like invocation (the error
+// line must name a field, docs/outputs.md#error-lines).
+class FuzzCase : public SurfaceCase {
  protected:
-  void SetUp() override {
-    seed_ = seed_base() + static_cast<std::uint64_t>(GetParam());
-    id_ = format() + "-" + std::to_string(GetParam());
-    dir_ = (fs::temp_directory_path() / ("pipesim-fuzz-" + id_ + "-" + std::to_string(::getpid()))).string();
-    fs::remove_all(dir_);
-    fs::create_directories(work());
-    fs::create_directories(dir_ + "/io");
-  }
-  void TearDown() override {
-    if (!keep_) fs::remove_all(dir_);
-  }
-
-  virtual std::string format() const = 0;
-  virtual std::uint64_t seed_base() const = 0;
-
-  std::string work() const { return dir_ + "/work"; }
-  void write(const std::string& name, const std::string& text) const {
-    std::ofstream(work() + "/" + name, std::ios::binary) << text;
-  }
-
-  // Applies one mutation, sometimes two, and records them.
-  std::string mutated(std::string text, Rng& rng, const FormatRules& rules) {
-    Mutator mutator(rng, rules);
-    const int count = rng.chance(25) ? 2 : 1;
-    for (int i = 0; i < count; ++i) mutations_.push_back(mutator.mutate(text));
-    return text;
-  }
-
   // Runs the invocation; returns "" when it kept the contract, else why not.
   std::string run(const Invocation& call, int* exit_code = nullptr) {
     std::vector<std::string> argv = {PIPESIM_BINARY};
     argv.insert(argv.end(), call.args.begin(), call.args.end());
     const std::string out_file = dir_ + "/io/stdout", err_file = dir_ + "/io/stderr";
-    const ChildResult r = run_child(argv, work(), out_file, err_file, kTimeoutSeconds);
+    const ChildResult r = run_child(argv, work(), out_file, err_file, kCaseTimeoutSeconds);
     const std::string out = read_file(out_file), err = read_file(err_file);
     if (exit_code) *exit_code = r.exit_code;
     std::string command = "cd " + work() + " &&";
@@ -139,7 +72,7 @@ class FuzzCase : public ::testing::TestWithParam<int> {
 
   std::string contract_violation(const Invocation& call, const ChildResult& r, const std::string& out,
                                  const std::string& err) const {
-    if (r.timed_out) return "hang: killed after " + std::to_string(kTimeoutSeconds) + " s";
+    if (r.timed_out) return "hang: killed after " + std::to_string(kCaseTimeoutSeconds) + " s";
     if (r.signal) return "crash: killed by a signal";
     if (r.exit_code < 0 || r.exit_code > 2) return "exit status outside {0, 1, 2}";
     for (const auto& entry : fs::directory_iterator(work()))
@@ -174,29 +107,6 @@ class FuzzCase : public ::testing::TestWithParam<int> {
     }
     return "";
   }
-
-  // Asserts the outcome of the case against the known-failure list.
-  void conclude(const std::string& failure) {
-    std::string what = "case " + id_ + " (format " + format() + ", seed " + std::to_string(seed_) + ")";
-    for (const auto& m : mutations_) what += "\n  mutation: " + m;
-    std::cout << what << "\n";  // shown by ctest -V: what each case covers
-    const auto known = kKnownFailures.find(id_);
-    if (failure.empty()) {
-      if (known != kKnownFailures.end())
-        FAIL() << what << "\nlisted in kKnownFailures (" << known->second
-               << ") but keeps the contract now: remove it from the list";
-      return;
-    }
-    if (known != kKnownFailures.end())
-      GTEST_SKIP() << "known failure: " << known->second << "\n" << what << "\n" << failure;
-    keep_ = true;
-    FAIL() << what << "\n" << failure << "\n  (inputs kept in " << work() << ")";
-  }
-
-  std::uint64_t seed_ = 0;
-  std::string id_, dir_;
-  std::vector<std::string> mutations_;
-  bool keep_ = false;
 };
 
 Invocation run_call(const std::string& platform, const std::string& workload, std::vector<std::string> extra = {},
