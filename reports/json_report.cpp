@@ -85,6 +85,7 @@ void write_split(JsonWriter& w, const SplitPlan& plan, const Platform& platform)
     w.field("forward_seconds", s.forward_seconds);
     w.field("backward_seconds", s.backward_seconds);
     w.field("communication_seconds", s.communication_seconds);
+    w.field("sends", s.sends);
     w.field("period", s.period());
     w.field("in_flight", s.in_flight);
     // By resource type: a group has one beta per type.

@@ -83,13 +83,13 @@ std::string worker_name(const Platform& platform, const std::vector<int>& device
 }
 
 void write_split_stages(std::ostream& os, const SplitPlan& plan, const Platform& platform) {
-  std::vector<Row> rows = {{"stage", "device", "layers", "forward", "backward", "communication", "in flight"}};
+  std::vector<Row> rows = {{"stage", "device", "layers", "forward", "backward", "communication", "sends", "in flight"}};
   for (std::size_t s = 0; s < plan.stages.size(); ++s) {
     const SplitStagePlan& st = plan.stages[s];
-    rows.push_back({std::to_string(s),
-                    worker_name(platform, st.devices.empty() ? std::vector<int>{st.device} : st.devices),
-                    std::to_string(st.first_layer) + "-" + std::to_string(st.last_layer), fmt::time(st.forward_seconds),
-                    fmt::time(st.backward_seconds), fmt::time(st.communication_seconds), std::to_string(st.in_flight)});
+    rows.push_back(
+        {std::to_string(s), worker_name(platform, st.devices.empty() ? std::vector<int>{st.device} : st.devices),
+         std::to_string(st.first_layer) + "-" + std::to_string(st.last_layer), fmt::time(st.forward_seconds),
+         fmt::time(st.backward_seconds), fmt::time(st.communication_seconds), st.sends, std::to_string(st.in_flight)});
   }
   os << "\nsplit stages (eq. 1: forward f, backward g, communication h per micro-batch)\n";
   write_table(os, rows);

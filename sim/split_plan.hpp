@@ -15,10 +15,19 @@ struct SplitStagePlan {
   // beta[i][j]: share of resource j of devices[i] (Device::resources order)
   // given to the forward pass; within a group one beta per resource type.
   std::vector<std::vector<double>> beta;
+  // resource_forward_seconds[i][j]: seconds the whole resource j of
+  // devices[i] would take on the stage's forward pass (from flops / speed or
+  // the workload's time table; infinite: it cannot run it). The execution
+  // gives each resource the work that ends with the others' (Definition 1).
+  std::vector<std::vector<double>> resource_forward_seconds;
+  std::vector<std::vector<double>> resource_backward_seconds;
   double forward_seconds = 0;        // f(p_i, sum beta_j r_j)
   double backward_seconds = 0;       // g(p_i, sum (1 - beta_j) r_j)
   double communication_seconds = 0;  // h(p_i, b)
-  int in_flight = 1;                 // micro-batches between forward and backward at most: weight versions stashed
+  // How h counts the worker's two sends: "sum" (they take turns on a link
+  // both routes cross) or "max" (each on links of its own).
+  std::string sends = "sum";
+  int in_flight = 1;  // micro-batches between forward and backward at most: weight versions stashed
   double period() const {
     double p = forward_seconds > backward_seconds ? forward_seconds : backward_seconds;
     return p > communication_seconds ? p : communication_seconds;

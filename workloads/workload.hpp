@@ -33,6 +33,13 @@ struct LayerOps {
   OpWork recompute;  // forward work redone before the backward (0 flops: none)
 };
 
+// Seed 004's §VI lookup table entry: seconds of a layer's passes on one
+// whole compute resource of a type (infinite: that type cannot run the pass).
+struct ResourceTimes {
+  double forward = 0;
+  double backward = 0;
+};
+
 struct Layer {
   std::string name;
   Cost forward;
@@ -65,6 +72,9 @@ struct Layer {
   // Forward + backward model flops, without recompute: MFU's numerator.
   // 0: the layer's forward and backward costs when they are flops.
   double model_flops = 0;
+  // By resource type ("cpu", "gpu", ...): the layer's time on each, for the
+  // `split` schedule (docs/mobile.md#time-tables); empty: flops / speed.
+  std::map<std::string, ResourceTimes> resource_times{};
   std::optional<LayerOps> ops{};  // present for layers generated from a model
   TpCollectives tp{};             // its tensor-parallel collectives (from a model with tp > 1)
 };

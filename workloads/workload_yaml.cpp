@@ -2,6 +2,7 @@
 
 #include <climits>
 #include <filesystem>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -36,7 +37,9 @@ const std::vector<std::string> kLayerKeys = {"name",
                                              "stash",
                                              "forward_workspace",
                                              "backward_workspace",
-                                             "parameters"};
+                                             "parameters",
+                                             "times"};
+const std::vector<std::string> kResourceTimeKeys = {"forward", "backward"};
 const std::vector<std::string> kStageKeys = {"layers", "host"};
 const std::vector<std::string> kAutoPlacementKeys = {"stages"};
 
@@ -175,6 +178,11 @@ class Loader : public YamlFields {
       if (auto* e = get(f, "parameters"))
         layer.parameters = quantity(e->value, sub(path, "parameters"), "a parameter count like '1.5e9'", parse_flops);
       load_split(f, n, path, layer);
+      if (auto* e = get(f, "times")) load_resource_times(e->value, sub(path, "times"), layer);
+      if (!w.layers.empty() && !same_types(w.layers[0], layer))
+        fail(n, sub(path, "times"),
+             "expected times for the resource types of layers[0] (" + types_of(w.layers[0]) + "), got " +
+                 (layer.resource_times.empty() ? "none" : types_of(layer)) + " (every layer or none has a time table)");
       std::string name;
       if (auto* e = get(f, "name")) name = text(e->value, sub(path, "name"), "a layer name");
       int repeat = 1;
@@ -217,6 +225,42 @@ class Loader : public YamlFields {
     if (o.name == "adamw") o.name = "adam";
     if (o.name != "none" && o.name != "adam")
       fail(n, n.IsMap() ? "optimizer.name" : "optimizer", "expected none, adam or adamw, got '" + o.name + "'");
+  }
+
+  // Seed 004's time table row: {cpu: {forward: 40ms, backward: 90ms}, ...};
+  // a pass left out is one the resource cannot run.
+  void load_resource_times(const YAML::Node& n, const std::string& path, Layer& layer) const {
+    const char* expected = "a map of resource types to {forward: 40ms, backward: 90ms}";
+    if (!n.IsMap() || n.size() == 0) fail(n, path, std::string("expected ") + expected + ", got " + describe(n));
+    for (const auto& [type, entry] : fields(n, path, nullptr)) {
+      const std::string at = sub(path, type);
+      if (!entry.value.IsMap())
+        fail(entry.value, at, "expected {forward: 40ms, backward: 90ms}, got " + describe(entry.value));
+      const Fields t = fields(entry.value, at, &kResourceTimeKeys);
+      ResourceTimes& times = layer.resource_times[type];
+      times.forward = times.backward = std::numeric_limits<double>::infinity();
+      if (t.empty()) fail(entry.value, at, "expected forward, backward or both (a pass left out cannot run there)");
+      for (auto [key, field] : {std::pair{"forward", &times.forward}, std::pair{"backward", &times.backward}})
+        if (auto* e = get(t, key)) {
+          const Cost c = cost(e->value, sub(at, key));
+          if (c.flops || !(c.value > 0))
+            fail(e->value, sub(at, key), "expected a duration > 0 like '40ms', got '" + e->value.Scalar() + "'");
+          *field = c.value;
+        }
+    }
+  }
+
+  static bool same_types(const Layer& a, const Layer& b) {
+    if (a.resource_times.size() != b.resource_times.size()) return false;
+    for (auto i = a.resource_times.begin(), j = b.resource_times.begin(); i != a.resource_times.end(); ++i, ++j)
+      if (i->first != j->first) return false;
+    return true;
+  }
+
+  static std::string types_of(const Layer& layer) {
+    std::vector<std::string> types;
+    for (const auto& [type, _] : layer.resource_times) types.push_back(type);
+    return types.empty() ? "none" : join(types);
   }
 
   // backward_input and backward_weight: both or neither.

@@ -1,4 +1,4 @@
-#include "schedules/split/split_model_internal.hpp"
+#include "schedules/split/split_model.hpp"
 
 #include <cmath>
 #include <limits>

@@ -36,6 +36,14 @@ struct LayerTimes {
 };
 using TimeTable = std::map<std::string, LayerTimes>;  // by resource type
 
+// How a worker's two sends per micro-batch (its activation forward, the
+// gradient of its input backward) share its time h (eq. 1). Sum: they take
+// turns on one medium (Wi-Fi, or one link both routes cross); Max: each is
+// its own operation on links of its own (a full-duplex pair of links, one
+// per neighbour), the reading under which Algorithm 1 is within epsilon of
+// the optimum (docs/mobile.md, "Communication").
+enum class SendOverlap { Sum, Max };
+
 // What partition and allocation need of a homogeneous worker: for each of
 // its resources, every layer's seconds on the whole resource (infinite when
 // the resource cannot run the pass), plus the chain's tensor sizes and the
@@ -45,6 +53,7 @@ struct WorkerProfile {
   std::vector<LayerTimes> times;       // times[j] for resources[j]
   std::vector<double> output_bytes;    // per layer
   double bandwidth = 0;                // bytes/s; infinity: communication is free
+  SendOverlap sends = SendOverlap::Sum;
   int layers() const { return static_cast<int>(output_bytes.size()); }
 };
 
@@ -52,5 +61,11 @@ struct WorkerProfile {
 // a negative or NaN number, a layer without forward or backward work, or a
 // worker none of whose resources can run one of the passes.
 WorkerProfile profile_from_speeds(const Device& worker, const std::vector<Layer>& chain, double bandwidth);
+
+// Layer times looked up in a §VI table by each resource's type (the
+// speeds of `worker` are not used). Throws std::invalid_argument on an
+// unknown type, a table row of the wrong length, or profile_from_speeds' errors.
+WorkerProfile profile_from_table(const Device& worker, const TimeTable& table, const std::vector<double>& output_bytes,
+                                 double bandwidth);
 
 }  // namespace pipesim::split

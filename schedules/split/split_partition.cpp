@@ -45,6 +45,7 @@ StageCosts::StageCosts(const WorkerProfile& w)
       backward_inf_(resources_),
       output_bytes_(w.output_bytes),
       bandwidth_(w.bandwidth),
+      sends_(w.sends),
       a_(resources_),
       b_(resources_) {
   for (int j = 0; j < resources_; ++j) {
@@ -71,10 +72,9 @@ double StageCosts::compute(int first, int last) const {
 }
 
 double StageCosts::communication(int first, int last) const {
-  double bytes = 0;
-  if (last + 1 < layers_) bytes += output_bytes_[last];
-  if (first > 0) bytes += output_bytes_[first - 1];
-  return bytes / bandwidth_;
+  const double forward = last + 1 < layers_ ? output_bytes_[last] : 0;
+  const double backward = first > 0 ? output_bytes_[first - 1] : 0;
+  return (sends_ == SendOverlap::Max ? std::max(forward, backward) : forward + backward) / bandwidth_;
 }
 
 double StageCosts::cost(int first, int last) const {

@@ -20,9 +20,10 @@ class StageCosts {
   StageRates rates(int first, int last) const;
   // f = g under the stage's optimal allocation.
   double compute(int first, int last) const;
-  // h(p_i, b): bytes the worker sends per micro-batch (its last layer's
+  // h(p_i, b): the worker's sends per micro-batch (its last layer's
   // activation forward, unless it is the last stage; the gradient of its
-  // input backward, unless it is the first) over its bandwidth.
+  // input backward, unless it is the first) over its bandwidth, summed or
+  // the larger one (WorkerProfile::sends).
   double communication(int first, int last) const;
   double cost(int first, int last) const;
 
@@ -34,6 +35,7 @@ class StageCosts {
   std::vector<std::vector<int>> forward_inf_, backward_inf_;
   std::vector<double> output_bytes_;
   double bandwidth_ = 0;
+  SendOverlap sends_ = SendOverlap::Sum;
   mutable std::vector<double> a_, b_;
   mutable std::vector<int> order_;
 };

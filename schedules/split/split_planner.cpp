@@ -52,6 +52,25 @@ double worker_bandwidth(const Platform& platform, const std::vector<std::vector<
   return b;
 }
 
+// How worker k's two sends share its h: they take turns (sum) when the
+// routes to its two neighbours cross a link in the same direction that
+// divides its bandwidth (a Wi-Fi uplink, one NIC to a switch); otherwise
+// each has its own links (max), as on a full-duplex point-to-point pair.
+// Unknown routes (hand-made path tables) count as shared: h is then never
+// under-estimated.
+split::SendOverlap route_sends(const Platform& platform, const std::vector<std::vector<int>>& groups, int k) {
+  const int workers = static_cast<int>(groups.size());
+  if (k == 0 || k + 1 >= workers) return split::SendOverlap::Sum;  // one send: both readings agree
+  const Path& next = platform.path(groups[k][0], groups[k + 1][0]);
+  const Path& previous = platform.path(groups[k][0], groups[k - 1][0]);
+  if (next.links.empty() || previous.links.empty()) return split::SendOverlap::Sum;
+  for (const int link : next.links)
+    if (platform.links[link].sharing != LinkSharing::FatPipe &&
+        std::find(previous.links.begin(), previous.links.end(), link) != previous.links.end())
+      return split::SendOverlap::Sum;
+  return split::SendOverlap::Max;
+}
+
 split::Device split_device(const Device& d) {
   split::Device out{d.name, {}};
   for (const ComputeResource& r : device_resources(d))
@@ -139,6 +158,60 @@ std::vector<std::vector<int>> worker_groups(const Workload& w, const Platform& p
   }
 }
 
+// The workload's §VI time table (layers' `times`), by resource type; empty
+// when the layers give none.
+split::TimeTable time_table(const Workload& w) {
+  split::TimeTable table;
+  for (const Layer& layer : w.layers)
+    for (const auto& [type, t] : layer.resource_times) {
+      table[type].forward.push_back(t.forward);
+      table[type].backward.push_back(t.backward);
+    }
+  return table;
+}
+
+// A worker's profile from the time table: a group's resources of one type
+// add their rates (§V sums resource vectors), so its times divide by their count.
+split::WorkerProfile table_profile(const Workload& w, const Platform& platform, const Worker& worker,
+                                   const split::TimeTable& table, const std::vector<double>& output_bytes,
+                                   double bandwidth) {
+  for (const int v : worker.devices)
+    for (const ComputeResource& r : device_resources(platform.devices[v]))
+      if (!table.count(r.type)) {
+        std::vector<std::string> types;
+        for (const auto& [type, _] : table) types.push_back(type);
+        std::string known;
+        for (const auto& t : types) known += (known.empty() ? "" : ", ") + t;
+        throw InputError(w.file, "layers[0].times",
+                         "no time for resource type '" + r.type + "' of host '" + platform.devices[v].name +
+                             "' (the table has " + known + ")");
+      }
+  split::WorkerProfile p;
+  try {
+    p = split::profile_from_table(worker.resources, table, output_bytes, bandwidth);
+  } catch (const std::invalid_argument& e) {
+    std::string what = e.what();
+    const std::string speed_note = " (zero speed)";  // profile_from_speeds' reading: here the table left it out
+    if (const auto at = what.find(speed_note); at != std::string::npos) what.erase(at, speed_note.size());
+    throw InputError(w.file, "layers[0].times", what + " (no type of it has that pass in the table)");
+  }
+  for (std::size_t j = 0; j < p.resources.size(); ++j) {
+    double count = 0;
+    for (const auto& types : worker.type_of) count += std::count(types.begin(), types.end(), static_cast<int>(j));
+    for (double& t : p.times[j].forward) t /= count;
+    for (double& t : p.times[j].backward) t /= count;
+  }
+  return p;
+}
+
+// Seconds of layers [first, last] on a whole resource: the sum of its
+// per-layer times, infinite if it cannot run one of them.
+double span_seconds(const std::vector<double>& times, int first, int last) {
+  double sum = 0;
+  for (int l = first; l <= last; ++l) sum += times[l];
+  return sum;
+}
+
 bool identical(const std::vector<split::WorkerProfile>& profiles) {
   for (const auto& p : profiles)
     if (p.resources != profiles[0].resources || p.bandwidth != profiles[0].bandwidth) return false;
@@ -158,7 +231,7 @@ std::vector<ComputeResource> device_resources(const Device& device) {
 
 namespace {
 const std::set<std::string> kParams = {"workers",    "grouping", "partition", "epsilon",
-                                       "allocation", "beta",     "in_flight"};
+                                       "allocation", "beta",     "in_flight", "sends"};
 // Declared here, beside the check, so that a sweep finds an unknown one before running.
 const bool params_registered = register_schedule_params("split", kParams);
 }  // namespace
@@ -194,6 +267,10 @@ SplitPlan plan_split(const Workload& w, const Platform& platform) {
   if (w.schedule_params.count("epsilon") && plan.partition != "algorithm1")
     throw InputError(w.file, "schedule.epsilon", "only with partition: algorithm1");
 
+  const std::string sends = param(w, "sends", "auto");
+  if (sends != "auto" && sends != "sum" && sends != "max")
+    throw InputError(w.file, "schedule.sends", "expected auto, sum or max, got '" + sends + "'");
+
   // The chain in flops; its cut per worker, each worker with its own profile.
   const double reference = reference_speed(w, platform);
   std::vector<split::Layer> chain;
@@ -201,14 +278,21 @@ SplitPlan plan_split(const Workload& w, const Platform& platform) {
     chain.push_back({cost_flops(l.forward, reference), cost_flops(l.backward, reference), l.activation});
   plan.groups = worker_groups(w, platform, workers, grouping, chain, plan.grouping_period);
   const std::vector<std::vector<int>>& groups = plan.groups;
+  const split::TimeTable table = time_table(w);
+  std::vector<double> output_bytes;
+  for (const split::Layer& l : chain) output_bytes.push_back(l.output_bytes);
   std::vector<Worker> worker;
   std::vector<split::WorkerProfile> profiles;
   for (int k = 0; k < workers; ++k) {
     const Device& d = platform.devices[groups[k][0]];
     try {
       worker.push_back(make_worker(platform, groups[k]));
-      profiles.push_back(
-          split::profile_from_speeds(worker.back().resources, chain, worker_bandwidth(platform, groups, k)));
+      const double bandwidth = worker_bandwidth(platform, groups, k);
+      profiles.push_back(table.empty() ? split::profile_from_speeds(worker.back().resources, chain, bandwidth)
+                                       : table_profile(w, platform, worker.back(), table, output_bytes, bandwidth));
+      profiles.back().sends = sends == "sum"   ? split::SendOverlap::Sum
+                              : sends == "max" ? split::SendOverlap::Max
+                                               : route_sends(platform, groups, k);
     } catch (const std::invalid_argument& e) {
       const std::string what = e.what();
       if (what.rfind("layer ", 0) == 0) throw InputError(w.file, "layers", what);
@@ -250,9 +334,29 @@ SplitPlan plan_split(const Workload& w, const Platform& platform) {
       stage.beta.emplace_back();
       for (const int t : types) stage.beta.back().push_back(a.beta[t]);
     }
+    for (std::size_t i = 0; i < stage.devices.size(); ++i) {
+      stage.resource_forward_seconds.emplace_back();
+      stage.resource_backward_seconds.emplace_back();
+      const std::vector<ComputeResource> resources = device_resources(platform.devices[stage.devices[i]]);
+      for (const ComputeResource& r : resources) {
+        double forward = 0, backward = 0;
+        if (table.empty()) {
+          for (int l = stage.first_layer; l <= stage.last_layer; ++l)
+            forward += chain[l].forward_flops, backward += chain[l].backward_flops;
+          forward = r.forward_speed > 0 ? forward / r.forward_speed : kInf;
+          backward = r.backward_speed > 0 ? backward / r.backward_speed : kInf;
+        } else {
+          forward = span_seconds(table.at(r.type).forward, stage.first_layer, stage.last_layer);
+          backward = span_seconds(table.at(r.type).backward, stage.first_layer, stage.last_layer);
+        }
+        stage.resource_forward_seconds.back().push_back(forward);
+        stage.resource_backward_seconds.back().push_back(backward);
+      }
+    }
     stage.forward_seconds = a.forward_seconds;
     stage.backward_seconds = a.backward_seconds;
     stage.communication_seconds = costs.communication(stage.first_layer, stage.last_layer);
+    stage.sends = profiles[s].sends == split::SendOverlap::Max ? "max" : "sum";
     plan.period = std::max(plan.period, stage.period());
     plan.stages.push_back(stage);
     first = stage.last_layer + 1;

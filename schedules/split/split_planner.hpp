@@ -19,7 +19,9 @@ std::vector<ComputeResource> device_resources(const Device& device);
 // Parameters (docs/mobile.md, "The split schedule"): workers (default: every
 // device, one worker per device), grouping (none | algorithm2 | brute-force |
 // sorting: q groups of all devices, each one worker), partition (exact | algorithm1) and epsilon,
-// allocation (optimal | none) and beta (with none, default 0.5), in_flight.
+// allocation (optimal | none) and beta (with none, default 0.5), in_flight,
+// sends (auto | sum | max: how h counts a worker's two sends; auto follows
+// its routes).
 // Throws InputError naming the workload's or the platform's field.
 SplitPlan plan_split(const Workload& workload, const Platform& platform);
 

@@ -6,6 +6,7 @@
 #include "schedules/split/split_schedule.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 #include "patterns/pattern.hpp"
@@ -20,14 +21,15 @@ namespace {
 constexpr TaskId kNone = static_cast<TaskId>(-1);
 
 // One pass of a stage spread over the resources that take part in it, each
-// given work in proportion to its share x pass speed so that all finish
-// together: part j lasts (w_j flops) / (share_j x speed_j) = flops / sum_i share_i x speed_i.
+// given work in proportion to its share / its seconds T_j for the whole pass,
+// so that all finish together: part j lasts fraction_j x T_j / share_j =
+// 1 / sum_i share_i / T_i (Definition 1).
 struct Part {
   int device;  // a device of the worker
   int resource;
   double share;
-  double fraction;     // of the pass's work
-  double host_factor;  // host speed / pass speed: flops -> host flops
+  double fraction;    // of the pass's work (and of its memory effects)
+  double host_flops;  // the part's work in its host's flops: fraction x T_j x host speed
 };
 
 // A group's parts run on every resource of every one of its devices.
@@ -38,20 +40,20 @@ std::vector<Part> parts(const Platform& platform, const SplitStagePlan& stage, b
     const std::vector<ComputeResource> resources = device_resources(platform.devices[stage.devices[i]]);
     for (std::size_t j = 0; j < resources.size(); ++j) {
       const double share = forward ? stage.beta[i][j] : 1 - stage.beta[i][j];
-      const double speed = forward ? resources[j].forward_speed : resources[j].backward_speed;
-      if (share < 1e-12 || speed <= 0) continue;  // takes no part (an exact optimum gives 0)
+      const double seconds = (forward ? stage.resource_forward_seconds : stage.resource_backward_seconds)[i][j];
+      if (share < 1e-12 || !(seconds < std::numeric_limits<double>::infinity()))
+        continue;  // takes no part (an exact optimum gives 0)
       out.push_back(
-          {stage.devices[i], static_cast<int>(j), std::min(share, 1.0), share * speed, resources[j].speed / speed});
-      total += share * speed;
+          {stage.devices[i], static_cast<int>(j), std::min(share, 1.0), share / seconds, seconds * resources[j].speed});
+      total += out.back().fraction;
     }
   }
-  for (Part& p : out) p.fraction /= total;
+  for (Part& p : out) p.fraction /= total, p.host_flops *= p.fraction;
   return out;
 }
 
 struct StageInfo {
   int device;
-  double forward_flops = 0, backward_flops = 0;
   double stash_bytes = 0, weight_bytes = 0;
   double output_bytes = 0;  // sent to the next stage (0 for the last)
   double input_bytes = 0;   // gradient sent to the previous stage (0 for the first)
@@ -63,13 +65,10 @@ class SplitBuilder {
  public:
   SplitBuilder(const SplitPlan& plan, const Workload& w, const Platform& platform)
       : S_(static_cast<int>(plan.stages.size())), graph_(platform.size()) {
-    const double reference = reference_speed(w, platform);
     for (const SplitStagePlan& p : plan.stages) {
       StageInfo st;
       st.device = p.device;
       for (int l = p.first_layer; l <= p.last_layer; ++l) {
-        st.forward_flops += cost_flops(w.layers[l].forward, reference);
-        st.backward_flops += cost_flops(w.layers[l].backward, reference);
         st.stash_bytes += l == 0 ? w.input : w.layers[l - 1].activation;
         st.weight_bytes += w.layers[l].weights;
       }
@@ -126,7 +125,7 @@ class SplitBuilder {
     for (const Part& p : fwd ? st.forward : st.backward) {
       Task t = base(kind, s, k);
       t.device = p.device;
-      t.amount = (fwd ? st.forward_flops : st.backward_flops) * p.fraction * p.host_factor;
+      t.amount = p.host_flops;
       t.resource = p.resource;
       t.lane = fwd ? 0 : 1;
       t.share = p.share;

@@ -375,16 +375,20 @@ TEST_P(SplitWorkload, KeepsTheErrorContract) {
       {"epsilon", {"0.1", "0", "-1", "nan", "1e-300"}},
       {"allocation", {"optimal", "none", "0,1"}},
       {"beta", {"0.5", "0", "1", "1.5", "-0.1", "nan"}},
-      {"in_flight", {"1", "3", "0", "1000000000"}}};
+      {"in_flight", {"1", "3", "0", "1000000000"}},
+      {"sends", {"auto", "sum", "max", "both"}}};
   std::string schedule = "{name: split";
   for (const auto& [key, values] : params)
     if (rng.chance(25)) schedule += ", " + key + ": " + rng.pick(values);
   schedule += "}";
-  std::string workload = edited(edited(without_comment_lines(source("workloads/examples/mobile-cnn.yaml")),
-                                       "microbatches: 64", "microbatches: 8"),
-                                "schedule: split", "schedule: " + chose("schedule", schedule));
+  // Half of the cases time the layers by seed 004's table (layers' `times`).
+  const std::string base = chose("workload", rng.chance(50) ? "mobile-cnn.yaml" : "mobile-cnn-table.yaml");
+  std::string workload =
+      edited(edited(without_comment_lines(source("workloads/examples/" + base)), "microbatches: 64", "microbatches: 8"),
+             "schedule: split", "schedule: " + chose("schedule", schedule));
   if (rng.chance(50))
-    workload = mutated(workload, rng, yaml_rules("name|grouping|partition|allocation", {"nosuch", "split", "exact"}));
+    workload =
+        mutated(workload, rng, yaml_rules("name|grouping|partition|allocation|sends", {"nosuch", "split", "exact"}));
   static const std::vector<std::string> platforms = {"mobile-laptops-wifi.xml", "mobile-mixed-lte.xml", "mobile-4.xml"};
   write("platform.xml", source("platforms/" + chose("platform", rng.pick(platforms))));
   write("workload.yaml", workload);

@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/support/cli_runner.hpp"
 #include "tests/schedules/split/split_test_support.hpp"
+#include "tests/support/cli_runner.hpp"
 
 namespace pipesim {
 namespace {
@@ -108,6 +108,55 @@ TEST(SplitCli, ForcedTiCpuModel) {
   EXPECT_EQ(r.err,
             "pipesim: error: --cfg: cpu/optim:TI: shares of a resource's speed (forward stage 0 mb 0 (dev 0)) "
             "need cpu/optim:Lazy or Full: the TI model cannot bound an execution\n");
+}
+
+// Seed 004's time table (layers' `times`): its errors name the field.
+std::string table_workload(const std::string& first_times, const std::string& second_times) {
+  return write_file("split-table.yaml",
+                    "name: t\nmicrobatches: 8\nschedule: split\nlayers:\n"
+                    "  - {forward: 1Gf, backward: 2Gf, activation: 1KiB, times: " +
+                        first_times +
+                        "}\n"
+                        "  - {forward: 1Gf, backward: 2Gf, activation: 1KiB, times: " +
+                        second_times + "}\n");
+}
+
+TEST(SplitCli, TimeTableErrors) {
+  const std::string laptops = kRoot + "platforms/mobile-laptops-wifi.xml";
+  const std::string both = "{cpu: {forward: 40ms, backward: 80ms}, gpu: {forward: 4ms, backward: 8ms}}";
+  std::string w = table_workload("{cpu: {forward: 40ms, backward: 80ms}}", "{cpu: {forward: 40ms, backward: 80ms}}");
+  expect_error(laptops, w,
+               w + ": layers[0].times: no time for resource type 'gpu' of host 'laptop-i5-0' (the table has cpu)");
+  w = table_workload(both, "{cpu: {forward: 40ms, backward: 80ms}}");
+  expect_error(laptops, w,
+               w + ": line 6: layers[1].times: expected times for the resource types of layers[0] (cpu, gpu), got cpu "
+                   "(every layer or none has a time table)");
+  w = table_workload(both, "{cpu: {forward: 2Gf, backward: 80ms}, gpu: {forward: 4ms, backward: 8ms}}");
+  expect_error(laptops, w, w + ": line 6: layers[1].times.cpu.forward: expected a duration > 0 like '40ms', got '2Gf'");
+  w = table_workload(both, "{cpu: {}, gpu: {forward: 4ms, backward: 8ms}}");
+  expect_error(laptops, w,
+               w + ": line 6: layers[1].times.cpu: expected forward, backward or both (a pass left out cannot run "
+                   "there)");
+  w = table_workload(both, "{cpu: {forward: 40ms}, gpu: {forward: 4ms}}");
+  expect_error(laptops, w,
+               w + ": layers[0].times: device 'laptop-i5-0': no resource can run the backward pass (no type of it has "
+                   "that pass in the table)");
+}
+
+// The table drives the report: with the GPU 10x the CPU on the convolutions
+// and 2x on the last layer, the shipped example runs and its eq. 1 period
+// is the one the table gives, not the speeds'.
+TEST(SplitCli, TimeTableExampleRuns) {
+  const std::string json = temp_path("split-table.json"), speeds_json = temp_path("split-speeds.json");
+  const std::string laptops = kRoot + "platforms/mobile-laptops-wifi.xml ";
+  CliResult r =
+      run_pipesim("run " + laptops + kRoot + "workloads/examples/mobile-cnn-table.yaml --quiet --json " + json);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run_pipesim("run " + laptops + kRoot + "workloads/examples/mobile-cnn.yaml --quiet --json " + speeds_json);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json table = read_json(json), speeds = read_json(speeds_json);
+  EXPECT_NE(table.at("split").at("period"), speeds.at("split").at("period"));
+  for (const nlohmann::json& stage : table.at("split").at("stages")) EXPECT_EQ(stage.at("sends"), "sum") << stage;
 }
 
 // The report: eq. 1's period, the stages and every resource's beta and utilization.

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "schedules/split/split_grouping.hpp"
-#include "tests/support/fixtures.hpp"
 #include "tests/schedules/split/test_split_random.hpp"
+#include "tests/support/fixtures.hpp"
 
 namespace pipesim::split {
 namespace {

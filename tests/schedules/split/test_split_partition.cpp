@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "schedules/split/split_model_internal.hpp"
+#include "schedules/split/split_model.hpp"
 #include "schedules/split/split_partition.hpp"
 #include "schedules/split/split_partition_internal.hpp"
 #include "tests/schedules/split/test_split_random.hpp"
@@ -138,6 +138,47 @@ TEST(SplitPartition, Algorithm1GapOnRandomChainsWithCommunication) {
             << worst << "\n";
   EXPECT_EQ(missed, 1);
   EXPECT_NEAR(worst, 1.0275, 1e-4);
+}
+
+// Under the max reading of h (each send its own operation, on links of
+// its own), a stage's cost is the largest of its compute and the two
+// tensors crossing its cuts, each a property of one cut: a cut is allowed
+// at a limit or not, whatever the stages around it, and the longest-first
+// greedy is again never behind any feasible partition (docs/mobile.md,
+// "Communication"). So Algorithm 1 is within epsilon of the optimum with
+// communication too: the chains of the test above, every one.
+TEST(SplitPartition, Algorithm1WithinEpsilonWithCommunicationWhenSendsOverlap) {
+  SplitRng rng(4103);
+  const double eps = 1e-4;
+  int communication_bound = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    const int L = rng.integer(2, 30);
+    WorkerProfile w = random_worker(rng, L, rng.integer(1, 3), rng.uniform(0.5, 5.0));
+    w.sends = SendOverlap::Max;
+    const int q = rng.integer(1, 6);
+    const SplitPartition optimum = exact_partition(w, q);
+    const Algorithm1Result r = algorithm1_partition(w, q, eps);
+    EXPECT_GE(r.partition.period, optimum.period - 1e-12) << trial;
+    EXPECT_LT(r.partition.period, optimum.period + eps) << trial;
+    const StageCosts costs(w);
+    for (std::size_t s = 0, first = 0; s < optimum.last_layer.size(); first = optimum.last_layer[s++] + 1)
+      if (costs.communication(static_cast<int>(first), optimum.last_layer[s]) == optimum.period) ++communication_bound;
+  }
+  EXPECT_GT(communication_bound, 0);  // the communication term did decide some optima
+}
+
+// The counterexample above under the max reading: the cut after layer 1
+// (3 bytes) is never allowed below 3 s, and the greedy finds the optimum.
+TEST(SplitPartition, Algorithm1FindsTheCounterexamplesOptimumWhenSendsOverlap) {
+  const TimeTable table{{"cpu", {{1, 1, 1, 1, 1}, {1, 1, 1, 1, 1}}}};
+  WorkerProfile w = profile_from_table({"pi", {{"cpu", 0, 0}}}, table, {0.5, 3, 2, 2, 0}, 1.0);
+  w.sends = SendOverlap::Max;
+  const SplitPartition exact = exact_partition(w, 3);
+  EXPECT_EQ(exact.last_layer, (std::vector<int>{0, 2, 4}));  // h: 0.5, 2, 2; compute 2, 4, 4
+  EXPECT_DOUBLE_EQ(exact.period, 4);
+  const Algorithm1Result r = algorithm1_partition(w, 3, 1e-6);
+  EXPECT_DOUBLE_EQ(r.partition.period, 4);
+  EXPECT_LT(r.limit, 4 + 1e-6);
 }
 
 TEST(SplitPartition, GapShrinksWithEpsilon) {

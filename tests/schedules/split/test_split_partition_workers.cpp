@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "schedules/split/split_model_internal.hpp"
+#include "schedules/split/split_model.hpp"
 #include "schedules/split/split_partition.hpp"
 #include "tests/schedules/split/test_split_random.hpp"
 #include "tests/support/fixtures.hpp"
