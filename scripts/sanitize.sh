@@ -18,7 +18,7 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPIPESIM_BENCHMARKS=
 cmake --build build-asan -j"$(nproc)"
 
 # Leaks are checked, SimGrid's included (it has none in this suite);
-# scripts/lsan.supp is where a library's own leak would be suppressed.
+# scripts/lsan.supp suppresses a library's own leak (CBC's, at its time limit).
 # A finding exits with status 86, which no pipesim run uses (0, 1, 2), so
 # the fuzz test (tests/fuzz/test_fuzz_contract.cpp) reports it as a broken contract.
 export ASAN_OPTIONS="halt_on_error=1:exitcode=86:detect_leaks=1:strict_string_checks=1:check_initialization_order=1:detect_stack_use_after_return=1"

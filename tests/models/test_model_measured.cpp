@@ -64,7 +64,8 @@ TEST_P(ModelMeasured, BlockSavedBytesWeightsAndTransients) {
 }
 
 TEST_P(ModelMeasured, EmbeddingAndHead) {
-  for (const json& m : measured(GetParam(), "blocks.json").at("embed_head")) {
+  const json blocks = measured(GetParam(), "blocks.json");  // the loop's range must outlive it
+  for (const json& m : blocks.at("embed_head")) {
     const int h = m.at("h"), s = m.at("s"), b = m.at("b"), vocab = m.at("vocab");
     SCOPED_TRACE("b " + std::to_string(b));
     const ModelChain chain = transformer_chain(measured_gpt(h, h / 128, s, b, vocab));
