@@ -45,20 +45,21 @@ LayerTables layer_tables(const Workload& w) {
   return t;
 }
 
+// Whether stage s runs seed 002's program (docs/memory-saving.md).
+bool stage_saves_memory(const Workload& w, int s) {
+  if (w.memory_saving_stages.empty()) return w.memory_saving.policy != "none";
+  return s >= 0 && s < static_cast<int>(w.memory_saving_stages.size()) && w.memory_saving_stages[s].policy != "none";
+}
+
 void add_layer_memory(TaskGraph& graph, const Workload& w) {
   if (!declares_layer_memory(w)) return;
-  if (saves_memory(w))
-    for (const Layer& layer : w.layers)
-      if (layer.stash)
-        throw InputError(w.file, "memory_saving",
-                         "memory saving runs on layers whose stash is their input; layer '" + layer.name +
-                             "' declares its own stash (a model's layers do)");
   const LayerTables t = layer_tables(w);
   const int L = static_cast<int>(w.layers.size());
   const std::size_t n = graph.size();
   for (TaskId id = 0; id < n; ++id) {
     const Task task = graph.task(id);
     if (!is_compute_pass(task.kind) || task.layer_first < 0 || task.layer_last >= L) continue;
+    if (stage_saves_memory(w, task.stage)) continue;  // its program holds the stash and workspaces (tape, overheads)
     double extra = 0, workspace = 0;
     const bool forward = task.kind == TaskKind::Forward || task.kind == TaskKind::Recompute;
     for (int l = task.layer_first; l <= task.layer_last; ++l) {

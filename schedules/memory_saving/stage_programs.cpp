@@ -89,7 +89,15 @@ Chain stage_chain(const Workload& workload, const Platform& platform, const Stag
     ChainLayer c;
     c.forward_time = cost_flops(layer.forward, ref) / speed;
     c.backward_time = cost_flops(layer.backward, ref) / speed;
-    c.output_size = c.tape_size = c.gradient_size = layer.activation;
+    c.output_size = c.gradient_size = layer.activation;
+    // The tape ā^l: what the layer keeps beyond its input a^{l-1} (which the
+    // chain holds as the previous output), plus its output, which the tape
+    // contains. A stash below the input (a layer keeping only part of it) is
+    // counted as the output alone: never less than the layer holds.
+    const double input = l == 0 ? workload.input : workload.layers[l - 1].activation;
+    c.tape_size = layer.activation + std::max(0.0, layer_stash(workload, l) - input);
+    c.forward_overhead = layer.forward_workspace;
+    c.backward_overhead = layer.backward_workspace;
     chain.layers.push_back(c);
   }
   return chain;
