@@ -427,6 +427,12 @@ TEST_P(MemorySaving, KeepsTheErrorContract) {
   }
   std::string workload =
       tiny_workload(rng.chance(50) ? "1f1b" : "gpipe") + "memory_saving: " + chose("memory_saving", saving) + "\n";
+  // The program's tape and overheads come from a layer's stash and workspaces.
+  if (rng.chance(40))
+    workload = edited(workload, "    activation: 16MiB\n",
+                      chose("layer memory",
+                            "    activation: 16MiB\n    stash: 48MiB\n    forward_workspace: 4MiB\n"
+                            "    backward_workspace: 8MiB\n"));
   if (rng.chance(40))
     workload = mutated(workload, rng, yaml_rules("policy|limit|schedule", {"remat", "fit", "auto", "kfkb", "none"}));
   static const std::vector<std::string> platforms = {"a100-8gpu-pcie-host.xml", "nvswitch-4gpu.xml"};
