@@ -82,6 +82,21 @@ std::string worker_name(const Platform& platform, const std::vector<int>& device
   return name;
 }
 
+// Why the steady state is not eq. 1's period, when it is not (one truth):
+// eq. 1 is exact when compute binds; when a stage's sends bind, the
+// transfers in flight share their links and leave them idle now and then
+// (docs/mobile.md, "When the simulation matches eq. 1").
+std::string split_gap_note(const SplitPlan& plan, const Metrics& m) {
+  if (!(plan.period > 0) || !(m.time_per_microbatch > 0)) return "";
+  const double gap = m.time_per_microbatch / plan.period - 1;
+  if (std::abs(gap) <= 1e-6) return "";
+  bool sends_bind = false;
+  for (const SplitStagePlan& st : plan.stages) sends_bind = sends_bind || st.communication_seconds >= plan.period;
+  return "; the steady state is " + fmt::fixed(100 * std::abs(gap), 1) + " % " + (gap > 0 ? "above" : "below") +
+         (sends_bind ? ": the sends bind, and the transfers in flight share their links"
+                     : ": the run has not settled in its micro-batches");
+}
+
 void write_split_stages(std::ostream& os, const SplitPlan& plan, const Platform& platform) {
   std::vector<Row> rows = {{"stage", "device", "layers", "forward", "backward", "communication", "sends", "in flight"}};
   for (std::size_t s = 0; s < plan.stages.size(); ++s) {
@@ -177,7 +192,7 @@ void write_summary(std::ostream& os, const Metrics& m, const Platform& platform,
   if (split != nullptr)
     header.insert(header.end() - 1,
                   {"eq. 1 period", fmt::time(split->period) + " per micro-batch (" + split->partition + " partition, " +
-                                       split->allocation + " allocation)"});
+                                       split->allocation + " allocation)" + split_gap_note(*split, m)});
   if (split != nullptr && split->grouping != "none")
     header.insert(header.end() - 1,
                   {"grouping", split->grouping + ": " + std::to_string(split->groups.size()) + " workers of " +

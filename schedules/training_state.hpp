@@ -16,8 +16,8 @@ namespace pipesim {
 // Adds the effects, static memory and Update tasks above; changes nothing
 // for a workload that declares none of them (hand-written layers with no
 // stash, workspace, optimizer or reserve). Throws InputError when the
-// optimizer step cannot be timed (no memory bandwidth) or the workload asks
-// for what a family cannot account (an explicit stash under memory_saving).
+// optimizer step cannot be timed (no memory bandwidth). On a stage that saves
+// memory (seed 002), the program holds the stash and workspaces instead.
 void add_training_state(TaskGraph& graph, const Workload& workload, const Platform& platform);
 
 }  // namespace pipesim

@@ -159,6 +159,21 @@ TEST(SplitCli, TimeTableExampleRuns) {
   for (const nlohmann::json& stage : table.at("split").at("stages")) EXPECT_EQ(stage.at("sends"), "sum") << stage;
 }
 
+// One truth: where the steady state is not eq. 1's period, the line says
+// why. mobile-4.xml with mobile-cnn.yaml is bound by the second worker's
+// sends (docs/mobile.md, "When the simulation matches eq. 1"); the
+// compute-bound laptops run says nothing more.
+TEST(SplitCli, EquationOneLineSaysWhyTheSteadyStateDiffers) {
+  CliResult r = run_pipesim("run " + kRoot + "platforms/mobile-4.xml " + kRoot + "workloads/examples/mobile-cnn.yaml");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("allocation); the steady state is "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" % above: the sends bind, and the transfers in flight share their links\n"), std::string::npos)
+      << r.out;
+  r = run_pipesim("run " + kRoot + "platforms/mobile-laptops-wifi.xml " + kRoot + "workloads/examples/mobile-cnn.yaml");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("(exact partition, optimal allocation)\n"), std::string::npos) << r.out;
+}
+
 // The report: eq. 1's period, the stages and every resource's beta and utilization.
 TEST(SplitCli, ReportGivesBetaUtilizationAndPeriod) {
   const std::string json = temp_path("split.json");
