@@ -42,10 +42,9 @@ std::string laptop_xml(const std::vector<testing::Prop>& gpu_extra = {}, const s
       .xml();
 }
 
-const std::vector<std::string> kLazy = {"cpu/optim:Lazy"};  // TI cannot bound an execution
-
 TEST(EngineLanes, LanesOfOneResourceShareItsSpeed) {
-  Simulation sim(complete_platform(1, "1GBps", "0s", "1Tf"), kLazy);
+  Simulation sim(
+      complete_platform(1, "1GBps", "0s", "1Tf"));  // cpu/optim:Lazy, the default: TI cannot bound an execution
   TaskGraph g(1);
   const TaskId f = g.add(compute(0, 1e12, 0, 0.25));
   const TaskId b = g.add(compute(0, 1e12, 1, 0.75));
@@ -56,7 +55,7 @@ TEST(EngineLanes, LanesOfOneResourceShareItsSpeed) {
 }
 
 TEST(EngineLanes, EachLaneRunsItsOrderOneTaskAtATime) {
-  Simulation sim(complete_platform(1, "1GBps", "0s", "1Tf"), kLazy);
+  Simulation sim(complete_platform(1, "1GBps", "0s", "1Tf"));
   TaskGraph g(1);
   const TaskId f0 = g.add(compute(0, 1e12, 0, 0.5));
   const TaskId b0 = g.add(compute(0, 1e12, 1, 0.5));
@@ -143,7 +142,7 @@ TEST(EngineLanes, ReadsResourcesWhichAreNotDevices) {
 }
 
 TEST(EngineLanes, TaskOnAResourceRunsOnItsHostBesideTheDevice) {
-  Simulation sim(write_file("laptop.xml", laptop_xml()), kLazy);
+  Simulation sim(write_file("laptop.xml", laptop_xml()));
   TaskGraph g(2);
   const TaskId cpu = g.add(compute(0, 1e12));
   const TaskId gpu = g.add(compute(0, 4e12, 0, 0.5, 1));  // 2 Tf: half the GPU
