@@ -1,5 +1,6 @@
 #include "workloads/workload_yaml.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <filesystem>
 #include <limits>
@@ -182,7 +183,7 @@ class Loader : public YamlFields {
       if (!w.layers.empty() && !same_types(w.layers[0], layer))
         fail(n, sub(path, "times"),
              "expected times for the resource types of layers[0] (" + types_of(w.layers[0]) + "), got " +
-                 (layer.resource_times.empty() ? "none" : types_of(layer)) + " (every layer or none has a time table)");
+                 types_of(layer) + " (every layer or none has a time table)");
       std::string name;
       if (auto* e = get(f, "name")) name = text(e->value, sub(path, "name"), "a layer name");
       int repeat = 1;
@@ -251,10 +252,8 @@ class Loader : public YamlFields {
   }
 
   static bool same_types(const Layer& a, const Layer& b) {
-    if (a.resource_times.size() != b.resource_times.size()) return false;
-    for (auto i = a.resource_times.begin(), j = b.resource_times.begin(); i != a.resource_times.end(); ++i, ++j)
-      if (i->first != j->first) return false;
-    return true;
+    return std::equal(a.resource_times.begin(), a.resource_times.end(), b.resource_times.begin(),
+                      b.resource_times.end(), [](const auto& x, const auto& y) { return x.first == y.first; });
   }
 
   static std::string types_of(const Layer& layer) {

@@ -29,8 +29,9 @@ void check_worker(const Device& d) {
     if (!seen.insert(r.type).second) throw std::invalid_argument(where(d, r.type) + ": listed twice");
 }
 
-// Every pass must have a resource with a finite time on every layer.
-void check_profile(const Device& d, const WorkerProfile& p) {
+// Every pass must have a resource with a finite time on every layer; `why`
+// says where an infinite time came from.
+void check_profile(const Device& d, const WorkerProfile& p, const std::string& why) {
   const double inf = std::numeric_limits<double>::infinity();
   bool forward = false, backward = false;
   for (const LayerTimes& t : p.times) {
@@ -40,9 +41,9 @@ void check_profile(const Device& d, const WorkerProfile& p) {
     backward = backward || b;
   }
   if (!forward)
-    throw std::invalid_argument("device '" + d.name + "': no resource can run the forward pass (zero speed)");
+    throw std::invalid_argument("device '" + d.name + "': no resource can run the forward pass (" + why + ")");
   if (!backward)
-    throw std::invalid_argument("device '" + d.name + "': no resource can run the backward pass (zero speed)");
+    throw std::invalid_argument("device '" + d.name + "': no resource can run the backward pass (" + why + ")");
 }
 
 }  // namespace
@@ -74,7 +75,7 @@ WorkerProfile profile_from_speeds(const Device& worker, const std::vector<Layer>
     p.resources.push_back(r.type);
     p.times.push_back(std::move(t));
   }
-  check_profile(worker, p);
+  check_profile(worker, p, "zero speed");
   return p;
 }
 
@@ -110,7 +111,7 @@ WorkerProfile profile_from_table(const Device& worker, const TimeTable& table, c
     p.resources.push_back(r.type);
     p.times.push_back(t);
   }
-  check_profile(worker, p);
+  check_profile(worker, p, "no type of it has that pass in the table");
   return p;
 }
 

@@ -178,10 +178,8 @@ split::WorkerProfile table_profile(const Workload& w, const Platform& platform, 
   for (const int v : worker.devices)
     for (const ComputeResource& r : device_resources(platform.devices[v]))
       if (!table.count(r.type)) {
-        std::vector<std::string> types;
-        for (const auto& [type, _] : table) types.push_back(type);
         std::string known;
-        for (const auto& t : types) known += (known.empty() ? "" : ", ") + t;
+        for (const auto& [type, _] : table) known += (known.empty() ? "" : ", ") + type;
         throw InputError(w.file, "layers[0].times",
                          "no time for resource type '" + r.type + "' of host '" + platform.devices[v].name +
                              "' (the table has " + known + ")");
@@ -190,10 +188,7 @@ split::WorkerProfile table_profile(const Workload& w, const Platform& platform, 
   try {
     p = split::profile_from_table(worker.resources, table, output_bytes, bandwidth);
   } catch (const std::invalid_argument& e) {
-    std::string what = e.what();
-    const std::string speed_note = " (zero speed)";  // profile_from_speeds' reading: here the table left it out
-    if (const auto at = what.find(speed_note); at != std::string::npos) what.erase(at, speed_note.size());
-    throw InputError(w.file, "layers[0].times", what + " (no type of it has that pass in the table)");
+    throw InputError(w.file, "layers[0].times", e.what());
   }
   for (std::size_t j = 0; j < p.resources.size(); ++j) {
     double count = 0;
@@ -202,14 +197,6 @@ split::WorkerProfile table_profile(const Workload& w, const Platform& platform, 
     for (double& t : p.times[j].backward) t /= count;
   }
   return p;
-}
-
-// Seconds of layers [first, last] on a whole resource: the sum of its
-// per-layer times, infinite if it cannot run one of them.
-double span_seconds(const std::vector<double>& times, int first, int last) {
-  double sum = 0;
-  for (int l = first; l <= last; ++l) sum += times[l];
-  return sum;
 }
 
 bool identical(const std::vector<split::WorkerProfile>& profiles) {
@@ -339,18 +326,19 @@ SplitPlan plan_split(const Workload& w, const Platform& platform) {
       stage.resource_backward_seconds.emplace_back();
       const std::vector<ComputeResource> resources = device_resources(platform.devices[stage.devices[i]]);
       for (const ComputeResource& r : resources) {
-        double forward = 0, backward = 0;
-        if (table.empty()) {
+        // The stage's seconds on the whole resource: the table's sum, or its flops
+        // over the pass speed (infinite when it cannot run the pass).
+        auto seconds = [&](bool forward) {
+          double sum = 0;
           for (int l = stage.first_layer; l <= stage.last_layer; ++l)
-            forward += chain[l].forward_flops, backward += chain[l].backward_flops;
-          forward = r.forward_speed > 0 ? forward / r.forward_speed : kInf;
-          backward = r.backward_speed > 0 ? backward / r.backward_speed : kInf;
-        } else {
-          forward = span_seconds(table.at(r.type).forward, stage.first_layer, stage.last_layer);
-          backward = span_seconds(table.at(r.type).backward, stage.first_layer, stage.last_layer);
-        }
-        stage.resource_forward_seconds.back().push_back(forward);
-        stage.resource_backward_seconds.back().push_back(backward);
+            sum += table.empty() ? (forward ? chain[l].forward_flops : chain[l].backward_flops)
+                                 : (forward ? table.at(r.type).forward[l] : table.at(r.type).backward[l]);
+          if (!table.empty()) return sum;
+          const double speed = forward ? r.forward_speed : r.backward_speed;
+          return speed > 0 ? sum / speed : kInf;
+        };
+        stage.resource_forward_seconds.back().push_back(seconds(true));
+        stage.resource_backward_seconds.back().push_back(seconds(false));
       }
     }
     stage.forward_seconds = a.forward_seconds;
