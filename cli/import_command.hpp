@@ -1,4 +1,6 @@
-// pipesim import GRAPH.txt: a PipeDream profile as a chain workload (docs/import.md).
+// pipesim import PROFILE: a PipeDream profile (graph.txt) as a chain
+// workload, or a PyTorch profiler trace (.json) as a calibration file
+// (docs/import.md).
 #pragma once
 
 #include <string>
@@ -8,16 +10,18 @@
 namespace pipesim {
 
 struct ImportCommandOptions {
-  std::string graph, output;                        // output empty or "-": standard output
-  std::string microbatches, microbatch_size, name;  // as given; checked by import_command
+  std::string profile, output;                      // output empty or "-": standard output
+  std::string microbatches, microbatch_size, name;  // graph.txt only; as given, checked by import_command
+  std::string embedding, block, head;               // a trace only: label patterns; empty: the defaults
+  bool device_time = false;                         // a trace only: the kernels' time alone
 };
 
 // Adds "import" to ROOT, filling OPTIONS when parsed.
 CLI::App* add_import_command(CLI::App& root, ImportCommandOptions& options);
 
 // Returns 0 when written. A bad option value throws UsageError; a malformed
-// profile or an unwritable output throws InputError before anything is
-// written; main reports it.
+// profile or trace or an unwritable output throws InputError before anything
+// is written; main reports it.
 int import_command(const ImportCommandOptions& options);
 
 }  // namespace pipesim

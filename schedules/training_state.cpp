@@ -93,6 +93,8 @@ std::vector<std::vector<bool>> layers_by_device(const TaskGraph& graph, int laye
 // Seconds of the optimizer step on a device that updates `parameters`.
 double optimizer_step_seconds(const Workload& w, const Device& device, double parameters,
                               const std::string& platform_file) {
+  const double shards = w.optimizer.distributed ? w.optimizer.data_parallel : 1;
+  if (w.optimizer.step_seconds_per_parameter > 0) return parameters / shards * w.optimizer.step_seconds_per_parameter;
   double bandwidth = device.memory_bandwidth;
   if (!(bandwidth > 0) && !device.type.empty())
     if (const DeviceSpec* spec = find_device_preset(device.type))
@@ -102,7 +104,6 @@ double optimizer_step_seconds(const Workload& w, const Device& device, double pa
                      "the optimizer step of " + w.file +
                          " reads and writes memory: give the host a memory_bandwidth like '3.35TBps' or a device "
                          "type (property device)");
-  const double shards = w.optimizer.distributed ? w.optimizer.data_parallel : 1;
   return parameters / shards * optimizer_step_bytes(w.optimizer) / bandwidth;
 }
 

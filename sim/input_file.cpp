@@ -29,7 +29,7 @@ std::string type_name(std::filesystem::file_type type) {
 
 }  // namespace
 
-std::string read_input_file(const std::string& path, const std::string& kind) {
+std::string read_input_file(const std::string& path, const std::string& kind, std::uintmax_t max_bytes) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);  // follows symbolic links
@@ -37,9 +37,9 @@ std::string read_input_file(const std::string& path, const std::string& kind) {
   if (ec) throw InputError(path, "", "cannot open: " + ec.message());
   if (status.type() != fs::file_type::regular)
     throw InputError(path, "", "expected " + kind + ", got " + type_name(status.type()));
-  const std::string limit = format_bytes(static_cast<double>(kMaxInputFileBytes));
+  const std::string limit = format_bytes(static_cast<double>(max_bytes));
   const std::uintmax_t size = fs::file_size(path, ec);
-  if (!ec && size > kMaxInputFileBytes)
+  if (!ec && size > max_bytes)
     throw InputError(path, "",
                      "expected " + kind + " of at most " + limit + ", got " + format_bytes(static_cast<double>(size)));
   std::ifstream in(path, std::ios::binary);
@@ -50,8 +50,7 @@ std::string read_input_file(const std::string& path, const std::string& kind) {
   char chunk[1 << 16];
   while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
     text.append(chunk, static_cast<std::size_t>(in.gcount()));
-    if (text.size() > kMaxInputFileBytes)
-      throw InputError(path, "", "expected " + kind + " of at most " + limit + ", got more");
+    if (text.size() > max_bytes) throw InputError(path, "", "expected " + kind + " of at most " + limit + ", got more");
   }
   if (in.bad()) throw InputError(path, "", "read error");
   return text;

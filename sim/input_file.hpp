@@ -16,7 +16,9 @@ constexpr std::uintmax_t kMaxInputFileBytes = 64ull << 20;
 
 // The whole text of a regular file of at most kMaxInputFileBytes. Throws
 // InputError(path, "", WHAT) otherwise; kind names what was expected
-// ("a YAML file", "a CSV file").
-std::string read_input_file(const std::string& path, const std::string& kind);
+// ("a YAML file", "a CSV file"); max_bytes raises the limit for inputs that
+// are large by nature (a profiler trace).
+std::string read_input_file(const std::string& path, const std::string& kind,
+                            std::uintmax_t max_bytes = kMaxInputFileBytes);
 
 }  // namespace pipesim

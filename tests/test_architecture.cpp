@@ -21,9 +21,9 @@ namespace {
 
 const fs::path kRoot = PIPESIM_SOURCE_DIR;
 // Code of the program itself; tests and benchmarks sit beside it.
-const std::vector<std::string> kCodeTops = {"sim",         "devices",  "models",    "workloads",   "layout",
-                                            "collectives", "patterns", "schedules", "parallelism", "analysis",
-                                            "reports",     "studies",  "cli"};
+const std::vector<std::string> kCodeTops = {"sim",      "devices",     "traces",   "models",    "workloads",
+                                            "layout",   "collectives", "patterns", "schedules", "parallelism",
+                                            "analysis", "reports",     "studies",  "cli"};
 
 std::string read(const fs::path& p) {
   std::ifstream in(p);
@@ -80,14 +80,18 @@ TEST(Architecture, FoldersIncludeEachOtherOneWayOnly) {
 TEST(Architecture, EachLayerSeesOnlyWhatLiesBelow) {
   const std::map<std::string, std::vector<std::string>> forbidden = {
       {"sim",
-       {"devices", "models", "workloads", "layout", "collectives", "patterns", "schedules", "parallelism", "analysis",
-        "reports", "studies", "cli"}},
+       {"devices", "traces", "models", "workloads", "layout", "collectives", "patterns", "schedules", "parallelism",
+        "analysis", "reports", "studies", "cli"}},
       {"devices",
+       {"traces", "models", "workloads", "layout", "collectives", "patterns", "schedules", "parallelism", "sim/engine",
+        "analysis", "reports", "studies", "cli"}},
+      // A trace becomes a calibration of the device model's op keys: it knows no model or workload.
+      {"traces",
        {"models", "workloads", "layout", "collectives", "patterns", "schedules", "parallelism", "sim/engine",
         "analysis", "reports", "studies", "cli"}},
       {"models",
-       {"workloads", "layout", "collectives", "patterns", "schedules", "parallelism", "sim/engine", "analysis",
-        "reports", "studies", "cli"}},
+       {"traces", "workloads", "layout", "collectives", "patterns", "schedules", "parallelism", "sim/engine",
+        "analysis", "reports", "studies", "cli"}},
       {"workloads",
        {"layout", "collectives", "patterns", "schedules", "parallelism", "sim/engine", "analysis", "reports", "studies",
         "cli"}},
@@ -96,14 +100,14 @@ TEST(Architecture, EachLayerSeesOnlyWhatLiesBelow) {
       {"layout",
        {"collectives", "patterns", "schedules", "parallelism", "sim/engine", "analysis", "reports", "studies", "cli"}},
       {"collectives",
-       {"devices", "models", "workloads", "layout", "patterns", "schedules", "parallelism", "sim/engine", "analysis",
-        "reports", "studies", "cli"}},
+       {"devices", "traces", "models", "workloads", "layout", "patterns", "schedules", "parallelism", "sim/engine",
+        "analysis", "reports", "studies", "cli"}},
       {"patterns", {"parallelism", "sim/engine", "analysis", "reports", "studies", "cli", "schedules"}},
       {"schedules", {"parallelism", "sim/engine", "analysis", "reports", "studies", "cli"}},
       {"parallelism", {"sim/engine", "analysis", "reports", "studies", "cli"}},
       {"sim/engine",
-       {"devices", "models", "workloads", "layout", "collectives", "patterns", "schedules", "parallelism", "analysis",
-        "reports", "studies", "cli"}},
+       {"devices", "traces", "models", "workloads", "layout", "collectives", "patterns", "schedules", "parallelism",
+        "analysis", "reports", "studies", "cli"}},
       {"analysis", {"schedules", "parallelism", "sim/engine", "reports", "studies", "cli"}},
       {"reports", {"schedules", "parallelism", "sim/engine", "studies", "cli"}},
       {"studies", {"cli"}},
@@ -141,7 +145,8 @@ TEST(Architecture, TestFoldersMirrorTheSourceTree) {
     if (entry.path().extension() != ".cpp" || name.rfind("test_", 0) != 0) continue;
     const std::string folder = fs::relative(entry.path().parent_path(), kRoot / "tests").generic_string();
     if (folder == "." || folder == "fuzz") continue;
-    EXPECT_TRUE(fs::is_directory(kRoot / folder)) << "tests/" << folder << "/" << name << ": no source folder " << folder;
+    EXPECT_TRUE(fs::is_directory(kRoot / folder))
+        << "tests/" << folder << "/" << name << ": no source folder " << folder;
   }
 }
 

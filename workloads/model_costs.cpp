@@ -43,13 +43,20 @@ Workload time_model_layers(const Workload& w, const Platform& p) {
   if (!w.model->calibration.empty()) calibration = load_calibration(w.model->calibration);
   Workload out = w;
   out.reference_speed = device.speed;
+  const auto step = calibration.seconds.find("optimizer.step");
+  if (step != calibration.seconds.end() && w.model->parameters > 0)
+    out.optimizer.step_seconds_per_parameter = step->second / w.model->parameters;
   for (Layer& layer : out.layers) {
     if (!layer.ops) continue;
     // The layers of a task run as one chain: the host issues ahead of the
     // GPU, so each layer costs its device time or, where the host is the
     // slower, its in-sequence dispatch time (docs/devices.md, "Chains").
+    // An op with no work takes no time unless measured (the embedding's
+    // input gradient: no kernel of its own, but a traced step's host time).
     const auto time = [&](const OpWork& op) {
-      return op.flops > 0 || op.bytes > 0 ? op_seconds(*spec, op, &calibration, HostIssue::InChain) : 0.0;
+      return op.flops > 0 || op.bytes > 0 || calibration.seconds.count(op.key)
+                 ? op_seconds(*spec, op, &calibration, HostIssue::InChain)
+                 : 0.0;
     };
     const double input = time(layer.ops->backward_input) + time(layer.ops->recompute);
     const double weight = time(layer.ops->backward_weight);

@@ -113,6 +113,9 @@ struct Optimizer {
   // over the data-parallel ranks.
   bool distributed = false;
   int data_parallel = 1;
+  // A calibration's measured step (key optimizer.step, the whole model on one
+  // device) per parameter; 0: timed by the device's memory bandwidth.
+  double step_seconds_per_parameter = 0;
 };
 
 // Bytes per parameter the optimizer step reads and writes: the state read

@@ -137,7 +137,15 @@ std::vector<Mistake> mistakes() {
        "see 'pipesim validate --help'"},
       {"validate_missing_value", "validate p.xml w.yaml s.yaml --cfg",
        "pipesim: error: --cfg needs a value; see 'pipesim validate --help'"},
-      {"import_nothing", "import", "pipesim: error: GRAPH.txt is required; see 'pipesim import --help'"},
+      {"import_nothing", "import", "pipesim: error: PROFILE is required; see 'pipesim import --help'"},
+      {"import_trace_option_on_graph", "import g.txt --block 'b[0-9]+'",
+       "pipesim: error: --block is for a profiler trace (.json), not a graph.txt; see 'pipesim import --help'"},
+      {"import_device_time_on_graph", "import g.txt --device-time",
+       "pipesim: error: --device-time is for a profiler trace (.json), not a graph.txt; see 'pipesim import --help'"},
+      {"import_graph_option_on_trace", "import t.json --microbatches 4",
+       "pipesim: error: --microbatches is for a PipeDream graph.txt, not a trace; see 'pipesim import --help'"},
+      {"import_bad_label_regex", "import t.json --head '(lm'",
+       "pipesim: error: --head needs a regular expression, got '(lm'; see 'pipesim import --help'"},
       {"import_bad_number", "import g.txt -o out.yaml --microbatch-size=none",
        "pipesim: error: --microbatch-size needs a whole number >= 1, got 'none'; see 'pipesim import --help'"},
       {"study_no_output", "study p.xml w.yaml", "pipesim: error: --output is required; see 'pipesim study --help'"},
@@ -244,6 +252,11 @@ TEST(CliOutputs, OutputThatIsAnInputIsRefused) {
   expect_one_error_line(run_pipesim("import graph.txt -o ./graph.txt", "", dir),
                         "pipesim: error: ./graph.txt: -o: is the profile, an input; choose another output file");
   EXPECT_EQ(read_text(dir + "/graph.txt"), read_text(kResNet18));
+
+  std::ofstream(dir + "/trace.json") << "{\"traceEvents\": []}";
+  expect_one_error_line(run_pipesim("import trace.json -o trace.json", "", dir),
+                        "pipesim: error: trace.json: -o: is the trace, an input; choose another output file");
+  EXPECT_EQ(read_text(dir + "/trace.json"), "{\"traceEvents\": []}");
 }
 
 // The file a workload's schedule reads (schedule csv, pattern) is an input

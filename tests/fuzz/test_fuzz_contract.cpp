@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "tests/fuzz/fuzz_case.hpp"
+#include "tests/traces/synthetic_trace.hpp"
 
 namespace pipesim::fuzz {
 namespace {
@@ -412,6 +413,44 @@ TEST_P(ModelWorkload, KeepsTheErrorContract) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fuzz, ModelWorkload, ::testing::Range(0, kCasesPerFormat));
+
+// --- PyTorch profiler traces, imported as a calibration, then run ----------
+
+const FormatRules kTraceRules = {
+    {std::regex(R"re(\{[^{}\n]*\})re"),                                 // an event (or its args)
+     std::regex(R"re("[A-Za-z ]+": *(?:"[^"\n]*"|[^,{}\[\]\n]+))re")},  // "key": value
+    std::regex(R"re("(?:name|cat|ph|ts|dur|External id|Sequence number|tid)": *("[^"\n]*"|[^,{}\[\]\n]+))re"),
+    {"\"ProfilerStep#9\"", "\"block1\"", "\"kernel\"", "\"cpu_op\"", "-1", "1e400", "null", "[]", "{}", "\"X\"",
+     "99999999999999999999", "0"},
+    ", "};
+
+class ProfilerTrace : public FuzzCase {
+  std::string format() const override { return "trace"; }
+  std::uint64_t seed_base() const override { return 8500; }
+};
+
+TEST_P(ProfilerTrace, KeepsTheErrorContract) {
+  Rng rng(seed_);
+  // One event per line, so that a mutation takes a whole event or one field of it.
+  std::string text = "{\"traceEvents\": [\n";
+  const nlohmann::json trace = testing::synthetic_trace();
+  for (std::size_t i = 0; i < trace["traceEvents"].size(); ++i)
+    text += (i ? ",\n" : "") + trace["traceEvents"][i].dump();
+  text += "\n]}\n";
+  write("trace.json", mutated(text, rng, kTraceRules));
+  write("workload.yaml", small_model_workload());
+  write("platform.xml", source("platforms/h200-1gpu.xml"));
+  int exit_code = -1;
+  std::string failure = run({{"import", "trace.json", "-o", "calibration.yaml"},
+                             {{"calibration.yaml", "#"}},
+                             {"trace.json", "calibration.yaml"}},
+                            &exit_code);
+  if (failure.empty() && exit_code == 0)
+    failure = run(run_call("platform.xml", "workload.yaml", {}, {"platform.xml", "workload.yaml", "calibration.yaml"}));
+  conclude(failure);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fuzz, ProfilerTrace, ::testing::Range(0, kCasesPerFormat));
 
 // --- A TP x PP x DP layout (parallel:), through a model workload ---------------
 

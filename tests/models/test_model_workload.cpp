@@ -151,6 +151,41 @@ TEST(ModelWorkload, CalibrationFileSetsThePassTimes) {
   EXPECT_EQ(bad.err.rfind("pipesim: error: " + calibration + ": line 1: block.forward: ", 0), 0u) << bad.err;
 }
 
+// A calibration's optimizer.step is the whole model's step on one device: a
+// stage holding a share of the parameters takes that share of it
+// (docs/devices.md#calibration-files). With every pass free, a device is
+// busy for its step alone: 10 ms x weights_d / sum_d(weights_d).
+TEST(ModelWorkload, CalibratedOptimizerStepIsSharedByParameters) {
+  const std::string calibration =
+      write_file("step-calibration.yaml",
+                 "optimizer.step: 10ms\nblock.forward: 0\nblock.backward_input: 0\nblock.backward_weight: 0\n"
+                 "embedding.forward: 0\nembedding.backward_weight: 0\nhead.forward: 0\nhead.backward_input: 0\n"
+                 "head.backward_weight: 0\n");
+  std::string text = read_text(kRoot + "workloads/examples/h200-gpipe-one-gpu.yaml");
+  text.replace(text.find("model:\n"), 7, "model:\n  calibration: " + calibration + "\n");
+  text.replace(text.find("optimizer: none"), 15, "optimizer: adam");
+  for (const bool split : {false, true}) {
+    std::string workload = text;
+    if (split) workload = workload.substr(0, workload.find("placement:")) + "placement: {stages: 2}\n";
+    const std::string w = write_file("step.yaml", workload), json = temp_path("step.json");
+    const CliResult r =
+        run_pipesim("run " + kRoot + (split ? "platforms/nvswitch-4gpu.xml " : "platforms/h200-1gpu.xml ") + w +
+                    " --quiet --json " + json);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json report = nlohmann::json::parse(read_text(json));
+    double total = 0;
+    int used = 0;
+    for (const auto& d : report["devices"]) total += d["peak_breakdown"]["weights"].get<double>();
+    for (const auto& d : report["devices"]) {
+      const double weights = d["peak_breakdown"]["weights"].get<double>();
+      if (weights == 0) continue;
+      ++used;
+      EXPECT_NEAR(d["busy_time"].get<double>(), 0.010 * weights / total, 1e-9) << d["name"];
+    }
+    EXPECT_EQ(used, split ? 2 : 1);
+  }
+}
+
 // One truth: seed 000's analytic pattern memory holds the chain alone, so a
 // periodic schedule of a model prints why it gives none rather than a figure
 // a tenth of the simulated peak.

@@ -1,0 +1,53 @@
+#include "sim/json_input.hpp"
+
+#include <algorithm>
+
+#include "sim/input_error.hpp"
+
+namespace pipesim {
+namespace {
+
+using nlohmann::json;
+
+// "syntax error while parsing object key - unexpected '}'; expected string literal"
+// from nlohmann's "[json.exception.parse_error.101] parse error at line 3, column 1: ...".
+std::string parse_message(const std::string& what) {
+  std::string text = what;
+  const std::size_t bracket = text.find("] ");
+  if (bracket != std::string::npos) text = text.substr(bracket + 2);
+  const std::string prefix = "parse error";
+  if (text.compare(0, prefix.size(), prefix) == 0) {
+    const std::size_t colon = text.find(": ");
+    if (colon != std::string::npos) text = text.substr(colon + 2);
+  }
+  return text;
+}
+
+int line_of(const std::string& text, std::size_t byte) {
+  // nlohmann's byte is the 1-based index of the last byte read.
+  const std::size_t end = std::min(text.size(), byte > 0 ? byte - 1 : 0);
+  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
+}
+
+}  // namespace
+
+json parse_json_input(const std::string& text, const std::string& path) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw InputError(path, "line " + std::to_string(line_of(text, e.byte)) + ": JSON syntax error",
+                     single_line(parse_message(e.what())));
+  } catch (const json::exception& e) {
+    // A number too large for a double ("number overflow parsing '1e400'"): nlohmann gives no position,
+    // so the line is that of the quoted token.
+    const std::string message = parse_message(e.what());
+    const std::size_t open = message.find('\''), close = message.rfind('\'');
+    const std::size_t at = open < close ? text.find(message.substr(open + 1, close - open - 1)) : std::string::npos;
+    throw InputError(
+        path,
+        (at == std::string::npos ? "" : "line " + std::to_string(line_of(text, at + 1)) + ": ") + "JSON syntax error",
+        single_line(message));
+  }
+}
+
+}  // namespace pipesim

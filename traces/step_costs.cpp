@@ -1,0 +1,225 @@
+#include "traces/step_costs.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <regex>
+#include <unordered_map>
+
+#include "sim/input_error.hpp"
+
+namespace pipesim {
+namespace {
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
+
+const std::string kBackwardNode = "autograd::engine::evaluate_function: ";
+
+// The gap between kernels that the device leaves even when work is queued
+// (the launch latency): the lowest decile of the gaps on each stream.
+double queued_kernel_gap(const std::vector<TraceEvent>& kernels) {
+  std::map<std::string, double> stream_end;
+  std::vector<double> gaps;
+  for (const TraceEvent& k : kernels) {  // sorted by start
+    const auto it = stream_end.find(k.thread);
+    if (it != stream_end.end()) gaps.push_back(std::max(0.0, k.start - it->second));
+    stream_end[k.thread] = std::max(it == stream_end.end() ? k.end() : it->second, k.end());
+  }
+  if (gaps.size() < 10) return 0;
+  const auto decile = gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 10);
+  std::nth_element(gaps.begin(), decile, gaps.end());
+  return *decile;
+}
+
+// Autograd's AccumulateGrad nodes, by thread: their kernels add a weight's gradient.
+class AccumulateNodes {
+ public:
+  void add(const TraceEvent& node) { by_thread_[node.thread].push_back({node.start, node.end()}); }
+  bool contain(const TraceEvent& op) const {
+    const auto it = by_thread_.find(op.thread);
+    if (it == by_thread_.end()) return false;
+    const auto& spans = it->second;  // sorted by start, not nested
+    auto after =
+        std::upper_bound(spans.begin(), spans.end(), std::make_pair(op.start, std::numeric_limits<double>::max()));
+    return after != spans.begin() && op.end() <= std::prev(after)->second;
+  }
+
+ private:
+  std::map<std::string, std::vector<std::pair<double, double>>> by_thread_;
+};
+
+// Whether a backward op computes a weight gradient: a GEMM that contracts
+// over the micro-batch's tokens, a bias's sum over them, the embedding's
+// gradient, or a gradient accumulated into a weight.
+bool weight_gradient_op(const TraceEvent& op, long long tokens, const AccumulateNodes& accumulate) {
+  if (op.name.find("embedding_dense_backward") != std::string::npos ||
+      op.name.find("embedding_backward") != std::string::npos)
+    return true;
+  if (accumulate.contain(op)) return true;
+  if (tokens <= 0) return false;
+  const auto& d = op.input_dims;
+  if (op.name == "aten::mm" && d.size() >= 2 && d[0].size() == 2) return d[0][1] == tokens;
+  if (op.name == "aten::addmm" && d.size() >= 3 && d[1].size() == 2) return d[1][1] == tokens;
+  if (op.name == "aten::sum" && !d.empty() && d[0].size() == 2) return d[0][0] == tokens;
+  return false;
+}
+
+struct Region {
+  ModelPart part;
+  const TraceEvent* event;
+  int occurrence;
+};
+
+struct Claim {  // from `start` on, the step's time goes to `piece`
+  double start;
+  std::size_t piece;
+};
+
+}  // namespace
+
+StepCosts attribute_step(const KinetoTrace& trace, const TraceLabels& labels) {
+  std::regex embedding, block, head;
+  try {
+    embedding = std::regex(labels.embedding);
+    block = std::regex(labels.block);
+    head = std::regex(labels.head);
+  } catch (const std::regex_error& e) {
+    throw InputError(trace.file, "labels", single_line(std::string("a label pattern is not a regex: ") + e.what()));
+  }
+  const TraceEvent* step = nullptr;
+  for (const TraceEvent& a : trace.annotations)
+    if (starts_with(a.name, "ProfilerStep#")) step = &a;
+  if (!step)
+    throw InputError(trace.file, "traceEvents",
+                     "no ProfilerStep#N annotation: profile with torch.profiler.schedule and call prof.step() after "
+                     "each training step");
+  StepCosts out;
+  out.step = step->name;
+  out.seconds = step->duration;
+  out.kernel_gap = queued_kernel_gap(trace.kernels);
+  const double step_end = step->end();
+  const auto inside = [&](const TraceEvent& e) { return e.start >= step->start && e.start < step_end; };
+
+  // The labelled forward regions of the main thread; a region nested in one
+  // already taken (a block's "norm") belongs to it.
+  std::vector<Region> regions;
+  std::map<std::string, int> seen;
+  double taken_until = -std::numeric_limits<double>::infinity();
+  for (const TraceEvent& a : trace.annotations) {
+    if (a.thread != step->thread || !inside(a) || a.start < taken_until) continue;
+    ModelPart part;
+    if (std::regex_match(a.name, block))
+      part = ModelPart::Block;
+    else if (std::regex_match(a.name, embedding))
+      part = ModelPart::Embedding;
+    else if (std::regex_match(a.name, head))
+      part = ModelPart::Head;
+    else
+      continue;
+    regions.push_back({part, &a, seen[a.name]++});
+    taken_until = a.end();
+  }
+  if (std::none_of(regions.begin(), regions.end(), [](const Region& r) { return r.part == ModelPart::Block; }))
+    throw InputError(trace.file, "traceEvents",
+                     step->name + " has no record_function region named like a block ('" + labels.block +
+                         "'): label each block's forward with torch.profiler.record_function");
+
+  // Forward ops -> their region (the last one begun), by autograd sequence number.
+  std::unordered_map<long long, std::size_t> region_of_sequence;
+  std::vector<double> region_starts;
+  for (const Region& r : regions) region_starts.push_back(r.event->start);
+  const auto region_at = [&](double t) -> long {
+    return static_cast<long>(std::upper_bound(region_starts.begin(), region_starts.end(), t) - region_starts.begin()) -
+           1;
+  };
+  for (const TraceEvent& op : trace.ops) {
+    if (op.thread != step->thread || !inside(op) || op.sequence < 0) continue;
+    const long r = region_at(op.start);
+    if (r >= 0) region_of_sequence.emplace(op.sequence, static_cast<std::size_t>(r));
+  }
+  for (const Region& r : regions) {
+    if (r.part != ModelPart::Embedding) continue;
+    for (const TraceEvent& op : trace.ops)
+      if (op.name == "aten::embedding" && op.start >= r.event->start && op.start < r.event->end() &&
+          op.input_dims.size() >= 2 && !op.input_dims[1].empty()) {
+        double tokens = 1;  // in double: a corrupt shape must not overflow
+        for (long long d : op.input_dims[1]) tokens *= static_cast<double>(std::max(1LL, d));
+        out.tokens = tokens <= 1e15 ? static_cast<long long>(tokens) : 0;
+        break;
+      }
+    if (out.tokens > 0) break;
+  }
+
+  // Claims: a region's start (its forward), a backward node of one of its
+  // ops (its backward), the optimizer's zero_grad and step.
+  std::map<std::pair<long, bool>, std::size_t> piece_of;  // (region, backward); region -1: the optimizer
+  std::vector<StepPiece> pieces;
+  std::vector<std::pair<double, std::pair<long, bool>>> raw;
+  for (std::size_t r = 0; r < regions.size(); ++r)
+    raw.push_back({regions[r].event->start, {static_cast<long>(r), false}});
+  for (const TraceEvent& a : trace.annotations)
+    if (a.thread == step->thread && inside(a) && starts_with(a.name, "Optimizer."))
+      raw.push_back({a.start, {-1, false}});
+  AccumulateNodes accumulate;
+  for (const TraceEvent& op : trace.ops) {
+    if (!inside(op) || !starts_with(op.name, kBackwardNode)) continue;
+    if (op.name.find("AccumulateGrad") != std::string::npos) accumulate.add(op);
+    const auto it = region_of_sequence.find(op.sequence);
+    if (it != region_of_sequence.end()) raw.push_back({op.start, {static_cast<long>(it->second), true}});
+  }
+  std::stable_sort(raw.begin(), raw.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<Claim> claims;
+  for (const auto& [start, key] : raw) {
+    auto [it, added] = piece_of.emplace(key, pieces.size());
+    if (added) {
+      StepPiece p;
+      if (key.first < 0) {
+        p.part = ModelPart::Optimizer;
+        p.label = "optimizer";
+      } else {
+        const Region& r = regions[static_cast<std::size_t>(key.first)];
+        p.part = r.part;
+        p.label = r.event->name;
+        p.occurrence = r.occurrence;
+      }
+      p.backward = key.second;
+      pieces.push_back(p);
+    }
+    if (claims.empty() || claims.back().piece != it->second) claims.push_back({start, it->second});
+  }
+
+  // Kernels -> the claim in effect when the op that launched them began.
+  std::unordered_map<long long, const TraceEvent*> launcher;
+  for (const TraceEvent& op : trace.ops)
+    if (inside(op) && op.external_id >= 0) launcher.emplace(op.external_id, &op);
+  std::vector<double> claim_starts;
+  for (const Claim& c : claims) claim_starts.push_back(c.start);
+  std::vector<double> kernels_end(claims.size(), 0);
+  for (const TraceEvent& k : trace.kernels) {
+    const auto it = launcher.find(k.external_id);
+    if (k.external_id < 0 || it == launcher.end()) continue;
+    const TraceEvent& op = *it->second;
+    const std::size_t c = static_cast<std::size_t>(std::max<std::ptrdiff_t>(
+        0, std::upper_bound(claim_starts.begin(), claim_starts.end(), op.start) - claim_starts.begin() - 1));
+    StepPiece& p = pieces[claims[c].piece];
+    const double device = k.duration + out.kernel_gap;
+    p.device_seconds += device;
+    if (p.backward && weight_gradient_op(op, out.tokens, accumulate)) p.weight_device_seconds += device;
+    ++p.kernels;
+    kernels_end[c] = std::max(kernels_end[c], k.end());
+  }
+
+  // Each claim adds what it moves the step's finish: the later of the host
+  // reaching the next claim and its own kernels ending.
+  double finish = step->start;
+  for (std::size_t c = 0; c < claims.size(); ++c) {
+    const double host_end = c + 1 < claims.size() ? claims[c + 1].start : step_end;
+    const double next = std::max({finish, host_end, kernels_end[c]});
+    pieces[claims[c].piece].seconds += next - finish;
+    finish = next;
+  }
+  out.pieces = std::move(pieces);
+  return out;
+}
+
+}  // namespace pipesim
