@@ -14,6 +14,7 @@ namespace {
 bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
 
 const std::string kBackwardNode = "autograd::engine::evaluate_function: ";
+constexpr std::size_t kMaxLabelLength = 256;
 
 // The gap between kernels that the device leaves even when work is queued
 // (the launch latency): the lowest decile of the gaps on each stream.
@@ -106,7 +107,8 @@ StepCosts attribute_step(const KinetoTrace& trace, const TraceLabels& labels) {
   std::map<std::string, int> seen;
   double taken_until = -std::numeric_limits<double>::infinity();
   for (const TraceEvent& a : trace.annotations) {
-    if (a.thread != step->thread || !inside(a) || a.start < taken_until) continue;
+    // A label is a short name; std::regex recurses per character, so a long one would overflow the stack.
+    if (a.thread != step->thread || !inside(a) || a.start < taken_until || a.name.size() > kMaxLabelLength) continue;
     ModelPart part;
     if (std::regex_match(a.name, block))
       part = ModelPart::Block;

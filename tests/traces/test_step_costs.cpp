@@ -82,6 +82,17 @@ TEST(StepCosts, CalibrationAveragesRunsAndSplitsTheBackwardAsItsKernels) {
   EXPECT_NE(yaml.find("#   head.forward: 100.000us\n"), std::string::npos) << yaml;
 }
 
+// A name too long to be a label is not matched (std::regex would recurse
+// once per character and overflow the stack on 2 MB of digits).
+TEST(StepCosts, AVeryLongNameIsNoLabel) {
+  nlohmann::json t = testing::synthetic_trace();
+  for (auto& e : t["traceEvents"])
+    if (e["name"] == "lm_head") e["name"] = "block" + std::string(2000000, '1');
+  const StepCosts c = attributed(t);
+  for (const StepPiece& p : c.pieces) EXPECT_LE(p.label.size(), 256u);
+  EXPECT_EQ(c.pieces.size(), 5u);  // no head: its time goes to block0
+}
+
 TEST(StepCosts, TheLastStepIsRead) {
   nlohmann::json t = testing::synthetic_trace();
   t["traceEvents"].push_back({{"ph", "X"},
