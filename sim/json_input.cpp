@@ -31,9 +31,9 @@ int line_of(const std::string& text, std::size_t byte) {
 
 }  // namespace
 
-json parse_json_input(const std::string& text, const std::string& path) {
+json parse_json_input(const std::string& text, const std::string& path, const json::parser_callback_t& callback) {
   try {
-    return json::parse(text);
+    return json::parse(text, callback);
   } catch (const json::parse_error& e) {
     throw InputError(path, "line " + std::to_string(line_of(text, e.byte)) + ": JSON syntax error",
                      single_line(parse_message(e.what())));

@@ -9,6 +9,9 @@
 namespace pipesim {
 
 // TEXT parsed; throws InputError(path, "line N: JSON syntax error", WHAT).
-nlohmann::json parse_json_input(const std::string& text, const std::string& path);
+// With a callback (nlohmann's parser_callback_t), values it returns false
+// for are dropped as they are read: a large input streams through it.
+nlohmann::json parse_json_input(const std::string& text, const std::string& path,
+                                const nlohmann::json::parser_callback_t& callback = nullptr);
 
 }  // namespace pipesim

@@ -61,47 +61,72 @@ struct EventReader {
   }
 };
 
+// One element of traceEvents, kept when it is a complete event of a category read.
+void add_event(KinetoTrace& trace, const json& e, std::size_t index) {
+  const EventReader r{e, "traceEvents[" + std::to_string(index) + "]", trace.file};
+  if (!e.is_object()) r.fail("", "expected an event object, got " + std::string(e.type_name()));
+  // Only complete events ("X") of the categories read; the rest (flows, metadata) is skipped.
+  if (!e.contains("cat") || !e.at("cat").is_string() || e.value("ph", json()) != json("X")) return;
+  const std::string cat = e.at("cat").get<std::string>();
+  std::vector<TraceEvent>* into = cat == "user_annotation"                                        ? &trace.annotations
+                                  : cat == "cpu_op"                                               ? &trace.ops
+                                  : cat == "kernel" || cat == "gpu_memset" || cat == "gpu_memcpy" ? &trace.kernels
+                                                                                                  : nullptr;
+  if (!into) return;
+  TraceEvent event;
+  if (!e.contains("name") || !e.at("name").is_string()) r.fail("name", "expected the event's name");
+  event.name = e.at("name").get<std::string>();
+  event.start = r.micros("ts");
+  event.duration = r.micros("dur");
+  if (event.duration < 0) r.fail("dur", "expected a duration >= 0, got " + e.at("dur").dump());
+  event.thread = r.id("pid") + "/" + r.id("tid");
+  if (e.contains("args")) {
+    const json& args = e.at("args");
+    if (!args.is_object()) r.fail("args", "expected an object, got " + std::string(args.type_name()));
+    event.external_id = r.integer_arg(args, "External id");
+    event.sequence = r.integer_arg(args, "Sequence number");
+    if (cat == "cpu_op") event.input_dims = r.dims(args);
+  }
+  into->push_back(std::move(event));
+}
+
 }  // namespace
 
 KinetoTrace parse_kineto_trace(const std::string& text, const std::string& path) {
-  const json root = parse_json_input(text, path);
-  if (!root.is_object())
-    throw InputError(path, "document", "expected a JSON object (a Chrome trace), got " + std::string(root.type_name()));
-  if (!root.contains("traceEvents"))
-    throw InputError(path, "traceEvents", "missing: not a PyTorch profiler trace (export_chrome_trace)");
-  const json& events = root.at("traceEvents");
-  if (!events.is_array())
-    throw InputError(path, "traceEvents", "expected a list of events, got " + std::string(events.type_name()));
   KinetoTrace trace;
   trace.file = path;
-  for (std::size_t i = 0; i < events.size(); ++i) {
-    const json& e = events[i];
-    const EventReader r{e, "traceEvents[" + std::to_string(i) + "]", path};
-    if (!e.is_object()) r.fail("", "expected an event object, got " + std::string(e.type_name()));
-    // Only complete events ("X") of the categories read; the rest (flows, metadata) is skipped.
-    if (!e.contains("cat") || !e.at("cat").is_string() || e.value("ph", json()) != json("X")) continue;
-    const std::string cat = e.at("cat").get<std::string>();
-    std::vector<TraceEvent>* into = cat == "user_annotation"                                        ? &trace.annotations
-                                    : cat == "cpu_op"                                               ? &trace.ops
-                                    : cat == "kernel" || cat == "gpu_memset" || cat == "gpu_memcpy" ? &trace.kernels
-                                                                                                    : nullptr;
-    if (!into) continue;
-    TraceEvent event;
-    if (!e.contains("name") || !e.at("name").is_string()) r.fail("name", "expected the event's name");
-    event.name = e.at("name").get<std::string>();
-    event.start = r.micros("ts");
-    event.duration = r.micros("dur");
-    if (event.duration < 0) r.fail("dur", "expected a duration >= 0, got " + e.at("dur").dump());
-    event.thread = r.id("pid") + "/" + r.id("tid");
-    if (e.contains("args")) {
-      const json& args = e.at("args");
-      if (!args.is_object()) r.fail("args", "expected an object, got " + std::string(args.type_name()));
-      event.external_id = r.integer_arg(args, "External id");
-      event.sequence = r.integer_arg(args, "Sequence number");
-      if (cat == "cpu_op") event.input_dims = r.dims(args);
+  // Streamed: each event is read as it closes and then dropped, so that a
+  // trace of hundreds of MB never stands whole as a JSON tree.
+  using Event = json::parse_event_t;
+  std::string top_key;
+  std::size_t index = 0;
+  bool events_seen = false;
+  const auto fail = [&](const std::string& field, const std::string& what) { throw InputError(path, field, what); };
+  const json root = parse_json_input(text, path, [&](int depth, Event event, json& parsed) {
+    if (depth == 1 && event == Event::key) {
+      top_key = parsed.get<std::string>();
+      if (top_key == "traceEvents" && events_seen) fail("traceEvents", "given twice");
+      return true;
     }
-    into->push_back(std::move(event));
-  }
+    if (top_key != "traceEvents") return true;
+    if (depth == 1) {  // traceEvents' own value
+      if (event == Event::array_start) events_seen = true;
+      if (event == Event::object_start) fail("traceEvents", "expected a list of events, got object");
+      if (event == Event::value)
+        fail("traceEvents", "expected a list of events, got " + std::string(parsed.type_name()));
+      return true;
+    }
+    if (depth != 2) return true;
+    const std::string where = "traceEvents[" + std::to_string(index) + "]";
+    if (event == Event::array_start) fail(where, "expected an event object, got array");
+    if (event == Event::value) fail(where, "expected an event object, got " + std::string(parsed.type_name()));
+    if (event != Event::object_end) return true;
+    add_event(trace, parsed, index++);
+    return false;
+  });
+  if (!root.is_object())
+    throw InputError(path, "document", "expected a JSON object (a Chrome trace), got " + std::string(root.type_name()));
+  if (!events_seen) throw InputError(path, "traceEvents", "missing: not a PyTorch profiler trace (export_chrome_trace)");
   // Seconds from the first event: Kineto's microsecond timestamps are ~1e12,
   // so differences are taken before scaling.
   double origin = std::numeric_limits<double>::infinity();

@@ -45,7 +45,12 @@ TEST(KinetoTrace, EachMalformedPieceIsOneErrorLine) {
   EXPECT_EQ(error_of("[]"), "t.json: document: expected a JSON object (a Chrome trace), got array");
   EXPECT_EQ(error_of("{}"), "t.json: traceEvents: missing: not a PyTorch profiler trace (export_chrome_trace)");
   EXPECT_EQ(error_of("{\"traceEvents\": 3}"), "t.json: traceEvents: expected a list of events, got number");
+  EXPECT_EQ(error_of("{\"traceEvents\": {}}"), "t.json: traceEvents: expected a list of events, got object");
+  EXPECT_EQ(error_of("{\"traceEvents\": [], \"traceEvents\": []}"), "t.json: traceEvents: given twice");
   EXPECT_EQ(error_of("{\"traceEvents\": [1]}"), "t.json: traceEvents[0]: expected an event object, got number");
+  EXPECT_EQ(error_of("{\"traceEvents\": [{}, [1]]}"), "t.json: traceEvents[1]: expected an event object, got array");
+  // Other keys may hold anything, events included.
+  EXPECT_EQ(error_of("{\"deviceProperties\": [{\"traceEvents\": 1}, 2], \"traceEvents\": []}"), "");
   const std::string kernel = R"({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, )";
   EXPECT_EQ(error_of("{\"traceEvents\": [" + kernel + "\"ts\": \"1\", \"dur\": 1}]}"),
             "t.json: traceEvents[0].ts: expected a number of microseconds, got string");

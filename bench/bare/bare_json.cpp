@@ -1,0 +1,22 @@
+// The floor for reading a profiler trace: nlohmann-json parses the whole
+// file into a tree and counts its complete ("X") events, printed on
+// standard output. What bench_import.cpp times `pipesim import` against.
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <string>
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::cerr << "usage: pipesim_bare_json TRACE.json\n";
+    return 2;
+  }
+  std::ifstream in(argv[1], std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const nlohmann::json trace = nlohmann::json::parse(text);
+  long complete = 0;
+  for (const auto& e : trace.at("traceEvents")) complete += e.value("ph", "") == "X";
+  std::cout << complete << "\n";
+  return 0;
+}
