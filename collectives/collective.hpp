@@ -25,6 +25,10 @@ std::string_view to_string(CollectiveAlgorithm algorithm);
 // The inverse of to_string(CollectiveAlgorithm); nullopt for anything else.
 std::optional<CollectiveAlgorithm> parse_collective_algorithm(std::string_view text);
 
+// The purpose of the tied embeddings' gradient sum between the first and
+// the last pipeline stage (schedules/training_state.cpp, parallelism/).
+inline constexpr const char* kTiedEmbeddingPurpose = "tied embedding";
+
 struct CollectiveSpec {
   CollectiveOp op = CollectiveOp::AllReduce;
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::Auto;

@@ -24,6 +24,7 @@ JobBuilder::JobBuilder(const TaskGraph& pipeline, const Workload& w, const Platf
       order_previous_(pipeline.size(), kNone),
       deferred_(pipeline.size(), false),
       reduced_(static_cast<std::size_t>(map.pp) * map.tp * map.dp),
+      tied_(reduced_.size()),
       buckets_(map.pp),
       weight_bytes_(map.pp, 0) {
   pipe_.for_each_order_link([&](TaskId previous, TaskId next) {
@@ -57,11 +58,58 @@ void JobBuilder::copy_deferred() {
     for (int d = 0; d < map_.dp; ++d)
       for (int t = 0; t < map_.tp; ++t) {
         const int r = d * map_.tp + t;
-        copy_task(x, r,
-                  step ? reduced_[static_cast<std::size_t>(task.device) * replicas() + r] : std::vector<TaskId>{});
+        std::vector<TaskId> after;
+        if (step) {
+          const std::size_t at = static_cast<std::size_t>(task.device) * replicas() + r;
+          after = reduced_[at];
+          after.insert(after.end(), tied_[at].begin(), tied_[at].end());
+        }
+        copy_task(x, r, after);
       }
     if (step) gather_weights(x);
   }
+}
+
+// Megatron's embedding all-reduce (finalize_model_grads, after the DP
+// reduction): with tied embeddings, each replica sums the tied weights'
+// gradient between the stage holding the first layer and the one holding
+// the head, before their optimizer steps.
+void JobBuilder::sum_tied_gradients() {
+  const int head = tied_head(w_);
+  if (head < 0) return;
+  int first = -1, last = -1;
+  std::vector<TaskId> steps(map_.pp, kNone);
+  for (TaskId x = 0; x < pipe_.size(); ++x) {
+    const Task task = pipe_.task(x);
+    if (task.device < 0 || task.device >= map_.pp) continue;
+    if (task.kind == TaskKind::Update) steps[task.device] = x;
+    if (task.kind != TaskKind::Forward || task.layer_first < 0) continue;
+    if (task.layer_first == 0 && first < 0) first = task.device;
+    if (task.layer_first <= head && head <= task.layer_last) last = task.device;
+  }
+  if (first < 0 || last < 0 || first == last || steps[first] == kNone || steps[last] == kNone) return;
+  field_ = "model.tied_embeddings";
+  // What each side's gradients are final after: its reduction, else its backward passes (the step's inputs).
+  const auto final_gradients = [&](int p, int r) {
+    std::vector<TaskId> ready = reduced_[static_cast<std::size_t>(p) * replicas() + r];
+    if (ready.empty())
+      for (const TaskId* y = pipe_.deps_begin(steps[p]); y != pipe_.deps_end(steps[p]); ++y)
+        ready.push_back(last_[slot(*y, r)]);
+    return ready;
+  };
+  Task tag;
+  tag.layer_first = 0;
+  tag.layer_last = head;
+  tag.iteration = pipe_.task(steps[last]).iteration;
+  for (int d = 0; d < map_.dp; ++d)
+    for (int t = 0; t < map_.tp; ++t) {
+      const int r = d * map_.tp + t;
+      const auto done = collective(CollectiveOp::AllReduce, "auto", {map_.device(t, d, first), map_.device(t, d, last)},
+                                   tied_gradient_bytes(w_), kTiedEmbeddingPurpose,
+                                   {final_gradients(first, r), final_gradients(last, r)}, tag);
+      tied_[static_cast<std::size_t>(first) * replicas() + r] = {done[0]};
+      tied_[static_cast<std::size_t>(last) * replicas() + r] = {done[1]};
+    }
 }
 
 // The distributed optimizer updates each rank's shard: the weights are

@@ -21,10 +21,11 @@ namespace pipesim {
 class JobBuilder {
  public:
   JobBuilder(const TaskGraph& pipeline, const Workload& w, const Platform& platform, const RankMap& map);
-  void copy_passes();       // every task but those deferred, replica by replica
-  void reduce_gradients();  // parallelism/gradient_reduction.cpp
-  void copy_deferred();     // the optimizer steps, after the reduction
-  TaskGraph finish();       // device orders and static memory
+  void copy_passes();         // every task but those deferred, replica by replica
+  void reduce_gradients();    // parallelism/gradient_reduction.cpp
+  void sum_tied_gradients();  // the tied embeddings' gradient, between the first and last stage
+  void copy_deferred();       // the optimizer steps, after the reduction and the sum
+  TaskGraph finish();         // device orders and static memory
   const std::string& failing_field() const { return field_; }
 
  private:
@@ -56,6 +57,7 @@ class JobBuilder {
   std::vector<TaskId> order_previous_;        // per pipeline task: the ordered task before it on its device
   std::vector<bool> deferred_;                // the optimizer steps and their dependants
   std::vector<std::vector<TaskId>> reduced_;  // per (device p, replica): the gradient reduction's done tasks
+  std::vector<std::vector<TaskId>> tied_;     // per (device p, replica): the tied gradient sum's done task
   std::vector<std::vector<Bucket>> buckets_;  // per pipeline device, in backward order
   std::map<TaskId, std::vector<int>> cuts_;   // per cut backward: the layers where a bucket ends
   std::map<std::size_t, std::vector<std::pair<int, TaskId>>> pieces_;  // per (task, replica): (lowest layer, piece)

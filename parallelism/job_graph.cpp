@@ -12,6 +12,7 @@ TaskGraph expand_job(const TaskGraph& pipeline, const Workload& w, const Platfor
   try {
     job.copy_passes();
     job.reduce_gradients();
+    job.sum_tied_gradients();
     job.copy_deferred();
   } catch (const std::invalid_argument& e) {  // a collective algorithm the group cannot run
     throw InputError(w.file, job.failing_field(), e.what());

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "collectives/collective.hpp"
 #include "devices/device_spec.hpp"
 #include "sim/input_error.hpp"
 
@@ -107,10 +108,47 @@ double optimizer_step_seconds(const Workload& w, const Device& device, double pa
   return parameters / shards * optimizer_step_bytes(w.optimizer) / bandwidth;
 }
 
+// Megatron's embedding all-reduce (finalize_model_grads): with tied
+// embeddings on two devices, the tied weights' gradient is summed between
+// them before their optimizer steps; it joins what each step waits for.
+// A job adds it per replica instead, after the DP reduction
+// (parallelism/job_builder.cpp).
+void sum_tied_gradients(TaskGraph& graph, const Workload& w, const Platform& platform,
+                        const std::vector<std::vector<bool>>& held, std::vector<std::vector<TaskId>>& backwards) {
+  const int head = tied_head(w);
+  if (head < 0 || w.parallel.given) return;
+  int first = -1, last = -1;
+  for (int d = 0; d < static_cast<int>(held.size()); ++d) {
+    if (held[d].empty()) continue;
+    if (held[d][0] && first < 0) first = d;
+    if (held[d][head]) last = d;
+  }
+  if (first < 0 || last < 0 || first == last) return;
+  CollectiveSpec spec;
+  spec.group = {first, last};
+  spec.bytes = tied_gradient_bytes(w);
+  spec.purpose = kTiedEmbeddingPurpose;
+  Task tag;
+  tag.layer_first = 0;
+  tag.layer_last = head;
+  tag.iteration = w.iterations - 1;
+  try {
+    const auto first_task = static_cast<TaskId>(graph.size());
+    const CollectiveTasks sum = add_collective(graph, spec, platform, {backwards[first], backwards[last]}, tag);
+    graph.add_collective_instance(sum.record, first_task);
+    backwards[first].push_back(sum.done[0]);
+    backwards[last].push_back(sum.done[1]);
+  } catch (const std::invalid_argument& e) {  // no route between the two devices
+    throw InputError(w.file, "model.tied_embeddings",
+                     "the tied embeddings' gradient is summed between hosts '" + platform.devices[first].name +
+                         "' and '" + platform.devices[last].name + "': " + e.what());
+  }
+}
+
 // One Update per device after its last backward: it reads the gradients the
 // whole iteration accumulated.
 void add_optimizer_steps(TaskGraph& graph, const Workload& w, const Platform& platform,
-                         const std::vector<double>& parameters) {
+                         const std::vector<std::vector<bool>>& held, const std::vector<double>& parameters) {
   if (w.iterations > 1)
     throw InputError(w.file, "iterations",
                      "the optimizer step is simulated once, after the last iteration: run iterations: 1 (every "
@@ -123,6 +161,7 @@ void add_optimizer_steps(TaskGraph& graph, const Workload& w, const Platform& pl
     if ((t.kind == TaskKind::Backward || t.kind == TaskKind::BackwardWeight) && t.device >= 0 && t.device < D)
       backwards[t.device].push_back(id);
   }
+  sum_tied_gradients(graph, w, platform, held, backwards);
   for (int d = 0; d < D; ++d) {
     if (backwards[d].empty()) continue;
     const Device& device = platform.devices[d];
@@ -164,7 +203,7 @@ void add_device_state(TaskGraph& graph, const Workload& w, const Platform& platf
     }
     if (w.runtime_reserve > 0) graph.add_static_memory(d, MemoryCategory::Runtime, w.runtime_reserve);
   }
-  if (optimizer) add_optimizer_steps(graph, w, platform, parameters);
+  if (optimizer) add_optimizer_steps(graph, w, platform, held, parameters);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // schedule, and where the stages go. Plain data, read from YAML.
 #pragma once
 
+#include <algorithm>
+
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -194,11 +196,29 @@ inline double layer_stash(const Workload& w, int l) {
   return l == 0 ? w.input : w.layers[l - 1].activation;
 }
 
+// The layer whose weights are the first layer's (a tied LM head), -1 for none.
+inline int tied_head(const Workload& w) {
+  for (int l = static_cast<int>(w.layers.size()) - 1; l > 0; --l)
+    if (w.layers[l].tied_to_first) return l;
+  return -1;
+}
+
 // Parameters of layer l.
 inline double layer_parameters(const Workload& w, int l) {
   const Layer& layer = w.layers[l];
   if (layer.parameters) return *layer.parameters;
   return w.optimizer.weight_bytes > 0 ? layer.weights / w.optimizer.weight_bytes : 0;
+}
+
+// The gradient of the tied weights that the first layer's device and the
+// head's sum at the end of the iteration, when they differ (Megatron's
+// embedding all-reduce): the parameters both hold, the smaller of the two
+// layers' (the embedding may add position embeddings, the head its final
+// norm), at the gradient's precision. 0 without a tied head.
+inline double tied_gradient_bytes(const Workload& w) {
+  const int head = tied_head(w);
+  if (head < 0) return 0;
+  return std::min(layer_parameters(w, 0), layer_parameters(w, head)) * w.optimizer.gradient_bytes;
 }
 
 // The schedule's `file` parameter (schedule pattern, csv) as a path: relative

@@ -65,6 +65,36 @@ TEST(ParallelJob, DataParallelAddsTheRingAllReduceOfTheLastStage) {
   EXPECT_EQ(dp["engine"], "analytic");
 }
 
+// In a job each replica sums its tied gradient between its first and last
+// stage, after the DP reduction (Megatron's finalize_model_grads): pp 2,
+// dp 2, one 2-rank all-reduce per replica, each over a link of its own.
+// From the first stage's DP reduction on it takes 2(n-1)a + 2(n-1)/n S/B
+// (S = V h = 64,000 parameters at 2 bytes), which the iteration gains over
+// the untied model's (the optimizer steps, at 1000 TB/s, take nanoseconds).
+// With one stage there is no second copy to sum with.
+TEST(ParallelJob, TiedEmbeddingsSumTheirGradientInEachReplica) {
+  const std::string platform = write_file(
+      "tied-4.xml", complete_platform_xml(4, "1GBps", "1ms", "1Tf", "1TiB", {{"memory_bandwidth", "1000TBps"}}));
+  const std::string model =
+      "name: tiny\nmodel: {layers: 2, hidden: 64, heads: 2, vocab: 1000, seq_length: 16, learned_positions: false, "
+      "tied_embeddings: true}\nmicrobatches: 2\nschedule: 1f1b\n";
+  const nlohmann::json j = run_json(platform, model + "parallel: {pp: 2, dp: 2}\n", "tied-job");
+  std::string untied_model = model;
+  untied_model.replace(untied_model.find("tied_embeddings: true"), 21, "tied_embeddings: false");
+  const nlohmann::json untied = run_json(platform, untied_model + "parallel: {pp: 2, dp: 2}\n", "untied-job");
+  const double S = 1000 * 64 * 2, sum = 2 * 1e-3 + S / 1e9;
+  const nlohmann::json* c = find_purpose(j, "tied embedding");
+  ASSERT_NE(c, nullptr) << j.dump();
+  EXPECT_EQ((*c)["calls"], 2);
+  EXPECT_EQ((*c)["group_size"], 2);
+  EXPECT_DOUBLE_EQ((*c)["bytes"].get<double>(), 2 * S);
+  EXPECT_GE((*c)["time"].get<double>(), 2 * sum - 1e-12);
+  EXPECT_NEAR(j["makespan"].get<double>() - untied["makespan"].get<double>(), sum, 1e-8);
+  ASSERT_NE(find_purpose(j, "dp gradients"), nullptr);
+  EXPECT_EQ(find_purpose(run_json(platform, model + "parallel: {pp: 1, dp: 4}\n", "tied-dp"), "tied embedding"),
+            nullptr);
+}
+
 // One link per GPU to a switch: the pipeline's transfer and the gradient
 // all-reduce leave gpu2 on one link at once, which only SimGrid shares.
 TEST(ParallelJob, CollectivesSharingALinkFallBackToSimGrid) {

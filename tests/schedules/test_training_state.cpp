@@ -36,6 +36,50 @@ nlohmann::json run_json(const std::string& platform, const std::string& workload
   return nlohmann::json::parse(read_text(json));
 }
 
+// A tiny GPT whose LM head is tied to its embedding (V = 1000, h = 64, no
+// position table: 64,000 tied parameters, 128,000 bytes of bf16 gradient).
+std::string tied_model(bool tied, int stages) {
+  return "name: tiny\nmodel: {layers: 2, hidden: 64, heads: 2, vocab: 1000, seq_length: 16, learned_positions: false, "
+         "tied_embeddings: " +
+         std::string(tied ? "true" : "false") +
+         "}\nmicrobatches: 2\nschedule: gpipe\nplacement: {stages: " + std::to_string(stages) + "}\n";
+}
+
+const nlohmann::json* find_purpose(const nlohmann::json& j, const std::string& purpose) {
+  if (!j.contains("collectives")) return nullptr;
+  for (const auto& c : j["collectives"])
+    if (c["purpose"] == purpose) return &c;
+  return nullptr;
+}
+
+// Megatron's embedding all-reduce: with the embedding and its tied head on
+// two devices, the tied gradient is summed between them before their
+// optimizer steps, a ring all-reduce of 2 ranks over their link. From the
+// first stage's last backward on, the sum takes the ring's
+// 2(n-1)a + 2(n-1)/n S/B = 2 ms + 0.128 ms. The last stage is ready first
+// and sends its half at once, sharing the link with the pipeline's last
+// gradient transfer (b s h = 16 x 64 at 2 bytes), which arrives 2,048 B / B
+// later for it. The iteration grows by the two (the optimizer steps, at
+// 1000 TB/s, take nanoseconds).
+TEST(TrainingState, TiedEmbeddingsSumTheirGradientBetweenTheFirstAndLastStage) {
+  const std::string platform = write_file(
+      "tied-2.xml", complete_platform_xml(2, "1GBps", "1ms", "1Tf", "1TiB", {{"memory_bandwidth", "1000TBps"}}));
+  const nlohmann::json tied = run_json(platform, tied_model(true, 2), "tied");
+  const nlohmann::json untied = run_json(platform, tied_model(false, 2), "untied");
+  const double S = 1000 * 64 * 2, sum = 2 * 1e-3 + S / 1e9;
+  const nlohmann::json* c = find_purpose(tied, "tied embedding");
+  ASSERT_NE(c, nullptr) << tied.dump();
+  EXPECT_EQ((*c)["operation"], "all-reduce");
+  EXPECT_EQ((*c)["group_size"], 2);
+  EXPECT_EQ((*c)["calls"], 1);
+  EXPECT_DOUBLE_EQ((*c)["bytes"].get<double>(), S);
+  EXPECT_GE((*c)["time"].get<double>(), sum - 1e-12);
+  EXPECT_NEAR(tied["makespan"].get<double>() - untied["makespan"].get<double>(), sum + 2048 / 1e9, 1e-8);
+  EXPECT_EQ(find_purpose(untied, "tied embedding"), nullptr);
+  // On one device the tied weights are one: nothing to sum.
+  EXPECT_EQ(find_purpose(run_json(platform, tied_model(true, 1), "tied-one"), "tied embedding"), nullptr);
+}
+
 TEST(TrainingState, EachPartOfTheBreakdown) {
   const nlohmann::json j =
       run_json(two_gpu_platform("80GiB"),
