@@ -28,6 +28,8 @@ std::optional<CollectiveAlgorithm> parse_collective_algorithm(std::string_view t
 // The purpose of the tied embeddings' gradient sum between the first and
 // the last pipeline stage (schedules/training_state.cpp, parallelism/).
 inline constexpr const char* kTiedEmbeddingPurpose = "tied embedding";
+// The purpose of the gradient norm's all-reduce before a clipped optimizer step.
+inline constexpr const char* kGradientNormPurpose = "gradient norm";
 
 struct CollectiveSpec {
   CollectiveOp op = CollectiveOp::AllReduce;

@@ -25,17 +25,23 @@ JobBuilder::JobBuilder(const TaskGraph& pipeline, const Workload& w, const Platf
       deferred_(pipeline.size(), false),
       reduced_(static_cast<std::size_t>(map.pp) * map.tp * map.dp),
       tied_(reduced_.size()),
+      normed_(reduced_.size()),
+      first_deferred_(map.pp, kNone),
       buckets_(map.pp),
       weight_bytes_(map.pp, 0) {
   pipe_.for_each_order_link([&](TaskId previous, TaskId next) {
     if (previous < next) order_previous_[next] = previous;
   });
-  // The optimizer step waits for the reduced gradients: it and whatever
-  // depends on it are copied after the reduction.
+  // The gradient norm and the optimizer step wait for the reduced
+  // gradients: they and whatever depends on them are copied after the reduction.
   for (TaskId x = 0; x < pipe_.size(); ++x) {
-    deferred_[x] = pipe_.task(x).kind == TaskKind::Update;
+    const Task task = pipe_.task(x);
+    const bool starts = task.kind == TaskKind::GradientNorm || task.kind == TaskKind::Update;
+    deferred_[x] = starts;
     for (const TaskId* y = pipe_.deps_begin(x); y != pipe_.deps_end(x) && !deferred_[x]; ++y)
       deferred_[x] = deferred_[*y];
+    if (starts && task.device >= 0 && task.device < map_.pp && first_deferred_[task.device] == kNone)
+      first_deferred_[task.device] = x;
   }
   plan_buckets();
 }
@@ -50,23 +56,66 @@ void JobBuilder::copy_passes() {
   }
 }
 
+// The gradient norms first, then their all-reduce, then the steps and what follows them.
 void JobBuilder::copy_deferred() {
-  for (TaskId x = 0; x < pipe_.size(); ++x) {
-    if (!deferred_[x]) continue;
-    const Task task = pipe_.task(x);
-    const bool step = task.kind == TaskKind::Update && task.device >= 0 && task.device < map_.pp;
-    for (int d = 0; d < map_.dp; ++d)
-      for (int t = 0; t < map_.tp; ++t) {
-        const int r = d * map_.tp + t;
-        std::vector<TaskId> after;
-        if (step) {
-          const std::size_t at = static_cast<std::size_t>(task.device) * replicas() + r;
+  for (TaskId x = 0; x < pipe_.size(); ++x)
+    if (deferred_[x] && pipe_.task(x).kind == TaskKind::GradientNorm) copy_deferred_task(x);
+  sum_gradient_norms();
+  for (TaskId x = 0; x < pipe_.size(); ++x)
+    if (deferred_[x] && pipe_.task(x).kind != TaskKind::GradientNorm) copy_deferred_task(x);
+}
+
+// A device's first deferred task (its norm, else its step) waits for its
+// reduced and summed gradients; a step after a norm, for the norms' all-reduce.
+void JobBuilder::copy_deferred_task(TaskId x) {
+  const Task task = pipe_.task(x);
+  const bool on_device = task.device >= 0 && task.device < map_.pp;
+  const bool first = on_device && first_deferred_[task.device] == x;
+  const bool step = on_device && task.kind == TaskKind::Update;
+  for (int d = 0; d < map_.dp; ++d)
+    for (int t = 0; t < map_.tp; ++t) {
+      const int r = d * map_.tp + t;
+      std::vector<TaskId> after;
+      if (on_device) {
+        const std::size_t at = static_cast<std::size_t>(task.device) * replicas() + r;
+        if (first) {
           after = reduced_[at];
           after.insert(after.end(), tied_[at].begin(), tied_[at].end());
+        } else if (step) {
+          after = normed_[at];
         }
-        copy_task(x, r, after);
       }
-    if (step) gather_weights(x);
+      copy_task(x, r, after);
+    }
+  if (step) gather_weights(x);
+}
+
+void JobBuilder::sum_gradient_norms() {
+  std::vector<int> stages;
+  for (int p = 0; p < map_.pp; ++p)
+    if (first_deferred_[p] != kNone && pipe_.task(first_deferred_[p]).kind == TaskKind::GradientNorm)
+      stages.push_back(p);
+  if (stages.empty()) return;
+  field_ = "optimizer.clip_grad";
+  // Megatron-core (optimizer/distrib_optimizer.py, get_grad_stats_parallel_group):
+  // the model-parallel ranks, or every rank of the distributed optimizer.
+  const int groups = w_.parallel.zero >= 1 ? 1 : map_.dp, per_group = map_.dp / groups;
+  Task tag = pipe_.task(first_deferred_[stages.front()]);
+  for (int g = 0; g < groups; ++g) {
+    std::vector<int> group;
+    std::vector<std::vector<TaskId>> ready;
+    std::vector<std::size_t> at;
+    for (int d = g * per_group; d < (g + 1) * per_group; ++d)
+      for (const int p : stages)
+        for (int t = 0; t < map_.tp; ++t) {
+          const int r = d * map_.tp + t;
+          group.push_back(map_.device(t, d, p));
+          ready.push_back({last_[slot(first_deferred_[p], r)]});
+          at.push_back(static_cast<std::size_t>(p) * replicas() + r);
+        }
+    if (group.size() < 2) continue;
+    const auto done = collective(CollectiveOp::AllReduce, "auto", group, 4, kGradientNormPurpose, ready, tag);
+    for (std::size_t i = 0; i < at.size(); ++i) normed_[at[i]] = {done[i]};
   }
 }
 
@@ -78,29 +127,28 @@ void JobBuilder::sum_tied_gradients() {
   const int head = tied_head(w_);
   if (head < 0) return;
   int first = -1, last = -1;
-  std::vector<TaskId> steps(map_.pp, kNone);
+  const std::vector<TaskId>& waits = first_deferred_;  // what waits for each device's final gradients
   for (TaskId x = 0; x < pipe_.size(); ++x) {
     const Task task = pipe_.task(x);
     if (task.device < 0 || task.device >= map_.pp) continue;
-    if (task.kind == TaskKind::Update) steps[task.device] = x;
     if (task.kind != TaskKind::Forward || task.layer_first < 0) continue;
     if (task.layer_first == 0 && first < 0) first = task.device;
     if (task.layer_first <= head && head <= task.layer_last) last = task.device;
   }
-  if (first < 0 || last < 0 || first == last || steps[first] == kNone || steps[last] == kNone) return;
+  if (first < 0 || last < 0 || first == last || waits[first] == kNone || waits[last] == kNone) return;
   field_ = "model.tied_embeddings";
-  // What each side's gradients are final after: its reduction, else its backward passes (the step's inputs).
+  // What each side's gradients are final after: its reduction, else its backward passes (the inputs of what waits).
   const auto final_gradients = [&](int p, int r) {
     std::vector<TaskId> ready = reduced_[static_cast<std::size_t>(p) * replicas() + r];
     if (ready.empty())
-      for (const TaskId* y = pipe_.deps_begin(steps[p]); y != pipe_.deps_end(steps[p]); ++y)
+      for (const TaskId* y = pipe_.deps_begin(waits[p]); y != pipe_.deps_end(waits[p]); ++y)
         ready.push_back(last_[slot(*y, r)]);
     return ready;
   };
   Task tag;
   tag.layer_first = 0;
   tag.layer_last = head;
-  tag.iteration = pipe_.task(steps[last]).iteration;
+  tag.iteration = pipe_.task(waits[last]).iteration;
   for (int d = 0; d < map_.dp; ++d)
     for (int t = 0; t < map_.tp; ++t) {
       const int r = d * map_.tp + t;

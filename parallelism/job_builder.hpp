@@ -24,7 +24,7 @@ class JobBuilder {
   void copy_passes();         // every task but those deferred, replica by replica
   void reduce_gradients();    // parallelism/gradient_reduction.cpp
   void sum_tied_gradients();  // the tied embeddings' gradient, between the first and last stage
-  void copy_deferred();       // the optimizer steps, after the reduction and the sum
+  void copy_deferred();       // the gradient norms and optimizer steps, after the reduction and the sum
   TaskGraph finish();         // device orders and static memory
   const std::string& failing_field() const { return field_; }
 
@@ -47,6 +47,8 @@ class JobBuilder {
   TaskId gradient_ready(const Bucket& b, int r) const;
   TaskId copy_pieces(TaskId x, int r, const Task& task, const std::vector<TaskId>& deps);
   void gather_weights(TaskId step);
+  void copy_deferred_task(TaskId x);
+  void sum_gradient_norms();  // the norms all-reduced: over each replica's model-parallel ranks, or all (ZeRO)
 
   const TaskGraph& pipe_;
   const Workload& w_;
@@ -58,6 +60,8 @@ class JobBuilder {
   std::vector<bool> deferred_;                // the optimizer steps and their dependants
   std::vector<std::vector<TaskId>> reduced_;  // per (device p, replica): the gradient reduction's done tasks
   std::vector<std::vector<TaskId>> tied_;     // per (device p, replica): the tied gradient sum's done task
+  std::vector<std::vector<TaskId>> normed_;   // per (device p, replica): the gradient norm's all-reduce, done
+  std::vector<TaskId> first_deferred_;        // per pipeline device: its gradient norm, else its step
   std::vector<std::vector<Bucket>> buckets_;  // per pipeline device, in backward order
   std::map<TaskId, std::vector<int>> cuts_;   // per cut backward: the layers where a bucket ends
   std::map<std::size_t, std::vector<std::pair<int, TaskId>>> pieces_;  // per (task, replica): (lowest layer, piece)

@@ -31,6 +31,8 @@ const char* short_kind(TaskKind kind) {
       return "R";
     case TaskKind::Update:
       return "U";
+    case TaskKind::GradientNorm:
+      return "N";
     case TaskKind::Transfer:
       return "T";
     case TaskKind::Offload:

@@ -28,6 +28,8 @@ std::string kind_letter(TaskKind kind, bool seed) {
       return seed ? "r" : "R";
     case TaskKind::Update:
       return seed ? "u" : "U";
+    case TaskKind::GradientNorm:
+      return seed ? "n" : "N";
     case TaskKind::Communication:
       return seed ? "c" : "C";
     default:

@@ -91,11 +91,8 @@ std::vector<std::vector<bool>> layers_by_device(const TaskGraph& graph, int laye
   return held;
 }
 
-// Seconds of the optimizer step on a device that updates `parameters`.
-double optimizer_step_seconds(const Workload& w, const Device& device, double parameters,
-                              const std::string& platform_file) {
-  const double shards = w.optimizer.distributed ? w.optimizer.data_parallel : 1;
-  if (w.optimizer.step_seconds_per_parameter > 0) return parameters / shards * w.optimizer.step_seconds_per_parameter;
+// The bandwidth at which the optimizer reads and writes a device's memory.
+double optimizer_bandwidth(const Workload& w, const Device& device, const std::string& platform_file) {
   double bandwidth = device.memory_bandwidth;
   if (!(bandwidth > 0) && !device.type.empty())
     if (const DeviceSpec* spec = find_device_preset(device.type))
@@ -105,7 +102,64 @@ double optimizer_step_seconds(const Workload& w, const Device& device, double pa
                      "the optimizer step of " + w.file +
                          " reads and writes memory: give the host a memory_bandwidth like '3.35TBps' or a device "
                          "type (property device)");
-  return parameters / shards * optimizer_step_bytes(w.optimizer) / bandwidth;
+  return bandwidth;
+}
+
+// Seconds of the optimizer step on a device that updates `parameters`.
+double optimizer_step_seconds(const Workload& w, const Device& device, double parameters,
+                              const std::string& platform_file) {
+  const double shards = w.optimizer.distributed ? w.optimizer.data_parallel : 1;
+  if (w.optimizer.step_seconds_per_parameter > 0) return parameters / shards * w.optimizer.step_seconds_per_parameter;
+  return parameters / shards * optimizer_step_bytes(w.optimizer) / optimizer_bandwidth(w, device, platform_file);
+}
+
+// Seconds of the gradient norm's pass: the device's gradients read once.
+double gradient_norm_seconds(const Workload& w, const Device& device, double parameters,
+                             const std::string& platform_file) {
+  const double shards = w.optimizer.distributed ? w.optimizer.data_parallel : 1;
+  return parameters / shards * w.optimizer.gradient_bytes / optimizer_bandwidth(w, device, platform_file);
+}
+
+// Gradient clipping (Megatron's clip_grad_norm, before every step): each
+// device reads its gradients for their norm, the norms are all-reduced over
+// the devices (one fp32), and only then does any device step. `ready[d]`
+// becomes what device d's step waits for. A job all-reduces over its own
+// groups instead (parallelism/job_builder.cpp).
+void add_gradient_norms(TaskGraph& graph, const Workload& w, const Platform& platform,
+                        const std::vector<double>& parameters, std::vector<std::vector<TaskId>>& ready) {
+  std::vector<int> group;
+  std::vector<std::vector<TaskId>> norms;
+  for (int d = 0; d < static_cast<int>(ready.size()); ++d) {
+    if (ready[d].empty()) continue;
+    const Device& device = platform.devices[d];
+    Task norm;
+    norm.kind = TaskKind::GradientNorm;
+    norm.device = d;
+    norm.amount = gradient_norm_seconds(w, device, parameters[d], platform.file) * device.speed;
+    norm.iteration = w.iterations - 1;
+    const TaskId id = graph.add(norm, ready[d]);
+    graph.append_to_order(id);
+    group.push_back(d);
+    norms.push_back({id});
+    ready[d] = {id};
+  }
+  if (group.size() < 2 || w.parallel.given) return;
+  CollectiveSpec spec;
+  spec.group = group;
+  spec.bytes = 4;
+  spec.purpose = kGradientNormPurpose;
+  Task tag;
+  tag.iteration = w.iterations - 1;
+  const auto first_task = static_cast<TaskId>(graph.size());
+  try {
+    const CollectiveTasks sum = add_collective(graph, spec, platform, norms, tag);
+    graph.add_collective_instance(sum.record, first_task);
+    for (std::size_t i = 0; i < group.size(); ++i) ready[group[i]] = {sum.done[i]};
+  } catch (const std::invalid_argument& e) {  // devices with no route between them
+    throw InputError(w.file, "optimizer.clip_grad",
+                     std::string("the gradients' norm is all-reduced over every device that steps: ") + e.what() +
+                         " (clip_grad: false runs without it)");
+  }
 }
 
 // Megatron's embedding all-reduce (finalize_model_grads): with tied
@@ -162,6 +216,7 @@ void add_optimizer_steps(TaskGraph& graph, const Workload& w, const Platform& pl
       backwards[t.device].push_back(id);
   }
   sum_tied_gradients(graph, w, platform, held, backwards);
+  if (w.optimizer.clip_grad) add_gradient_norms(graph, w, platform, parameters, backwards);
   for (int d = 0; d < D; ++d) {
     if (backwards[d].empty()) continue;
     const Device& device = platform.devices[d];

@@ -20,6 +20,8 @@ std::string_view to_string(TaskKind kind) {
       return "recompute";
     case TaskKind::Update:
       return "update";
+    case TaskKind::GradientNorm:
+      return "gradient_norm";
     case TaskKind::Transfer:
       return "transfer";
     case TaskKind::Offload:

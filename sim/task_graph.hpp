@@ -23,6 +23,7 @@ enum class TaskKind : std::uint8_t {
   BackwardWeight,  // weight-gradient half of a split backward
   Recompute,       // rematerialised forward
   Update,          // optimizer step
+  GradientNorm,    // the gradients' norm, read before the step (clipping)
   Transfer,        // activations or gradients between devices
   Offload,         // device -> host memory
   Prefetch,        // host memory -> device

@@ -115,6 +115,9 @@ struct Optimizer {
   // over the data-parallel ranks.
   bool distributed = false;
   int data_parallel = 1;
+  // Gradient clipping by the global norm (Megatron's default clip_grad 1.0):
+  // each device reads its gradients, their norm is all-reduced, then the step.
+  bool clip_grad = true;
   // A calibration's measured step (key optimizer.step, the whole model on one
   // device) per parameter; 0: timed by the device's memory bandwidth.
   double step_seconds_per_parameter = 0;

@@ -163,7 +163,7 @@ TEST(ModelWorkload, CalibratedOptimizerStepIsSharedByParameters) {
                  "head.backward_weight: 0\n");
   std::string text = read_text(kRoot + "workloads/examples/h200-gpipe-one-gpu.yaml");
   text.replace(text.find("model:\n"), 7, "model:\n  calibration: " + calibration + "\n");
-  text.replace(text.find("optimizer: none"), 15, "optimizer: adam");
+  text.replace(text.find("optimizer: none"), 15, "optimizer: {name: adam, clip_grad: false}");
   for (const bool split : {false, true}) {
     std::string workload = text;
     if (split) workload = workload.substr(0, workload.find("placement:")) + "placement: {stages: 2}\n";

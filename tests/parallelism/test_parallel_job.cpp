@@ -95,6 +95,32 @@ TEST(ParallelJob, TiedEmbeddingsSumTheirGradientInEachReplica) {
             nullptr);
 }
 
+// The gradients' norm before a clipped step is all-reduced over each
+// replica's model-parallel ranks, or over every rank with the distributed
+// optimizer, whose ranks each hold a shard (Megatron-core's
+// get_grad_stats_parallel_group): one fp32 each time.
+TEST(ParallelJob, GradientNormIsAllReducedOverTheModelParallelRanksOrAll) {
+  const std::string platform = write_file(
+      "norm-8.xml", complete_platform_xml(8, "1GBps", "1ms", "1Tf", "1TiB", {{"memory_bandwidth", "1TBps"}}));
+  const std::string model =
+      "name: tiny\nmodel: {layers: 2, hidden: 64, heads: 2, vocab: 1000, seq_length: 16}\nmicrobatches: 2\n"
+      "schedule: 1f1b\n";
+  const nlohmann::json ddp = run_json(platform, model + "parallel: {tp: 2, pp: 2, dp: 2}\n", "norm-ddp");
+  const nlohmann::json* norm = find_purpose(ddp, "gradient norm");
+  ASSERT_NE(norm, nullptr) << ddp.dump();
+  EXPECT_EQ((*norm)["calls"], 2);
+  EXPECT_EQ((*norm)["group_size"], 4);
+  EXPECT_DOUBLE_EQ((*norm)["bytes"].get<double>(), 2 * 4);
+  const nlohmann::json zero = run_json(platform, model + "parallel: {tp: 2, pp: 2, dp: 2, zero: 1}\n", "norm-zero");
+  norm = find_purpose(zero, "gradient norm");
+  ASSERT_NE(norm, nullptr);
+  EXPECT_EQ((*norm)["calls"], 1);
+  EXPECT_EQ((*norm)["group_size"], 8);
+  const nlohmann::json unclipped = run_json(
+      platform, model + "optimizer: {name: adam, clip_grad: false}\nparallel: {tp: 2, pp: 2, dp: 2}\n", "no-norm");
+  EXPECT_EQ(find_purpose(unclipped, "gradient norm"), nullptr);
+}
+
 // One link per GPU to a switch: the pipeline's transfer and the gradient
 // all-reduce leave gpu2 on one link at once, which only SimGrid shares.
 TEST(ParallelJob, CollectivesSharingALinkFallBackToSimGrid) {

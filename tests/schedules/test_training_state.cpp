@@ -117,8 +117,31 @@ TEST(TrainingState, NoOptimizerKeepsTheOldAccounting) {
 TEST(TrainingState, OptimizerStepClosesTheIteration) {
   const std::string platform = two_gpu_platform("80GiB");
   const double without = run_json(platform, workload(""), "plain")["makespan"].get<double>();
-  const double with = run_json(platform, workload("optimizer: adam\n"), "adam")["makespan"].get<double>();
+  const double with =
+      run_json(platform, workload("optimizer: {name: adam, clip_grad: false}\n"), "adam")["makespan"].get<double>();
   EXPECT_NEAR(with - without, 1.0, 1e-9);
+}
+
+// Gradient clipping, the default (Megatron's clip_grad_norm): before the
+// step each device reads its gradients for their norm (gpu0: 50 M x 2 bytes
+// at 1.4 GB/s = 1/14 s; gpu1: 100 M, 1/7 s) and the norms are all-reduced,
+// one fp32 over the 2 devices' ring: 2(n-1)/n S/B = 4 B / 1 GB/s. The
+// all-reduce is a barrier: gpu1, done long before, waits for gpu0's norm,
+// then both step, and gpu1's step (100 M parameters: 2 s) ends the
+// iteration, which grows by gpu0's norm, the all-reduce and that step.
+TEST(TrainingState, GradientClippingReadsTheGradientsAndAllReducesTheirNorm) {
+  const std::string platform = two_gpu_platform("80GiB");
+  const double without = run_json(platform, workload(""), "plain")["makespan"].get<double>();
+  const nlohmann::json j = run_json(platform, workload("optimizer: adam\n"), "clipped");
+  EXPECT_NEAR(j["makespan"].get<double>() - without, 1.0 / 14 + 4e-9 + 2.0, 1e-9);
+  const nlohmann::json* norm = find_purpose(j, "gradient norm");
+  ASSERT_NE(norm, nullptr) << j.dump();
+  EXPECT_EQ((*norm)["calls"], 1);
+  EXPECT_EQ((*norm)["group_size"], 2);
+  EXPECT_DOUBLE_EQ((*norm)["bytes"].get<double>(), 4);
+  // gpu1 is busy for its passes, its norm (1/7 s) and its step (2 s).
+  const double plain_busy = run_json(platform, workload(""), "plain")["devices"][1]["busy_time"].get<double>();
+  EXPECT_NEAR(j["devices"][1]["busy_time"].get<double>() - plain_busy, 1.0 / 7 + 2.0, 1e-9);
 }
 
 TEST(TrainingState, OutOfMemoryNamesWhatPushedItOver) {
