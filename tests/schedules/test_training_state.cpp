@@ -198,6 +198,7 @@ TEST(TrainingState, BadOptimizerAndMemoryFields) {
       {"optimizer: {name: adam, state_bytes: 100}\n", "optimizer.state_bytes: expected at most 64 bytes per parameter"},
       {"optimizer: {name: adam, moments: 2}\n", "optimizer.moments: unknown key 'moments'"},
       {"optimizer: {distributed: maybe}\n", "optimizer.distributed: expected true or false, got 'maybe'"},
+      {"optimizer: {name: adam, clip_grad: 1.0}\n", "optimizer.clip_grad: expected true or false, got '1.0'"},
       {"memory: {reserve: lots}\n", "memory.reserve:"},
       {"memory: 5MB\n", "memory: expected a map {reserve: 1GiB}"},
   };
