@@ -120,6 +120,19 @@ double gradient_norm_seconds(const Workload& w, const Device& device, double par
   return parameters / shards * w.optimizer.gradient_bytes / optimizer_bandwidth(w, device, platform_file);
 }
 
+// A pass at the end of the iteration on device d, `seconds` long, after `deps`.
+TaskId add_end_pass(TaskGraph& graph, TaskKind kind, const Platform& platform, int d, double seconds,
+                    const std::vector<TaskId>& deps, int iteration) {
+  Task task;
+  task.kind = kind;
+  task.device = d;
+  task.amount = seconds * platform.devices[d].speed;
+  task.iteration = iteration;
+  const TaskId id = graph.add(task, deps);
+  graph.append_to_order(id);
+  return id;
+}
+
 // Gradient clipping (Megatron's clip_grad_norm, before every step): each
 // device reads its gradients for their norm, the norms are all-reduced over
 // the devices (one fp32), and only then does any device step. `ready[d]`
@@ -131,14 +144,9 @@ void add_gradient_norms(TaskGraph& graph, const Workload& w, const Platform& pla
   std::vector<std::vector<TaskId>> norms;
   for (int d = 0; d < static_cast<int>(ready.size()); ++d) {
     if (ready[d].empty()) continue;
-    const Device& device = platform.devices[d];
-    Task norm;
-    norm.kind = TaskKind::GradientNorm;
-    norm.device = d;
-    norm.amount = gradient_norm_seconds(w, device, parameters[d], platform.file) * device.speed;
-    norm.iteration = w.iterations - 1;
-    const TaskId id = graph.add(norm, ready[d]);
-    graph.append_to_order(id);
+    const TaskId id = add_end_pass(graph, TaskKind::GradientNorm, platform, d,
+                                   gradient_norm_seconds(w, platform.devices[d], parameters[d], platform.file),
+                                   ready[d], w.iterations - 1);
     group.push_back(d);
     norms.push_back({id});
     ready[d] = {id};
@@ -217,17 +225,11 @@ void add_optimizer_steps(TaskGraph& graph, const Workload& w, const Platform& pl
   }
   sum_tied_gradients(graph, w, platform, held, backwards);
   if (w.optimizer.clip_grad) add_gradient_norms(graph, w, platform, parameters, backwards);
-  for (int d = 0; d < D; ++d) {
-    if (backwards[d].empty()) continue;
-    const Device& device = platform.devices[d];
-    Task update;
-    update.kind = TaskKind::Update;
-    update.device = d;
-    update.amount = optimizer_step_seconds(w, device, parameters[d], platform.file) * device.speed;
-    update.iteration = w.iterations - 1;
-    const TaskId id = graph.add(update, backwards[d]);
-    graph.append_to_order(id);
-  }
+  for (int d = 0; d < D; ++d)
+    if (!backwards[d].empty())
+      add_end_pass(graph, TaskKind::Update, platform, d,
+                   optimizer_step_seconds(w, platform.devices[d], parameters[d], platform.file), backwards[d],
+                   w.iterations - 1);
 }
 
 void add_device_state(TaskGraph& graph, const Workload& w, const Platform& platform) {
