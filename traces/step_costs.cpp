@@ -76,9 +76,27 @@ struct Claim {  // from `start` on, the step's time goes to `piece`
   std::size_t piece;
 };
 
-}  // namespace
+// The step read: the last ProfilerStep#N, on its (the main) thread.
+struct Window {
+  const TraceEvent& step;
+  bool inside(const TraceEvent& e) const { return e.start >= step.start && e.start < step.end(); }
+  bool on_main_thread(const TraceEvent& e) const { return e.thread == step.thread && inside(e); }
+};
 
-StepCosts attribute_step(const KinetoTrace& trace, const TraceLabels& labels) {
+const TraceEvent& last_step(const KinetoTrace& trace) {
+  const TraceEvent* step = nullptr;
+  for (const TraceEvent& a : trace.annotations)
+    if (starts_with(a.name, "ProfilerStep#")) step = &a;
+  if (!step)
+    throw InputError(trace.file, "traceEvents",
+                     "no ProfilerStep#N annotation: profile with torch.profiler.schedule and call prof.step() after "
+                     "each training step");
+  return *step;
+}
+
+// The labelled forward regions of the main thread, in order; a region
+// nested in one already taken (a block's "norm") belongs to it.
+std::vector<Region> labelled_regions(const KinetoTrace& trace, const Window& window, const TraceLabels& labels) {
   std::regex embedding, block, head;
   try {
     embedding = std::regex(labels.embedding);
@@ -87,28 +105,12 @@ StepCosts attribute_step(const KinetoTrace& trace, const TraceLabels& labels) {
   } catch (const std::regex_error& e) {
     throw InputError(trace.file, "labels", single_line(std::string("a label pattern is not a regex: ") + e.what()));
   }
-  const TraceEvent* step = nullptr;
-  for (const TraceEvent& a : trace.annotations)
-    if (starts_with(a.name, "ProfilerStep#")) step = &a;
-  if (!step)
-    throw InputError(trace.file, "traceEvents",
-                     "no ProfilerStep#N annotation: profile with torch.profiler.schedule and call prof.step() after "
-                     "each training step");
-  StepCosts out;
-  out.step = step->name;
-  out.seconds = step->duration;
-  out.kernel_gap = queued_kernel_gap(trace.kernels);
-  const double step_end = step->end();
-  const auto inside = [&](const TraceEvent& e) { return e.start >= step->start && e.start < step_end; };
-
-  // The labelled forward regions of the main thread; a region nested in one
-  // already taken (a block's "norm") belongs to it.
   std::vector<Region> regions;
   std::map<std::string, int> seen;
   double taken_until = -std::numeric_limits<double>::infinity();
   for (const TraceEvent& a : trace.annotations) {
     // A label is a short name; std::regex recurses per character, so a long one would overflow the stack.
-    if (a.thread != step->thread || !inside(a) || a.start < taken_until || a.name.size() > kMaxLabelLength) continue;
+    if (!window.on_main_thread(a) || a.start < taken_until || a.name.size() > kMaxLabelLength) continue;
     ModelPart part;
     if (std::regex_match(a.name, block))
       part = ModelPart::Block;
@@ -123,22 +125,13 @@ StepCosts attribute_step(const KinetoTrace& trace, const TraceLabels& labels) {
   }
   if (std::none_of(regions.begin(), regions.end(), [](const Region& r) { return r.part == ModelPart::Block; }))
     throw InputError(trace.file, "traceEvents",
-                     step->name + " has no record_function region named like a block ('" + labels.block +
+                     window.step.name + " has no record_function region named like a block ('" + labels.block +
                          "'): label each block's forward with torch.profiler.record_function");
+  return regions;
+}
 
-  // Forward ops -> their region (the last one begun), by autograd sequence number.
-  std::unordered_map<long long, std::size_t> region_of_sequence;
-  std::vector<double> region_starts;
-  for (const Region& r : regions) region_starts.push_back(r.event->start);
-  const auto region_at = [&](double t) -> long {
-    return static_cast<long>(std::upper_bound(region_starts.begin(), region_starts.end(), t) - region_starts.begin()) -
-           1;
-  };
-  for (const TraceEvent& op : trace.ops) {
-    if (op.thread != step->thread || !inside(op) || op.sequence < 0) continue;
-    const long r = region_at(op.start);
-    if (r >= 0) region_of_sequence.emplace(op.sequence, static_cast<std::size_t>(r));
-  }
+// Tokens per micro-batch: the token ids the first embedding region looks up; 0 when unknown.
+long long tokens_per_microbatch(const KinetoTrace& trace, const std::vector<Region>& regions) {
   for (const Region& r : regions) {
     if (r.part != ModelPart::Embedding) continue;
     for (const TraceEvent& op : trace.ops)
@@ -146,33 +139,44 @@ StepCosts attribute_step(const KinetoTrace& trace, const TraceLabels& labels) {
           op.input_dims.size() >= 2 && !op.input_dims[1].empty()) {
         double tokens = 1;  // in double: a corrupt shape must not overflow
         for (long long d : op.input_dims[1]) tokens *= static_cast<double>(std::max(1LL, d));
-        out.tokens = tokens <= 1e15 ? static_cast<long long>(tokens) : 0;
-        break;
+        return tokens <= 1e15 ? static_cast<long long>(tokens) : 0;
       }
-    if (out.tokens > 0) break;
   }
+  return 0;
+}
 
-  // Claims: a region's start (its forward), a backward node of one of its
-  // ops (its backward), the optimizer's zero_grad and step.
-  std::map<std::pair<long, bool>, std::size_t> piece_of;  // (region, backward); region -1: the optimizer
-  std::vector<StepPiece> pieces;
-  std::vector<std::pair<double, std::pair<long, bool>>> raw;
+// The moments that start a piece of the step, in time order: a region's
+// start (its forward), a backward node of one of its forward ops (its
+// backward: autograd's sequence numbers link them), the optimizer's
+// zero_grad and step. Fills `pieces` in the order they first claim.
+std::vector<Claim> step_claims(const KinetoTrace& trace, const Window& window, const std::vector<Region>& regions,
+                               std::vector<StepPiece>& pieces) {
+  // Forward ops -> their region (the last one begun).
+  std::vector<double> region_starts;
+  for (const Region& r : regions) region_starts.push_back(r.event->start);
+  std::unordered_map<long long, long> region_of_sequence;
+  for (const TraceEvent& op : trace.ops) {
+    if (!window.on_main_thread(op) || op.sequence < 0) continue;
+    const long r = static_cast<long>(std::upper_bound(region_starts.begin(), region_starts.end(), op.start) -
+                                     region_starts.begin()) -
+                   1;
+    if (r >= 0) region_of_sequence.emplace(op.sequence, r);
+  }
+  std::vector<std::pair<double, std::pair<long, bool>>> raw;  // (start, (region or -1 for the optimizer, backward))
   for (std::size_t r = 0; r < regions.size(); ++r)
     raw.push_back({regions[r].event->start, {static_cast<long>(r), false}});
   for (const TraceEvent& a : trace.annotations)
-    if (a.thread == step->thread && inside(a) && starts_with(a.name, "Optimizer."))
-      raw.push_back({a.start, {-1, false}});
-  AccumulateNodes accumulate;
+    if (window.on_main_thread(a) && starts_with(a.name, "Optimizer.")) raw.push_back({a.start, {-1, false}});
   for (const TraceEvent& op : trace.ops) {
-    if (!inside(op) || !starts_with(op.name, kBackwardNode)) continue;
-    if (op.name.find("AccumulateGrad") != std::string::npos) accumulate.add(op);
+    if (!window.inside(op) || !starts_with(op.name, kBackwardNode)) continue;
     const auto it = region_of_sequence.find(op.sequence);
-    if (it != region_of_sequence.end()) raw.push_back({op.start, {static_cast<long>(it->second), true}});
+    if (it != region_of_sequence.end()) raw.push_back({op.start, {it->second, true}});
   }
   std::stable_sort(raw.begin(), raw.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::map<std::pair<long, bool>, std::size_t> piece_of;
   std::vector<Claim> claims;
   for (const auto& [start, key] : raw) {
-    auto [it, added] = piece_of.emplace(key, pieces.size());
+    const auto [it, added] = piece_of.emplace(key, pieces.size());
     if (added) {
       StepPiece p;
       if (key.first < 0) {
@@ -189,11 +193,29 @@ StepCosts attribute_step(const KinetoTrace& trace, const TraceLabels& labels) {
     }
     if (claims.empty() || claims.back().piece != it->second) claims.push_back({start, it->second});
   }
+  return claims;
+}
+
+}  // namespace
+
+StepCosts attribute_step(const KinetoTrace& trace, const TraceLabels& labels) {
+  const Window window{last_step(trace)};
+  const std::vector<Region> regions = labelled_regions(trace, window, labels);
+  StepCosts out;
+  out.step = window.step.name;
+  out.seconds = window.step.duration;
+  out.kernel_gap = queued_kernel_gap(trace.kernels);
+  out.tokens = tokens_per_microbatch(trace, regions);
+  const std::vector<Claim> claims = step_claims(trace, window, regions, out.pieces);
 
   // Kernels -> the claim in effect when the op that launched them began.
+  AccumulateNodes accumulate;
   std::unordered_map<long long, const TraceEvent*> launcher;
-  for (const TraceEvent& op : trace.ops)
-    if (inside(op) && op.external_id >= 0) launcher.emplace(op.external_id, &op);
+  for (const TraceEvent& op : trace.ops) {
+    if (!window.inside(op)) continue;
+    if (op.external_id >= 0) launcher.emplace(op.external_id, &op);
+    if (starts_with(op.name, kBackwardNode) && op.name.find("AccumulateGrad") != std::string::npos) accumulate.add(op);
+  }
   std::vector<double> claim_starts;
   for (const Claim& c : claims) claim_starts.push_back(c.start);
   std::vector<double> kernels_end(claims.size(), 0);
@@ -203,7 +225,7 @@ StepCosts attribute_step(const KinetoTrace& trace, const TraceLabels& labels) {
     const TraceEvent& op = *it->second;
     const std::size_t c = static_cast<std::size_t>(std::max<std::ptrdiff_t>(
         0, std::upper_bound(claim_starts.begin(), claim_starts.end(), op.start) - claim_starts.begin() - 1));
-    StepPiece& p = pieces[claims[c].piece];
+    StepPiece& p = out.pieces[claims[c].piece];
     const double device = k.duration + out.kernel_gap;
     p.device_seconds += device;
     if (p.backward && weight_gradient_op(op, out.tokens, accumulate)) p.weight_device_seconds += device;
@@ -213,14 +235,13 @@ StepCosts attribute_step(const KinetoTrace& trace, const TraceLabels& labels) {
 
   // Each claim adds what it moves the step's finish: the later of the host
   // reaching the next claim and its own kernels ending.
-  double finish = step->start;
+  double finish = window.step.start;
   for (std::size_t c = 0; c < claims.size(); ++c) {
-    const double host_end = c + 1 < claims.size() ? claims[c + 1].start : step_end;
+    const double host_end = c + 1 < claims.size() ? claims[c + 1].start : window.step.end();
     const double next = std::max({finish, host_end, kernels_end[c]});
-    pieces[claims[c].piece].seconds += next - finish;
+    out.pieces[claims[c].piece].seconds += next - finish;
     finish = next;
   }
-  out.pieces = std::move(pieces);
   return out;
 }
 
