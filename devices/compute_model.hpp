@@ -17,6 +17,8 @@ namespace pipesim {
 struct Calibration {
   std::string file;
   std::map<std::string, double> seconds;  // key -> seconds
+  // Tokens per micro-batch of the measured ops (key tokens_per_microbatch); 0: not said.
+  double tokens_per_microbatch = 0;
 };
 
 // The device lacks the op's precision (its peak is 0). An InputError whose

@@ -89,6 +89,7 @@ std::string calibration_yaml(const TraceCalibration& c, const StepCosts& costs, 
     << (costs.tokens > 0 ? "" : " (tokens unknown: all input)") << ".\n"
     << "# Each op's time as " << (device_time ? step_reading : kernel_reading) << ":\n";
   for (const auto& [key, seconds] : commented.seconds) y << "#   " << key << ": " << micros(seconds) << "\n";
+  if (costs.tokens > 0) y << "tokens_per_microbatch: " << costs.tokens << "\n";
   for (const auto& [key, seconds] : written.seconds) y << key << ": " << micros(seconds) << "\n";
   return y.str();
 }

@@ -16,6 +16,11 @@ Calibration load_calibration(const std::string& path) {
     Calibration c;
     c.file = path;
     for (const auto& [key, entry] : reader.fields(root, "", nullptr)) {
+      if (key == "tokens_per_microbatch") {
+        c.tokens_per_microbatch = static_cast<double>(
+            reader.integer(entry.value, key, "a whole number of tokens like 2048", 1, 1000000000000LL));
+        continue;
+      }
       const double s = reader.quantity(entry.value, key, "a duration like '1.2ms'", parse_seconds);
       if (!(s >= 0) || s > 1e9)
         reader.fail(entry.value, key, "expected a duration from 0 to 1e9 s, got " + entry.value.Scalar());
@@ -41,6 +46,14 @@ Workload time_model_layers(const Workload& w, const Platform& p) {
                          to_string(w.model->precision) + " compute");
   Calibration calibration;
   if (!w.model->calibration.empty()) calibration = load_calibration(w.model->calibration);
+  // One truth: measured times are for the shapes they were measured at; nothing rescales them.
+  if (calibration.tokens_per_microbatch > 0 && calibration.tokens_per_microbatch != w.model->tokens_per_microbatch)
+    throw InputError(w.file, "model.calibration",
+                     calibration.file + " was measured at " +
+                         std::to_string(static_cast<long long>(calibration.tokens_per_microbatch)) +
+                         " tokens per micro-batch, this model runs " +
+                         std::to_string(static_cast<long long>(w.model->tokens_per_microbatch)) +
+                         " (seq_length x microbatch_size): a calibration does not rescale");
   Workload out = w;
   out.reference_speed = device.speed;
   const auto step = calibration.seconds.find("optimizer.step");

@@ -394,7 +394,7 @@ std::string small_model_workload() {
 
 // The compute model's measured times by op key (docs/devices.md#calibration-files).
 const std::string kCalibration =
-    "block.forward: 1ms\nblock.backward_input: 1.5ms\nblock.backward_weight: 0.5ms\n"
+    "tokens_per_microbatch: 256\nblock.forward: 1ms\nblock.backward_input: 1.5ms\nblock.backward_weight: 0.5ms\n"
     "head.forward: 2ms\nembedding.forward: 10us\n";
 
 TEST_P(ModelWorkload, KeepsTheErrorContract) {
@@ -437,13 +437,16 @@ TEST_P(ProfilerTrace, KeepsTheErrorContract) {
   for (std::size_t i = 0; i < trace["traceEvents"].size(); ++i)
     text += (i ? ",\n" : "") + trace["traceEvents"][i].dump();
   text += "\n]}\n";
-  write("trace.json", mutated(text, rng, kTraceRules));
-  write("workload.yaml", small_model_workload());
+  write("kineto.json", mutated(text, rng, kTraceRules));
+  // The synthetic trace's micro-batch: 2 sequences of 8 tokens.
+  std::string workload = small_model_workload();
+  workload.replace(workload.find("seq_length: 128"), 15, "seq_length: 8");
+  write("workload.yaml", workload);
   write("platform.xml", source("platforms/h200-1gpu.xml"));
   int exit_code = -1;
-  std::string failure = run({{"import", "trace.json", "-o", "calibration.yaml"},
+  std::string failure = run({{"import", "kineto.json", "-o", "calibration.yaml"},
                              {{"calibration.yaml", "#"}},
-                             {"trace.json", "calibration.yaml"}},
+                             {"kineto.json", "calibration.yaml"}},
                             &exit_code);
   if (failure.empty() && exit_code == 0)
     failure = run(run_call("platform.xml", "workload.yaml", {}, {"platform.xml", "workload.yaml", "calibration.yaml"}));

@@ -145,6 +145,16 @@ TEST(ModelWorkload, CalibrationFileSetsThePassTimes) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NEAR(nlohmann::json::parse(read_text(json))["makespan"].get<double>(), 0.192, 1e-12);
 
+  // Measured at other shapes: refused, since nothing rescales a measured time.
+  write_file("calibration.yaml", "tokens_per_microbatch: 4096\nblock.forward: 1ms\n");
+  const CliResult shapes = run_pipesim("run " + kRoot + "platforms/h200-1gpu.xml " + w);
+  EXPECT_EQ(shapes.exit_code, 2);
+  EXPECT_EQ(shapes.err, "pipesim: error: " + w + ": model.calibration: " + calibration +
+                            " was measured at 4096 tokens per micro-batch, this model runs 2048 (seq_length x "
+                            "microbatch_size): a calibration does not rescale\n");
+  write_file("calibration.yaml", "tokens_per_microbatch: 2048\nblock.forward: 1ms\n");
+  EXPECT_EQ(run_pipesim("run " + kRoot + "platforms/h200-1gpu.xml " + w + " --quiet").exit_code, 0);
+
   write_file("calibration.yaml", "block.forward: fast\n");
   const CliResult bad = run_pipesim("run " + kRoot + "platforms/h200-1gpu.xml " + w);
   EXPECT_EQ(bad.exit_code, 2);
