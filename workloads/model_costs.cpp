@@ -1,5 +1,8 @@
 #include "workloads/model_costs.hpp"
 
+#include <set>
+#include <vector>
+
 #include "devices/device_spec.hpp"
 #include "sim/input_error.hpp"
 #include "sim/units.hpp"
@@ -30,6 +33,26 @@ Calibration load_calibration(const std::string& path) {
   });
 }
 
+namespace {
+
+// A key the model has no op for would be silently unused (a typo): refused, naming the keys it has.
+void check_calibration_keys(const Calibration& calibration, const Workload& w) {
+  std::set<std::string> keys = {"optimizer.step"};
+  for (const Layer& layer : w.layers)
+    if (layer.ops)
+      for (const OpWork* op :
+           {&layer.ops->forward, &layer.ops->backward_input, &layer.ops->backward_weight, &layer.ops->recompute})
+        keys.insert(op->key);
+  for (const auto& [key, seconds] : calibration.seconds)
+    if (!keys.count(key))
+      throw InputError(
+          calibration.file, key,
+          "unknown op key (expected one of: " + YamlFields::join(std::vector<std::string>(keys.begin(), keys.end())) +
+              ", or tokens_per_microbatch)");
+}
+
+}  // namespace
+
 Workload time_model_layers(const Workload& w, const Platform& p) {
   if (!w.model) return w;
   const int ref = fastest_device(p);
@@ -54,6 +77,7 @@ Workload time_model_layers(const Workload& w, const Platform& p) {
                          " tokens per micro-batch, this model runs " +
                          std::to_string(static_cast<long long>(w.model->tokens_per_microbatch)) +
                          " (seq_length x microbatch_size): a calibration does not rescale");
+  check_calibration_keys(calibration, w);
   Workload out = w;
   out.reference_speed = device.speed;
   const auto step = calibration.seconds.find("optimizer.step");

@@ -155,6 +155,17 @@ TEST(ModelWorkload, CalibrationFileSetsThePassTimes) {
   write_file("calibration.yaml", "tokens_per_microbatch: 2048\nblock.forward: 1ms\n");
   EXPECT_EQ(run_pipesim("run " + kRoot + "platforms/h200-1gpu.xml " + w + " --quiet").exit_code, 0);
 
+  // A key the model has no op for (a typo) would be silently unused: refused.
+  write_file("calibration.yaml", "block.forwrd: 1ms\n");
+  const CliResult typo = run_pipesim("run " + kRoot + "platforms/h200-1gpu.xml " + w);
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_EQ(typo.err.rfind("pipesim: error: " + calibration +
+                               ": block.forwrd: unknown op key (expected one of: block.backward_input, ",
+                           0),
+            0u)
+      << typo.err;
+  EXPECT_NE(typo.err.find("optimizer.step, or tokens_per_microbatch)"), std::string::npos) << typo.err;
+
   write_file("calibration.yaml", "block.forward: fast\n");
   const CliResult bad = run_pipesim("run " + kRoot + "platforms/h200-1gpu.xml " + w);
   EXPECT_EQ(bad.exit_code, 2);
