@@ -25,13 +25,6 @@ nlohmann::json run_json(const std::string& platform, const std::string& workload
   return nlohmann::json::parse(read_text(json));
 }
 
-const nlohmann::json* find_purpose(const nlohmann::json& j, const std::string& purpose) {
-  if (!j.contains("collectives")) return nullptr;
-  for (const auto& c : j["collectives"])
-    if (c["purpose"] == purpose) return &c;
-  return nullptr;
-}
-
 // Two layers of 200 M parameters each, GPipe over two stages.
 const std::string kChain =
     "microbatches: 2\ninput: 1MB\nschedule: gpipe\n"

@@ -45,13 +45,6 @@ std::string tied_model(bool tied, int stages) {
          "}\nmicrobatches: 2\nschedule: gpipe\nplacement: {stages: " + std::to_string(stages) + "}\n";
 }
 
-const nlohmann::json* find_purpose(const nlohmann::json& j, const std::string& purpose) {
-  if (!j.contains("collectives")) return nullptr;
-  for (const auto& c : j["collectives"])
-    if (c["purpose"] == purpose) return &c;
-  return nullptr;
-}
-
 // Megatron's embedding all-reduce: with the embedding and its tied head on
 // two devices, the tied gradient is summed between them before their
 // optimizer steps, a ring all-reduce of 2 ranks over their link. From the

@@ -36,6 +36,14 @@ inline double json_number(const nlohmann::json& j, const std::string& pointer, d
   return j.contains(at) ? j.at(at).get<double>() : missing;
 }
 
+// The report's `collectives` entry of PURPOSE ("dp gradients", "tied embedding"), or null.
+inline const nlohmann::json* find_purpose(const nlohmann::json& j, const std::string& purpose) {
+  if (!j.contains("collectives")) return nullptr;
+  for (const auto& c : j["collectives"])
+    if (c["purpose"] == purpose) return &c;
+  return nullptr;
+}
+
 // STDOUT: where standard output goes (empty: a file read into the result);
 // DIR: the working directory (empty: this process's).
 inline CliResult run_pipesim(const std::string& args, const std::string& stdout_path = "",
