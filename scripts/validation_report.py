@@ -113,7 +113,7 @@ def generated(measured, results):
         else:
             mem = " | | "
         by_case[m["case"]] = t
-        table.append(f"| {m['case']} | {SOURCES[m['source']]} | {m['measured']} | {measured_t:.4g} s | {t:.4g} s | "
+        table.append(f"| {m['case']} | {SOURCES[m['source']]} | {m['measured']} | {m['iteration_time_s']} s | {t:.4g} s | "
                      f"{percent(err)} | {mem} |")
     out.append("### Summary\n")
     out.append("| Points | n | mean \\|error\\| | largest error | most below |")

@@ -112,6 +112,24 @@ TEST(OrdersCsv, RejectsWhatItCannotRead) {
   EXPECT_THROW(read_orders_csv("/nonexistent/o.csv"), InputError);
 }
 
+// A model's chain (embedding, blocks, head) on stages that divide its blocks:
+// Megatron-LM's split, the blocks evenly, the embedding with the first stage
+// and the head with the last (get_num_layers_to_build), where equal counts
+// of the 10 layers would give stages 1 and 3 three layers each.
+TEST(OrdersCsv, ModelChainsSplitTheirBlocksAsMegatron) {
+  const Platform platform = pattern_platform(4);
+  const ExplicitOrders o = parse_orders_csv("0F0,0B0,2F0,2B0\n1F0,1B0,3F0,3B0\n", "o.csv");
+  using Ranges = std::vector<std::pair<int, int>>;
+  Workload w = uniform(10, 1);
+  for (Layer& layer : w.layers) layer.ops = LayerOps{};
+  w.layers.front().ops->forward.key = "embedding.forward";
+  for (std::size_t l = 1; l + 1 < w.layers.size(); ++l) w.layers[l].ops->forward.key = "block.forward";
+  w.layers.back().ops->forward.key = "head.forward";
+  EXPECT_EQ(orders_stage_layers(o, w, platform), (Ranges{{0, 2}, {3, 4}, {5, 6}, {7, 9}}));
+  w.layers.resize(9);  // 7 blocks and no head: equal counts of the whole chain
+  EXPECT_EQ(orders_stage_layers(o, w, platform), (Ranges{{0, 1}, {2, 3}, {4, 5}, {6, 8}}));
+}
+
 TEST(OrdersCsv, StageLayers) {
   const Platform platform = pattern_platform(4);
   const ExplicitOrders o = parse_orders_csv("0F0,0B0,2F0,2B0\n1F0,1B0,3F0,3B0\n", "o.csv");
