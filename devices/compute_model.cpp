@@ -63,15 +63,18 @@ double device_seconds(const DeviceSpec& device, const OpWork& op) {
   if (peak <= 0) throw UnsupportedPrecision(device.name, op.precision);
   double compute = 0;
   if (has_gemm(op) && op.flops > 0) compute = op.flops / (peak * gemm_efficiency(device, op));
-  double memory = 0;
-  if (op.bytes > 0 && device.memory_bandwidth > 0)
-    memory = op.bytes / (device.memory_bandwidth * device.memory_efficiency);
+  double memory = 0, serial = 0;
+  if (device.memory_bandwidth > 0) {
+    const double rate = device.memory_bandwidth * device.memory_efficiency;
+    if (op.bytes > 0) memory = op.bytes / rate;
+    if (op.serial_bytes > 0) serial = op.serial_bytes / rate;
+  }
   double scale = 1;
   if (!op.key.empty()) {
     const auto it = device.op_scale.find(op.key);
     if (it != device.op_scale.end()) scale = it->second;
   }
-  return std::max(compute, memory) * scale;
+  return (std::max(compute, memory) + serial) * scale;
 }
 
 double op_seconds(const DeviceSpec& device, const OpWork& op, const Calibration* calibration, HostIssue issue) {

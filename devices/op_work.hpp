@@ -31,6 +31,11 @@ const char* to_string(Pass pass);
 struct OpWork {
   double flops = 0;  // floating-point operations (multiply-add = 2)
   double bytes = 0;  // bytes read and written in device memory (for the roofline's memory side)
+  // Bytes of memory-bound kernels that run on their own between the op's
+  // GEMMs, so their time adds to the roofline's instead of hiding under it:
+  // attention without flash attention scales, masks, softmaxes and drops out
+  // the b*a*s^2 scores in kernels of their own.
+  double serial_bytes = 0;
   // The shape of the op's dominant GEMM, for the efficiency curve (0 when the
   // op has no GEMM, an embedding lookup: then it is memory-bound):
   //   gemm_m: tokens of the micro-batch, b*s;

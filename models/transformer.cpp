@@ -74,7 +74,10 @@ ModelLayer block_layer(const TransformerConfig& c, const TransformerDims& d) {
 
   // Bytes: activations read and written by each op, in elements, plus the weights.
   const double scores = d.heads * d.s * T / t;
-  const double attn_traffic = T * d.qkv_width / t + T * h / t + (c.flash_attention ? 0 : 4 * scores);
+  // Without flash attention the scores pass through kernels of their own
+  // (scale and mask, softmax, dropout, each reading and writing them).
+  const double score_traffic = c.flash_attention ? 0 : 4 * scores;
+  const double attn_traffic = T * d.qkv_width / t + T * h / t;
   const double traffic = 2 * T * h * rep                      // norm 1
                          + T * h + T * d.qkv_width / t        // QKV
                          + attn_traffic                       // attention core
@@ -91,11 +94,15 @@ ModelLayer block_layer(const TransformerConfig& c, const TransformerDims& d) {
       op("block.backward_input", igrad, e * (2 * traffic + weights), m, n, k, gemms + 2 * others, c.precision);
   l.backward_weight = op("block.backward_weight", wgrad, e * (traffic + 2 * weights), m, n, k,
                          gemms + (c.bias ? gemms : 0), c.precision);
-  if (c.recompute == Recompute::Full)
+  l.forward.serial_bytes = e * score_traffic;
+  l.backward_input.serial_bytes = 2 * e * score_traffic;
+  if (c.recompute == Recompute::Full) {
     l.recompute = op("block.recompute", fwd, l.forward.bytes, m, n, k, fwd_kernels, c.precision);
-  else if (c.recompute == Recompute::Selective)
+    l.recompute.serial_bytes = l.forward.serial_bytes;
+  } else if (c.recompute == Recompute::Selective) {
     l.recompute = op("block.recompute", attention, e * attn_traffic, m, n, k, core, c.precision);
-  else
+    l.recompute.serial_bytes = e * score_traffic;
+  } else
     l.recompute = op("block.recompute", 0, 0, m, n, k, 0, c.precision);
   set_memory(l, block_memory(c));
   return l;

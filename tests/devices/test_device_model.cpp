@@ -73,6 +73,14 @@ TEST(DeviceModel, OpTimeIsTheLargerOfComputeMemoryAndHost) {
   EXPECT_DOUBLE_EQ(op_seconds(d, op), 4.0);  // memory
   op.kernels = 5000000;
   EXPECT_DOUBLE_EQ(op_seconds(d, op), 5.0);  // host
+  // Kernels of their own between the GEMMs (unfused attention's score
+  // passes) add to the roofline: 2 s of memory + 1e12 / 0.5e12 = 4 + 2 s.
+  op.kernels = 3;
+  op.serial_bytes = 1e12;
+  EXPECT_DOUBLE_EQ(op_seconds(d, op), 6.0);
+  op.bytes = 0;
+  EXPECT_DOUBLE_EQ(op_seconds(d, op), 4.0);  // compute 2 s + serial 2 s
+  op.serial_bytes = 0;
   // No GEMM: memory-bound only, whatever the flops.
   OpWork lookup;
   lookup.flops = 1e15;
