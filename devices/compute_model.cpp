@@ -17,6 +17,11 @@ bool has_gemm(const OpWork& op) { return op.gemm_m > 0 && op.gemm_n > 0 && op.ge
 
 double limit(double half, double size, double exponent) { return half > 0 ? std::pow(half / size, exponent) : 0.0; }
 
+double curve_efficiency(const EfficiencyCurve& c, double m, double n, double k) {
+  const double p = c.exponent;
+  return c.efficiency_max / (1 + limit(c.half_m, m, p) + limit(c.half_n, n, p) + limit(c.half_k, k, p));
+}
+
 }  // namespace
 
 EfficiencyCurve efficiency_curve(const DeviceSpec& device, const OpWork& op) {
@@ -40,9 +45,16 @@ EfficiencyCurve efficiency_curve(const DeviceSpec& device, const OpWork& op) {
 double gemm_efficiency(const DeviceSpec& device, const OpWork& op) {
   if (!has_gemm(op)) return 0;
   const EfficiencyCurve c = efficiency_curve(device, op);
-  const double p = c.exponent;
-  return c.efficiency_max /
-         (1 + limit(c.half_m, op.gemm_m, p) + limit(c.half_n, op.gemm_n, p) + limit(c.half_k, op.gemm_k, p));
+  if (op.tp <= 1 || op.parts.empty()) return curve_efficiency(c, op.gemm_m, op.gemm_n, op.gemm_k);
+  // Under TP: the layer's tp = 1 efficiency, lowered as much as its GEMMs'
+  // flop-weighted harmonic mean efficiency falls when each shrinks on its side.
+  double whole = 0, split = 0;
+  for (const GemmPart& g : op.parts) {
+    whole += g.share / curve_efficiency(c, op.gemm_m, g.n, g.k);
+    split += g.share /
+             curve_efficiency(c, op.gemm_m, g.row_parallel ? g.n : g.n / op.tp, g.row_parallel ? g.k / op.tp : g.k);
+  }
+  return curve_efficiency(c, op.gemm_m, op.gemm_n * op.tp, op.gemm_k) * whole / split;
 }
 
 double host_seconds(const DeviceSpec& device, const OpWork& op, HostIssue issue) {

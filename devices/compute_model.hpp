@@ -48,8 +48,8 @@ enum class HostIssue { Isolated, InChain };
 
 // Seconds of one op on a device: the calibration's time when it names
 // op.key; else max(device time, host time) with
-//   device time = max(flops / (peak(precision) * gemm_efficiency), bytes / (memory_bandwidth * memory_efficiency))
-//                 * op_scale[op.key] (1 when absent)
+//   device time = (max(flops / (peak(precision) * gemm_efficiency), bytes / (memory_bandwidth * memory_efficiency))
+//                  + serial_bytes / (memory_bandwidth * memory_efficiency)) * op_scale[op.key] (1 when absent)
 //   host time   = kernels * the pass's host overhead (isolated: host_overhead, backward_host_overhead,
 //                 launch_overhead; in a chain: chain_host_overhead, chain_backward_host_overhead).
 // An op with no GEMM (gemm_m, gemm_n or gemm_k 0) is memory-bound only.
@@ -61,7 +61,10 @@ double op_seconds(const DeviceSpec& device, const OpWork& op, const Calibration*
 double device_seconds(const DeviceSpec& device, const OpWork& op);
 
 // The GEMM efficiency alone (0..efficiency_max of the op's curve), for
-// tests and reports; 0 for an op with no GEMM.
+// tests and reports; 0 for an op with no GEMM. Under tensor parallelism
+// (op.tp > 1 with op.parts): eff(m, n * tp, k), the layer's shape at tp 1,
+// times sum(share / eff_i) at tp 1 over the same sum with each GEMM shrunk
+// on its side (n / tp column-parallel, k / tp row-parallel).
 double gemm_efficiency(const DeviceSpec& device, const OpWork& op);
 
 // The curve an op follows (its pass and precision; fp8 layer passes scaled).

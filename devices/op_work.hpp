@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace pipesim {
 
@@ -26,6 +27,17 @@ enum class Pass { Gemm, Forward, Backward };
 // "gemm", "forward", "backward".
 const char* to_string(Pass pass);
 
+// One GEMM of a layer at tensor-parallel degree 1, in the curve's terms (n:
+// the output width, k: the contraction), with its share of the layer's GEMM
+// flops. Under TP a column-parallel GEMM (QKV, FFN up) keeps n / tp columns,
+// a row-parallel one (attention output, FFN down) contracts over k / tp.
+struct GemmPart {
+  double share = 0;
+  double n = 0;
+  double k = 0;
+  bool row_parallel = false;
+};
+
 // One pass of one layer (a forward, an input-gradient or a weight-gradient
 // step, or a recompute), as the device sees it.
 struct OpWork {
@@ -45,6 +57,11 @@ struct OpWork {
   double gemm_m = 0;
   double gemm_n = 0;
   double gemm_k = 0;
+  // The layer's GEMMs at tp = 1 and its tensor-parallel degree: under TP
+  // each GEMM shrinks on its own side and the op runs at their efficiency
+  // (compute_model.hpp); empty, or tp 1: the one shape above.
+  std::vector<GemmPart> parts{};
+  int tp = 1;
   int kernels = 1;  // kernel launches, for the per-kernel host overhead
   Precision precision = Precision::BF16;
   // Forward for "*.forward" and "*.recompute", Backward for "*.backward_input"

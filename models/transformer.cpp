@@ -4,6 +4,7 @@
 #include "models/transformer.hpp"
 
 #include <string>
+#include <vector>
 
 #include "models/layer_memory.hpp"
 #include "models/transformer_dims.hpp"
@@ -94,11 +95,25 @@ ModelLayer block_layer(const TransformerConfig& c, const TransformerDims& d) {
       op("block.backward_input", igrad, e * (2 * traffic + weights), m, n, k, gemms + 2 * others, c.precision);
   l.backward_weight = op("block.backward_weight", wgrad, e * (traffic + 2 * weights), m, n, k,
                          gemms + (c.bias ? gemms : 0), c.precision);
+  // Its GEMMs at tp = 1 (QKV and FFN up column-parallel, attention output and
+  // FFN down row-parallel), each by its share of the matrix flops.
+  const double qkv = d.qkv_width * h, out = h * h, up = d.up_matrices * d.ffn * h, down = d.ffn * h;
+  const double all = qkv + out + up + down;
+  const std::vector<GemmPart> parts = {{qkv / all, d.qkv_width, h, false},
+                                       {out / all, h, h, true},
+                                       {up / all, d.ffn, h, false},
+                                       {down / all, h, d.ffn, true}};
+  for (OpWork* pass : {&l.forward, &l.backward_input, &l.backward_weight}) {
+    pass->parts = parts;
+    pass->tp = static_cast<int>(t);
+  }
   l.forward.serial_bytes = e * score_traffic;
   l.backward_input.serial_bytes = 2 * e * score_traffic;
   if (c.recompute == Recompute::Full) {
     l.recompute = op("block.recompute", fwd, l.forward.bytes, m, n, k, fwd_kernels, c.precision);
     l.recompute.serial_bytes = l.forward.serial_bytes;
+    l.recompute.parts = parts;
+    l.recompute.tp = l.forward.tp;
   } else if (c.recompute == Recompute::Selective) {
     l.recompute = op("block.recompute", attention, e * attn_traffic, m, n, k, core, c.precision);
     l.recompute.serial_bytes = e * score_traffic;

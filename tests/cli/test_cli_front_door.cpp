@@ -187,7 +187,7 @@ TEST(CliFrontDoor, MaxMemoryRefusesOrAllowsARun) {
   EXPECT_EQ(huge.err.rfind("pipesim: error: huge.yaml: microbatches: this run needs about ", 0), 0u) << huge.err;
   EXPECT_NE(huge.err.find("(raise it with --max-memory)\n"), std::string::npos) << huge.err;
   expect_one_error_line(run_pipesim("run p.xml w.yaml --max-memory 1MiB --json r.json", "", dir),
-                        "pipesim: error: w.yaml: microbatches: this run needs about 48.0 MiB of memory to simulate "
+                        "pipesim: error: w.yaml: microbatches: this run needs about 52.0 MiB of memory to simulate "
                         "(4 micro-batches x 2 stages); the limit is 1.00 MiB (raise it with --max-memory)");
   expect_one_error_line(run_pipesim("run p.xml w.yaml --max-memory=lots", "", dir),
                         "pipesim: error: --max-memory: 'lots': expected a byte size like '16MiB' or '1.5GB', got "

@@ -101,6 +101,31 @@ TEST(DeviceModel, OpTimeIsTheLargerOfComputeMemoryAndHost) {
   EXPECT_DOUBLE_EQ(host_seconds(d, k), 10e-6);
 }
 
+// A block under TP 2 with a column- and a row-parallel GEMM of equal
+// shares, on eff = 0.5 / (1 + 1024/k): at tp 1 (k = 4096) each runs at 0.4;
+// split, the column-parallel one keeps k (0.4) and the row-parallel one
+// contracts over 2048 (1/3), so the layer runs at 0.4 * 2.5 / 2.75 = 4/11,
+// where its one per-rank shape (n / 2, k) would stay at 0.4.
+TEST(DeviceModel, TensorParallelismShrinksEachGemmOnItsSide) {
+  DeviceSpec d;
+  d.name = "toy";
+  d.peak_bf16 = 100e12;
+  d.forward = {0.5, 0, 0, 1024, 1};
+  OpWork op;
+  op.flops = 1e12;
+  op.gemm_m = 4096;
+  op.gemm_n = 4096;
+  op.gemm_k = 4096;
+  op.parts = {{0.5, 4096, 4096, false}, {0.5, 4096, 4096, true}};
+  EXPECT_DOUBLE_EQ(gemm_efficiency(d, op), 0.4);  // tp 1: the one shape
+  op.tp = 2;
+  op.gemm_n = 2048;  // per rank
+  EXPECT_DOUBLE_EQ(gemm_efficiency(d, op), 4.0 / 11);
+  EXPECT_DOUBLE_EQ(op_seconds(d, op), 1e12 / (100e12 * 4.0 / 11));
+  op.parts.clear();
+  EXPECT_DOUBLE_EQ(gemm_efficiency(d, op), 0.4);
+}
+
 TEST(DeviceModel, CalibrationReplacesTheTimeOfItsKeys) {
   const DeviceSpec& d = *find_device_preset("h200");
   const device_test::BlockOps ops = device_test::block_ops(4096, 1, 2048);

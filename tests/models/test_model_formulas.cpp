@@ -312,6 +312,30 @@ TEST(ModelChain, LayersKeysAndRecomputeMemory) {
   EXPECT_EQ(selective.recompute.kernels, 1);
 }
 
+// Under TP a block's GEMMs shrink each on its own side (Megatron-LM,
+// Shoeybi et al. 2019, §3): QKV and FFN up column-parallel, attention output
+// and FFN down row-parallel; their shares of the matrix flops, GPT's
+// 3h², h², 4h², 4h² of 12h².
+TEST(ModelChain, TensorParallelBlocksListTheirGemmsAtTpOne) {
+  TransformerConfig c = gpt(1024, 8, 2048, 1);
+  c.tp = 4;
+  const ModelLayer block = transformer_chain(c).layers[1];
+  for (const OpWork* pass : {&block.forward, &block.backward_input, &block.backward_weight}) {
+    EXPECT_EQ(pass->tp, 4);
+    ASSERT_EQ(pass->parts.size(), 4u);
+    const double shares[] = {3.0 / 12, 1.0 / 12, 4.0 / 12, 4.0 / 12};
+    const double n[] = {3072, 1024, 4096, 1024}, k[] = {1024, 1024, 1024, 4096};
+    const bool row[] = {false, true, false, true};
+    for (int i = 0; i < 4; ++i) {
+      EXPECT_DOUBLE_EQ(pass->parts[i].share, shares[i]);
+      EXPECT_DOUBLE_EQ(pass->parts[i].n, n[i]);
+      EXPECT_DOUBLE_EQ(pass->parts[i].k, k[i]);
+      EXPECT_EQ(pass->parts[i].row_parallel, row[i]);
+    }
+  }
+  EXPECT_DOUBLE_EQ(block.forward.gemm_n, 4096.0 / 4);  // the one shape: FFN per rank
+}
+
 TEST(ModelChain, UnfusedAttentionKeepsTheScores) {
   TransformerConfig c = gpt(1024, 8, 2048, 1);
   const ModelLayer flash = transformer_chain(c).layers[1];

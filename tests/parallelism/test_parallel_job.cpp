@@ -263,7 +263,7 @@ TEST(ParallelJob, AJobTooLargeToSimulateIsRefusedBeforeItIsBuilt) {
   const CliResult ok = run_pipesim("run " + kRoot + "platforms/nvswitch-8gpu.xml " + w + " --quiet --max-memory 1GiB");
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
   const CliResult r =
-      run_pipesim("run " + kRoot + "platforms/nvswitch-8gpu.xml " + w + " --set microbatches=64 --max-memory 49MiB");
+      run_pipesim("run " + kRoot + "platforms/nvswitch-8gpu.xml " + w + " --set microbatches=64 --max-memory 53MiB");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err.rfind("pipesim: error: " + w + ": parallel: this job needs about ", 0), 0u) << r.err;
   EXPECT_NE(r.err.find("4 copies of the pipeline and their collectives"), std::string::npos) << r.err;

@@ -39,22 +39,22 @@ TEST(MemoryEstimate, DefaultLimitIsThreeQuartersOfTheMachineAtMost16GiB) {
 }
 
 // The sizes counted: 1f1b, 1000 micro-batches, 4 stages: 1000 x (4 F/B +
-// 3 x 2 transfers) = 14,000 tasks, 49.2 MiB (the measured bytes per task:
+// 3 x 2 transfers) = 14,000 tasks, 53.2 MiB (the measured bytes per task:
 // tests/bench/test_measured_memory.cpp). Its pattern, 1000 copies of 8 ops and 6
 // transfers, is built only for --export-pattern, and counts only then.
 TEST(MemoryEstimate, RefusesRunsOverTheLimit) {
   EXPECT_EQ(generate_error(four_layers(1000, "1f1b"), 1 << 20),
-            "chain.yaml: microbatches: this run needs about 49.2 MiB of memory to simulate (1000 micro-batches x 4 "
+            "chain.yaml: microbatches: this run needs about 53.2 MiB of memory to simulate (1000 micro-batches x 4 "
             "stages); the limit is 1.00 MiB (raise it with --max-memory)");
   EXPECT_EQ(generate_error(four_layers(1000, "1f1b"), 1 << 20, true),
-            "chain.yaml: microbatches: this run needs about 55.6 MiB of memory to simulate (1000 micro-batches x 4 "
+            "chain.yaml: microbatches: this run needs about 59.6 MiB of memory to simulate (1000 micro-batches x 4 "
             "stages); the limit is 1.00 MiB (raise it with --max-memory)");
-  EXPECT_EQ(generate_error(four_layers(1000, "1f1b"), 50 << 20), "(no error)");
-  EXPECT_NE(generate_error(four_layers(1000, "1f1b"), 50 << 20, true), "(no error)");
+  EXPECT_EQ(generate_error(four_layers(1000, "1f1b"), 54 << 20), "(no error)");
+  EXPECT_NE(generate_error(four_layers(1000, "1f1b"), 54 << 20, true), "(no error)");
   Workload twice = four_layers(1000, "gpipe");
   twice.iterations = 3;  // the graph triples: 42,000 tasks
   EXPECT_EQ(generate_error(twice, 1 << 20),
-            "chain.yaml: microbatches: this run needs about 51.6 MiB of memory to simulate (1000 micro-batches x 3 "
+            "chain.yaml: microbatches: this run needs about 55.6 MiB of memory to simulate (1000 micro-batches x 3 "
             "iterations x 4 stages); the limit is 1.00 MiB (raise it with --max-memory)");
   // Pattern schedules have a task per layer (4 layers, one per device) and
   // always build their pattern: 14 x 1,000,000 tasks and 14 pattern items.
