@@ -98,13 +98,14 @@ def generated(measured, results):
     mem_err = {"fitted": [], "held-out": []}
     table = []
     by_case = {}
+    by_source = {source: [] for source in SOURCES}
     for m in measured:
         t, peak = (float(x) for x in results[m["case"]])
         measured_t = float(m["iteration_time_s"])
         err = t / measured_t - 1
         part = "fitted" if m["fitted"] == "yes" else "held-out"
         time_err[part].append(err)
-        mem = ""
+        by_source[m["source"]].append(err)
         if m["memory_gb"]:
             measured_mem = float(m["memory_gb"])
             mem_e = peak / GIB / measured_mem - 1
@@ -122,6 +123,8 @@ def generated(measured, results):
     out.append(summary_line("iteration time, fitted", time_err["fitted"]))
     out.append(summary_line("memory, held-out", mem_err["held-out"]))
     out.append(summary_line("memory, fitted", mem_err["fitted"]))
+    for source, errors in by_source.items():
+        out.append(summary_line(f"iteration time, {SOURCES[source]}", errors))
     out.append("")
     out.append("### Schedule rankings\n")
     out.append("Fastest first, at each published comparison of schedules (the zero-bubble paper's Table 4 rows).\n")
