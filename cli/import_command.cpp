@@ -5,9 +5,9 @@
 
 #include "cli/command_line.hpp"
 #include "cli/output_files.hpp"
+#include "sim/yaml_fields.hpp"
 #include "traces/trace_calibration.hpp"
 #include "workloads/pipedream_profile.hpp"
-#include "workloads/yaml_fields.hpp"
 
 namespace pipesim {
 namespace {

@@ -15,12 +15,12 @@
 #include "sim/format.hpp"
 #include "sim/input_error.hpp"
 #include "sim/units.hpp"
+#include "sim/yaml_fields.hpp"
 #include "studies/study.hpp"
 #include "studies/study_runs.hpp"
 #include "workloads/model_costs.hpp"
 #include "workloads/pipedream_profile.hpp"
 #include "workloads/workload_yaml.hpp"
-#include "workloads/yaml_fields.hpp"
 
 namespace pipesim {
 

@@ -13,7 +13,7 @@
 #include "patterns/pattern_timing.hpp"
 #include "sim/input_error.hpp"
 #include "sim/units.hpp"
-#include "workloads/yaml_fields.hpp"
+#include "sim/yaml_fields.hpp"
 
 namespace pipesim {
 namespace {

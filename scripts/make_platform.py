@@ -304,6 +304,27 @@ def cluster(boxes, gpus, preset="A100", fabric="nvswitch", network="fat-tree", n
     return zone("cluster", "Full", nodes, "".join(links), "".join(routes), what=what + ".")
 
 
+def is_description(path):
+    """An output ending in .yaml or .yml gets a cluster description, as pipesim tells them apart."""
+    return path is not None and path.endswith((".yaml", ".yml"))
+
+
+def cluster_description(boxes, gpus, preset="A100", fabric="nvswitch", network="fat-tree", nic=12.5e9,
+                        oversubscription=1.0):
+    """The cluster of cluster() as pipesim's cluster description (docs/platform-format.md): the same hosts,
+    links and routes, built by pipesim with each route computed when it is needed."""
+    speed, memory, nvlink, pcie, model = GPUS[preset]
+    what = f"{boxes} x {gpus} {model} GPUs ({speed}, {memory}), {fabric} inside each box"
+    if boxes > 1:
+        what += f", {network} between boxes ({gbps(nic)} NICs"
+        what += f", oversubscription {oversubscription:g})" if network != "rail" else ")"
+    lines = [f"# Written by scripts/make_platform.py. {what}.", "cluster:", f"  boxes: {boxes}", f"  gpus: {gpus}",
+             f"  gpu: {preset}", f"  fabric: {fabric}", f"  network: {network}", f"  nic: {gbps(nic)}"]
+    if network != "rail":
+        lines.append(f"  oversubscription: {oversubscription:g}")
+    return "\n".join(lines) + "\n"
+
+
 # What pipesim reads (sim/input_file.hpp kMaxInputFileBytes), and the most
 # GPUs of a torus or dragonfly (pipesim counts about 15 GiB for a 3-D torus
 # of a million: sim/engine/platform_size.hpp).
@@ -423,6 +444,10 @@ SHIPPED = {
     # docs/whatif.md's question: 8 GPUs as 2 boxes of 4 (100 Gb/s InfiniBand), 4 boxes of 2 (25 Gb/s Ethernet).
     "two-nvswitch-4gpu-infiniband-100g.xml": lambda: cluster(2, 4, "A100", "nvswitch", "fat-tree", rate("100Gbps")),
     "four-nvswitch-2gpu-ethernet-25g.xml": lambda: cluster(4, 2, "A100", "nvswitch", "ethernet", rate("25Gbps")),
+    # Cluster descriptions (pipesim builds them, each route computed when needed): issue-scale jobs,
+    # GPT-3 175B on 1,024 and 8,192 A100s (bench/README.md), and the whole-network study of docs/whatif.md.
+    "a100-128x8-rail-200g.yaml": lambda: cluster_description(128, 8, "A100", "nvswitch", "rail", rate("200Gbps")),
+    "a100-1024x8-rail-200g.yaml": lambda: cluster_description(1024, 8, "A100", "nvswitch", "rail", rate("200Gbps")),
 }
 
 
@@ -514,7 +539,9 @@ def main(argv):
     c.add_argument("--dragonfly", type=dragonfly_parameters, metavar="G,L;C,L;R,L;N",
                    help="with --network dragonfly: SimGrid's topo_parameters, groups,links;chassis,links;"
                         "routers,links;nodes per router, e.g. '2,1;2,1;2,1;2' (16 GPUs)")
-    c.add_argument("-o", "--output", metavar="FILE", help="the platform file (default: standard output)")
+    c.add_argument("-o", "--output", metavar="FILE",
+                   help="the platform file (default: standard output); ending in .yaml or .yml, a cluster "
+                        "description pipesim builds itself (any size), else SimGrid XML with every route")
     args = parser.parse_args(argv)
     if args.command == "cluster":
         if args.nic <= 0:
@@ -530,6 +557,9 @@ def main(argv):
             if (args.torus_dims if args.network == "dragonfly" else args.dragonfly) is not None:
                 c.error(f"--torus-dims goes with --network torus, --dragonfly with --network dragonfly")
             nodes = math.prod(shape) if args.network == "torus" else math.prod(p[0] for p in shape)
+            if is_description(args.output):
+                c.error(f"--network {args.network} is SimGrid's own <cluster> XML, already small: "
+                        "write it to a .xml file (a .yaml description is for fat-tree, rail and ethernet boxes)")
             if nodes > MAX_NODES:
                 c.error(f"--network {args.network}: {count(nodes)} GPUs; at most {count(MAX_NODES)} "
                         "(pipesim counts about 15 GiB to simulate a million-node 3-D torus)")
@@ -544,6 +574,14 @@ def main(argv):
             if boxes < 1 or args.gpus < 1 or oversubscription < 1:
                 c.error("--boxes and --gpus must be >= 1, --oversubscription >= 1, --nic > 0")
             fabric = args.fabric or "nvswitch"
+            if is_description(args.output):
+                n = boxes * args.gpus
+                if n > MAX_NODES:
+                    c.error(f"--boxes {boxes} --gpus {args.gpus}: {count(n)} GPUs; at most {count(MAX_NODES)}")
+                text = cluster_description(boxes, args.gpus, args.gpu, fabric, args.network, args.nic,
+                                           oversubscription)
+                write_output(args.output, text)
+                return 0
             size = cluster_xml_bytes(boxes, args.gpus, fabric, args.network)
             if size > MAX_XML_BYTES:
                 n = boxes * args.gpus

@@ -8,7 +8,7 @@
 
 #include "schedules/registry.hpp"
 #include "sim/input_error.hpp"
-#include "workloads/yaml_fields.hpp"
+#include "sim/yaml_fields.hpp"
 
 namespace pipesim {
 namespace {

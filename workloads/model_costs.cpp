@@ -6,8 +6,8 @@
 #include "devices/device_spec.hpp"
 #include "sim/input_error.hpp"
 #include "sim/units.hpp"
+#include "sim/yaml_fields.hpp"
 #include "workloads/costs.hpp"
-#include "workloads/yaml_fields.hpp"
 
 namespace pipesim {
 Calibration load_calibration(const std::string& path) {

@@ -6,8 +6,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "sim/yaml_fields.hpp"
 #include "workloads/workload.hpp"
-#include "workloads/yaml_fields.hpp"
 
 namespace pipesim {
 

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "sim/units.hpp"
+#include "sim/yaml_fields.hpp"
 #include "workloads/model_section.hpp"
 #include "workloads/parallel_section.hpp"
-#include "workloads/yaml_fields.hpp"
 
 namespace pipesim {
 namespace {
@@ -22,8 +22,8 @@ constexpr int kMaxLayers = 1000000;
 const std::vector<std::string> kTopKeys = {
     "name",  "microbatches", "microbatch_size", "iterations",    "input",     "reference_speed", "layers",
     "model", "schedule",     "placement",       "memory_saving", "optimizer", "memory",          "parallel"};
-const std::vector<std::string> kOptimizerKeys = {"name",        "weight_bytes", "gradient_bytes",
-                                                 "state_bytes", "distributed",  "data_parallel", "clip_grad"};
+const std::vector<std::string> kOptimizerKeys = {"name",        "weight_bytes",  "gradient_bytes", "state_bytes",
+                                                 "distributed", "data_parallel", "clip_grad"};
 const std::vector<std::string> kMemoryKeys = {"reserve"};
 const std::vector<std::string> kMemorySavingKeys = {"policy", "limit", "slots"};
 const std::vector<std::string> kLayerKeys = {"name",

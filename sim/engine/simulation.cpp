@@ -7,9 +7,12 @@
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u/Engine.hpp>
 
+#include "sim/engine/cluster_description.hpp"
+#include "sim/engine/cluster_zone.hpp"
 #include "sim/engine/executor.hpp"
 #include "sim/engine/platform_check.hpp"
 #include "sim/engine/platform_reader.hpp"
+#include "sim/engine/platform_size.hpp"
 #include "sim/engine/simgrid_guard.hpp"
 #include "sim/engine/simgrid_settings.hpp"
 #include "sim/engine/task_checks.hpp"
@@ -51,8 +54,18 @@ Simulation::Simulation(const std::string& platform_file, const std::vector<std::
     s.engine = std::make_unique<simgrid::s4u::Engine>(&s.argc, s.argv.data());
     guard.rearm();  // the engine installed its own SIGSEGV handler
     // After the engine: its log threshold silences the unit parsers' warnings.
-    time_varying = check_platform_file(platform_file, text, s.config, memory_limit_or_default(max_memory_bytes));
-    s.engine->load_platform(platform_file);
+    if (is_cluster_description(platform_file)) {
+      const ClusterDescription description = parse_cluster_description(platform_file, text);
+      const ClusterCounts counts = count_cluster(description);
+      PlatformSize size;
+      size.hosts = counts.hosts;
+      size.links = counts.links;
+      check_platform_size(platform_file, size, memory_limit_or_default(max_memory_bytes));
+      build_cluster_platform(description);
+    } else {
+      time_varying = check_platform_file(platform_file, text, s.config, memory_limit_or_default(max_memory_bytes));
+      s.engine->load_platform(platform_file);
+    }
     s.engine->seal_platform();  // routes exist only once sealed
   } catch (const InputError&) {
     throw;

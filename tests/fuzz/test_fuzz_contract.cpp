@@ -208,6 +208,33 @@ TEST_P(PlatformXml, KeepsTheErrorContract) {
 
 INSTANTIATE_TEST_SUITE_P(Fuzz, PlatformXml, ::testing::Range(0, kCasesPerFormat));
 
+// --- cluster description YAML --------------------------------------------
+
+const FormatRules kClusterRules = {{std::regex(R"re(\b[a-z_]+: *[^,{}\n#]*)re")},  // key: value
+                                   std::regex(R"re(\b(?:gpu|fabric|network|nic|cluster): *([^,{}\n#]+))re"),
+                                   {"nosuch", "V100", "torus", "nvlink", "\"\"", "~", "[]", "{}", "0Gbps"},
+                                   ""};
+
+class ClusterDescriptionYaml : public FuzzCase {
+  std::string format() const override { return "cluster"; }
+  std::uint64_t seed_base() const override { return 20000; }
+};
+
+TEST_P(ClusterDescriptionYaml, KeepsTheErrorContract) {
+  Rng rng(seed_);
+  const std::string base =
+      rng.chance(50) ? "platforms/a100-128x8-rail-200g.yaml" : "platforms/a100-1024x8-rail-200g.yaml";
+  mutations_.push_back("base " + base);
+  std::string text = source(base);
+  if (rng.chance(50)) text += "  oversubscription: 2\n";  // and a fat-tree or ethernet network for it
+  if (rng.chance(50)) text = edited(text, "network: rail", rng.chance(50) ? "network: fat-tree" : "network: ethernet");
+  write("platform.yaml", mutated(without_comment_lines(text), rng, kClusterRules));
+  write("workload.yaml", tiny_workload());
+  conclude(run(run_call("platform.yaml", "workload.yaml")));
+}
+
+INSTANTIATE_TEST_SUITE_P(Fuzz, ClusterDescriptionYaml, ::testing::Range(0, kCasesPerFormat));
+
 // --- workload YAML -------------------------------------------------------
 
 const FormatRules kWorkloadRules = {

@@ -304,7 +304,7 @@ TEST(PlatformErrors, HugeButFiniteComputeRuns) {
 TEST(ValidPlatforms, EveryShippedPlatformRuns) {
   int count = 0;
   for (const auto& entry : std::filesystem::directory_iterator(kRoot + "platforms")) {
-    if (entry.path().extension() != ".xml") continue;
+    if (entry.path().extension() != ".xml" && entry.path().extension() != ".yaml") continue;
     ++count;
     SCOPED_TRACE(entry.path().string());
     const nlohmann::json report = run_report("run " + entry.path().string() + " " + kTiny, "shipped");
@@ -322,7 +322,7 @@ TEST(ValidPlatforms, EveryShippedPlatformRuns) {
     EXPECT_EQ(tasks, 2 * 8 * stages);
     EXPECT_GE(report.value("makespan", 0.0), busiest);
   }
-  EXPECT_EQ(count, 13);  // with the two clusters of docs/whatif.md and the two single GPUs
+  EXPECT_EQ(count, 15);  // with the two clusters of docs/whatif.md, the two single GPUs, two cluster descriptions
 }
 
 TEST(ValidPlatforms, MultiCoreHostsRunByDefault) {

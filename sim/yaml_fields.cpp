@@ -1,4 +1,4 @@
-#include "workloads/yaml_fields.hpp"
+#include "sim/yaml_fields.hpp"
 
 #include <algorithm>
 #include <cctype>
