@@ -58,6 +58,17 @@ std::string run_generator(const std::string& generator, const std::string& args,
   return line.empty() ? "the generator " + describe_exit(status) : line;
 }
 
+// The K-th cluster's file: a cluster description (docs/platform-format.md),
+// built with each route on demand, unless ARGS asks for SimGrid's own torus
+// or dragonfly, which are XML.
+std::string cluster_file(const std::string& args, int number) {
+  std::istringstream words(args);
+  bool xml = false;
+  for (std::string w; words >> w;)
+    xml = xml || w == "torus" || w == "dragonfly" || w == "--network=torus" || w == "--network=dragonfly";
+  return "cluster-" + std::to_string(number) + (xml ? ".xml" : ".yaml");
+}
+
 }  // namespace
 
 std::string generate_clusters(const SweepPlan& plan, const std::string& spec) {
@@ -66,7 +77,7 @@ std::string generate_clusters(const SweepPlan& plan, const std::string& spec) {
   std::string pattern = (fs::temp_directory_path() / "pipesim-clusters-XXXXXX").string();
   if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary folder for the clusters");
   for (const auto& [args, number] : numbers) {
-    const std::string out = pattern + "/cluster-" + std::to_string(number) + ".xml";
+    const std::string out = pattern + "/" + cluster_file(args, number);
     const std::string failure = run_generator(plan.generator, args, out, pattern + "/generator.err");
     if (!failure.empty()) {
       fs::remove_all(pattern);
@@ -82,14 +93,13 @@ void install_clusters(SweepPlan& plan, const std::string& temporary, const std::
   const std::map<std::string, int> numbers = cluster_numbers(plan);
   fs::create_directories(dir + "/platforms");
   for (const auto& [args, number] : numbers) {
-    const std::string name = "/cluster-" + std::to_string(number) + ".xml";
+    const std::string name = "/" + cluster_file(args, number);
     fs::copy_file(temporary + name, dir + "/platforms" + name, fs::copy_options::overwrite_existing);
   }
   fs::remove_all(temporary);
   plan.run = [made = plan.run, numbers, dir](std::size_t index) {
     SweepRun run = made(index);
-    if (!run.cluster.empty())
-      run.platform = dir + "/platforms/cluster-" + std::to_string(numbers.at(run.cluster)) + ".xml";
+    if (!run.cluster.empty()) run.platform = dir + "/platforms/" + cluster_file(run.cluster, numbers.at(run.cluster));
     return run;
   };
 }

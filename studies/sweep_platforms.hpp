@@ -8,8 +8,8 @@
 
 namespace pipesim {
 
-// Writes every distinct cluster of PLAN (in grid order: cluster-0.xml,
-// cluster-1.xml, ...) into a new temporary folder and returns it ("" when
+// Writes every distinct cluster of PLAN (in grid order: cluster-0.yaml,
+// cluster-1.yaml, ...; a torus or dragonfly .xml) into a new temporary folder and returns it ("" when
 // PLAN has none). A generator failure removes the folder and throws
 // InputError "SPEC: platform: 'cluster ARGS': WHAT" (its last stderr line).
 std::string generate_clusters(const SweepPlan& plan, const std::string& spec);
