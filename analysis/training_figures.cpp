@@ -4,7 +4,41 @@
 
 namespace pipesim {
 
-std::optional<TrainingFigures> training_figures(const Workload& w, const Platform& platform, const Metrics& m) {
+namespace {
+
+// Each device's host-bound seconds over the run: its passes' layers' share.
+std::vector<double> host_bound_by_device(const TaskGraph& graph, const Workload& w, std::size_t devices) {
+  std::vector<double> out(devices, 0);
+  for (TaskId x = 0; x < graph.size(); ++x) {
+    const Task task = graph.task(x);
+    if (task.device < 0 || static_cast<std::size_t>(task.device) >= devices || task.layer_first < 0) continue;
+    for (int l = task.layer_first; l <= task.layer_last && l < static_cast<int>(w.layers.size()); ++l) {
+      const Layer::HostBound& h = w.layers[l].host_bound;
+      switch (task.kind) {
+        case TaskKind::Forward:
+          out[task.device] += h.forward;
+          break;
+        case TaskKind::Backward:
+          out[task.device] += h.backward_input + h.backward_weight;
+          break;
+        case TaskKind::BackwardInput:
+          out[task.device] += h.backward_input;
+          break;
+        case TaskKind::BackwardWeight:
+          out[task.device] += h.backward_weight;
+          break;
+        default:
+          break;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<TrainingFigures> training_figures(const Workload& w, const Platform& platform, const Metrics& m,
+                                                const TaskGraph& graph) {
   if (!w.model || !m.completed || !(m.makespan > 0)) return std::nullopt;
   TrainingFigures t;
   // Each DP replica trains its own micro-batches; a layer's flops are one
@@ -34,6 +68,15 @@ std::optional<TrainingFigures> training_figures(const Workload& w, const Platfor
   t.model_flops_per_gpu = t.model_flops_per_iteration / seconds / t.gpus;
   t.mfu = t.model_flops_per_iteration / seconds / peak;
   t.hfu = t.hardware_flops_per_iteration / seconds / peak;
+  const std::vector<double> host = host_bound_by_device(graph, w, m.devices.size());
+  for (std::size_t d = 0; d < host.size(); ++d)
+    if (host[d] > 0 && (t.host_bound_device < 0 || host[d] > host[t.host_bound_device]))
+      t.host_bound_device = static_cast<int>(d);
+  if (t.host_bound_device >= 0) {
+    const double busy = m.devices[t.host_bound_device].busy_time;
+    t.host_bound_seconds = host[t.host_bound_device] / m.iterations;
+    t.host_bound_share = busy > 0 ? host[t.host_bound_device] / busy : 0;
+  }
   return t;
 }
 

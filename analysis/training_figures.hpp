@@ -8,6 +8,7 @@
 
 #include "analysis/metrics.hpp"
 #include "sim/platform.hpp"
+#include "sim/task_graph.hpp"
 #include "workloads/workload.hpp"
 
 namespace pipesim {
@@ -22,10 +23,17 @@ struct TrainingFigures {
   std::string peak_source;        // "h100-sxm bf16 peak" or "host speed"
   double mfu = 0;
   double hfu = 0;
+  // Host-bound time: of the compute, the part where the GPU waits for the
+  // host to launch its kernels (Layer::host_bound over the passes each
+  // device ran), per iteration on the device that has most of it.
+  double host_bound_seconds = 0;
+  int host_bound_device = -1;   // -1: none has any
+  double host_bound_share = 0;  // of that device's busy time
 };
 
 // nullopt when the workload has no model or the run did not complete.
+// GRAPH: the run's, for the host-bound time of each device.
 std::optional<TrainingFigures> training_figures(const Workload& workload, const Platform& platform,
-                                                const Metrics& metrics);
+                                                const Metrics& metrics, const TaskGraph& graph);
 
 }  // namespace pipesim

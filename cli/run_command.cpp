@@ -131,7 +131,7 @@ int run_command(const RunOptions& options) {
   const Timeline& timeline = engine.timeline;
   // Every data-parallel replica trains its own micro-batches.
   const Metrics metrics = compute_metrics(graph, timeline, platform, workload.microbatch_size * workload.parallel.dp);
-  const std::optional<TrainingFigures> training = training_figures(workload, platform, metrics);
+  const std::optional<TrainingFigures> training = training_figures(workload, platform, metrics, graph);
   const TrainingFigures* job = training ? &*training : nullptr;
   if (pattern) pattern->simulated_period = simulated_period(*pattern, metrics, graph, timeline);
   const PatternSummary* promised = pattern ? &*pattern : nullptr;

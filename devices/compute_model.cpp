@@ -89,6 +89,11 @@ double device_seconds(const DeviceSpec& device, const OpWork& op) {
   return (std::max(compute, memory) + serial) * scale;
 }
 
+double host_bound_seconds(const DeviceSpec& device, const OpWork& op, const Calibration* calibration, HostIssue issue) {
+  if (calibration && !op.key.empty() && calibration->seconds.count(op.key)) return 0;
+  return std::max(0.0, host_seconds(device, op, issue) - device_seconds(device, op));
+}
+
 double op_seconds(const DeviceSpec& device, const OpWork& op, const Calibration* calibration, HostIssue issue) {
   if (calibration && !op.key.empty()) {
     const auto it = calibration->seconds.find(op.key);

@@ -73,4 +73,10 @@ EfficiencyCurve efficiency_curve(const DeviceSpec& device, const OpWork& op);
 // The host time alone: kernels * the pass's host overhead (DeviceSpec).
 double host_seconds(const DeviceSpec& device, const OpWork& op, HostIssue issue = HostIssue::Isolated);
 
+// How much of op_seconds the host adds: host time beyond the device time,
+// the GPU waiting for its kernels to be launched (0 for a calibrated op,
+// whose measured time is not split).
+double host_bound_seconds(const DeviceSpec& device, const OpWork& op, const Calibration* calibration = nullptr,
+                          HostIssue issue = HostIssue::Isolated);
+
 }  // namespace pipesim

@@ -141,6 +141,10 @@ void write_json_report(std::ostream& os, const Metrics& m, const Platform& platf
     w.field("peak_source", training->peak_source);
     w.field("mfu", training->mfu);
     w.field("hfu", training->hfu);
+    w.field("host_bound_seconds", training->host_bound_seconds);
+    w.field("host_bound_share", training->host_bound_share);
+    if (training->host_bound_device >= 0)
+      w.field("host_bound_device", platform.devices[training->host_bound_device].name);
     w.end_object();
   }
 

@@ -140,6 +140,13 @@ void write_resources(std::ostream& os, const Metrics& m, const SplitPlan* split)
   write_table(os, rows);
 }
 
+// The GPU waiting for the host's kernel launches, where it is the most.
+std::string host_bound_text(const TrainingFigures& t, const Platform& platform) {
+  if (t.host_bound_device < 0) return "none (at every pass the device takes longer than the host takes to launch it)";
+  return fmt::time(t.host_bound_seconds) + " per iteration on " + platform.devices[t.host_bound_device].name + " (" +
+         fmt::fixed(100 * t.host_bound_share, 1) + " % of its busy time: kernels waiting for their launch)";
+}
+
 }  // namespace
 
 void write_summary(std::ostream& os, const Metrics& m, const Platform& platform, const std::string& schedule_name,
@@ -172,7 +179,8 @@ void write_summary(std::ostream& os, const Metrics& m, const Platform& platform,
                       fmt::fixed(training->peak_flops_per_gpu / 1e12, 0) + " TFLOP/s (" + training->peak_source + ")";
     at = header.insert(at, {"MFU", mfu}) + 1;
     if (training->hfu != training->mfu)
-      header.insert(at, {"HFU", fmt::fixed(100 * training->hfu, 1) + " % (with recompute)"});
+      at = header.insert(at, {"HFU", fmt::fixed(100 * training->hfu, 1) + " % (with recompute)"}) + 1;
+    header.insert(at, {"host-bound", host_bound_text(*training, platform)});
   }
   if (pattern != nullptr) {
     // What the pattern promises, beside what the simulation measured.

@@ -95,6 +95,11 @@ Workload time_model_layers(const Workload& w, const Platform& p) {
                  ? op_seconds(*spec, op, &calibration, HostIssue::InChain)
                  : 0.0;
     };
+    const auto host = [&](const OpWork& op) {
+      return op.flops > 0 || op.bytes > 0 ? host_bound_seconds(*spec, op, &calibration, HostIssue::InChain) : 0.0;
+    };
+    layer.host_bound = {host(layer.ops->forward), host(layer.ops->backward_input) + host(layer.ops->recompute),
+                        host(layer.ops->backward_weight)};
     const double input = time(layer.ops->backward_input) + time(layer.ops->recompute);
     const double weight = time(layer.ops->backward_weight);
     layer.forward = Cost{time(layer.ops->forward), false};

@@ -78,7 +78,13 @@ struct Layer {
   // `split` schedule (docs/mobile.md#time-tables); empty: flops / speed.
   std::map<std::string, ResourceTimes> resource_times{};
   std::optional<LayerOps> ops{};  // present for layers generated from a model
-  TpCollectives tp{};             // its tensor-parallel collectives (from a model with tp > 1)
+  // Of each pass's time, the part the host adds beyond the device's (the GPU
+  // waiting for kernel launches), set with the times from a model's ops
+  // (model_costs.hpp); the report's host-bound line sums it.
+  struct HostBound {
+    double forward = 0, backward_input = 0, backward_weight = 0;  // seconds
+  } host_bound{};
+  TpCollectives tp{};  // its tensor-parallel collectives (from a model with tp > 1)
 };
 
 // PipeDream's activation bytes of a layer (operator_activations, else activation).

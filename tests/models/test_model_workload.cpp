@@ -8,7 +8,12 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "devices/compute_model.hpp"
+#include "devices/device_spec.hpp"
+#include "sim/engine/simulation.hpp"
 #include "tests/support/cli_runner.hpp"
+#include "workloads/model_costs.hpp"
+#include "workloads/workload_yaml.hpp"
 
 namespace pipesim::testing {
 namespace {
@@ -94,6 +99,49 @@ TEST(ModelWorkload, ReportsTokensAndMfu) {
   const double six_n = 6 * 1.5576e9 * 16 * 8 * 1024;
   EXPECT_NEAR(t["model_flops_per_iteration"].get<double>() / six_n, 1.1, 0.1);
   EXPECT_DOUBLE_EQ(t["hfu"].get<double>(), t["mfu"].get<double>());  // no recompute
+}
+
+// Host-bound time (docs/outputs.md): each pass's host time beyond its device
+// time (max(0, kernels x per-kernel host overhead - roofline time), issue 25's
+// per-op host overhead), summed over the passes a device ran, per iteration.
+// A small model on one H200 is launch-bound at many ops; GPT-2 XL on A100s at none.
+TEST(ModelWorkload, HostBoundTimeIsTheHostTimeBeyondTheDeviceTime) {
+  const std::string w =
+      write_file("small.yaml",
+                 "model: {preset: gpt2-xl, layers: 2, hidden: 256, heads: 4, seq_length: 128, vocab: 1024}\n"
+                 "microbatches: 4\nschedule: gpipe\n");
+  const std::string platform = kRoot + "platforms/h200-1gpu.xml", json = temp_path("host.json");
+  const CliResult r = run_pipesim("run " + platform + " " + w + " --json " + json);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("host-bound "), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(read_text(json));
+  const auto& t = j["training"];
+
+  // The closed form from the device model's two times, op by op.
+  Simulation simulation(platform);
+  const Workload timed = time_model_layers(load_workload(w), simulation.platform());
+  const DeviceSpec& h200 = *find_device_preset("h200");
+  double per_microbatch = 0;
+  for (const Layer& layer : timed.layers) {
+    ASSERT_TRUE(layer.ops);
+    for (const OpWork* op :
+         {&layer.ops->forward, &layer.ops->backward_input, &layer.ops->backward_weight, &layer.ops->recompute})
+      if (op->flops > 0 || op->bytes > 0)
+        per_microbatch += std::max(0.0, host_seconds(h200, *op, HostIssue::InChain) - device_seconds(h200, *op));
+  }
+  ASSERT_GT(per_microbatch, 0);
+  EXPECT_NEAR(t["host_bound_seconds"].get<double>(), 4 * per_microbatch, 1e-12);
+  EXPECT_EQ(t["host_bound_device"], "gpu0");
+  const double busy = j["devices"][0]["busy_time"].get<double>();
+  EXPECT_NEAR(t["host_bound_share"].get<double>(), 4 * per_microbatch / busy, 1e-12);
+  EXPECT_GT(t["host_bound_share"].get<double>(), 0.2);  // a small model waits for launches
+
+  const std::string big = temp_path("big.json");
+  const CliResult b = run_pipesim("run " + kRoot + "platforms/nvswitch-8gpu.xml " + kRoot +
+                                  "workloads/examples/gpt2-xl.yaml --json " + big);
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(nlohmann::json::parse(read_text(big))["training"]["host_bound_seconds"].get<double>(), 0);
+  EXPECT_NE(b.out.find("host-bound             none"), std::string::npos) << b.out;
 }
 
 // A model's config.json and calibration file are inputs: an output over one is refused before anything runs.
