@@ -75,6 +75,47 @@ void BM_ClusterPlatform(benchmark::State& state) {
   }
 }
 
+// Issue 24's job at smaller scale: GPT-3 175B, TP 8 inside each box, PP 8,
+// DP = boxes / 8, interleaved 1F1B (3 virtual stages), full recompute, ZeRO-1,
+// every collective as flows; how time and memory grow with GPUs and micro-batches.
+void BM_Gpt3Job(benchmark::State& state) {
+  const int boxes = static_cast<int>(state.range(0)), microbatches = static_cast<int>(state.range(1));
+  const std::string tag = "gpt3-" + std::to_string(boxes) + "-" + std::to_string(microbatches);
+  const std::string platform = generate(boxes, tag + ".yaml");
+  if (platform.empty()) {
+    state.SkipWithError("make_platform.py failed");
+    return;
+  }
+  const std::string workload = pipesim::testing::write_file(
+      tag + "-workload.yaml",
+      "name: gpt3-175b\n"
+      "model: {preset: gpt3-175b, seq_length: 2048, vocab: 51200, microbatch_size: 1, precision: fp16,\n"
+      "        flash_attention: false, dropout: true, recompute: full}\n"
+      "optimizer: adam\nmicrobatches: " +
+          std::to_string(microbatches) +
+          "\nschedule: {name: interleaved-1f1b, virtual_stages: 3}\n"
+          "parallel: {tp: 8, pp: 8, dp: " +
+          std::to_string(boxes / 8) + ", zero: 1}\n");
+  const std::string json = pipesim::testing::temp_path(tag + ".json");
+  double seconds = 0;
+  long rss = 0;
+  for (auto _ : state) {
+    const pipesim::bench::CommandRun r = pipesim::bench::run_command(
+        {PIPESIM_RUN_BINARY, "run", platform, workload, "--json", json, "--quiet"}, "/dev/null");
+    if (r.exit_code != 0) {
+      state.SkipWithError("pipesim run failed");
+      return;
+    }
+    state.SetIterationTime(r.seconds);
+    seconds += r.seconds;
+    rss = std::max(rss, r.peak_rss_kib);
+  }
+  state.counters["gpus"] = 8.0 * boxes;
+  state.counters["microbatches"] = microbatches;
+  state.counters["pipesim_s"] = seconds / static_cast<double>(state.iterations());
+  state.counters["rss_MiB"] = rss / 1024.0;
+}
+
 }  // namespace
 
 // boxes of 8 A100s on rails: 512, 1,024 and 8,192 GPUs.
@@ -86,3 +127,15 @@ BENCHMARK(BM_ClusterPlatform)
     ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
+
+// boxes (8 per replica), micro-batches per replica.
+BENCHMARK(BM_Gpt3Job)
+    ->ArgNames({"boxes", "M"})
+    ->Args({8, 24})
+    ->Args({16, 24})
+    ->Args({32, 24})
+    ->Args({8, 48})
+    ->Args({8, 96})
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kSecond);

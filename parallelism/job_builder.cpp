@@ -27,6 +27,7 @@ JobBuilder::JobBuilder(const TaskGraph& pipeline, const Workload& w, const Platf
       tied_(reduced_.size()),
       normed_(reduced_.size()),
       first_deferred_(map.pp, kNone),
+      sends_(map.pp),
       buckets_(map.pp),
       weight_bytes_(map.pp, 0) {
   pipe_.for_each_order_link([&](TaskId previous, TaskId next) {
@@ -42,6 +43,9 @@ JobBuilder::JobBuilder(const TaskGraph& pipeline, const Workload& w, const Platf
       deferred_[x] = deferred_[*y];
     if (starts && task.device >= 0 && task.device < map_.pp && first_deferred_[task.device] == kNone)
       first_deferred_[task.device] = x;
+    if (task.kind == TaskKind::Transfer && task.peer != task.device && !deferred_[x] && task.device >= 0 &&
+        task.device < map_.pp)
+      sends_[task.device].push_back(x);
   }
   plan_buckets();
 }
@@ -65,8 +69,19 @@ void JobBuilder::copy_deferred() {
     if (deferred_[x] && pipe_.task(x).kind != TaskKind::GradientNorm) copy_deferred_task(x);
 }
 
+// What a device's pipeline sends in replica r: the end of the iteration
+// waits for them. Megatron's point-to-point calls wait on their requests
+// (and 2021's _communicate then synchronizes the device), so the tied
+// embeddings' sum, the gradient norm and the step start once the device's
+// last send is done: they never share its link with it.
+std::vector<TaskId> JobBuilder::sent(int p, int r) const {
+  std::vector<TaskId> out;
+  for (const TaskId x : sends_[p]) out.push_back(last_[slot(x, r)]);
+  return out;
+}
+
 // A device's first deferred task (its norm, else its step) waits for its
-// reduced and summed gradients; a step after a norm, for the norms' all-reduce.
+// reduced and summed gradients and its sends; a step after a norm, for the norms' all-reduce.
 void JobBuilder::copy_deferred_task(TaskId x) {
   const Task task = pipe_.task(x);
   const bool on_device = task.device >= 0 && task.device < map_.pp;
@@ -81,6 +96,8 @@ void JobBuilder::copy_deferred_task(TaskId x) {
         if (first) {
           after = reduced_[at];
           after.insert(after.end(), tied_[at].begin(), tied_[at].end());
+          const std::vector<TaskId> sends = sent(task.device, r);
+          after.insert(after.end(), sends.begin(), sends.end());
         } else if (step) {
           after = normed_[at];
         }
@@ -143,6 +160,8 @@ void JobBuilder::sum_tied_gradients() {
     if (ready.empty())
       for (const TaskId* y = pipe_.deps_begin(waits[p]); y != pipe_.deps_end(waits[p]); ++y)
         ready.push_back(last_[slot(*y, r)]);
+    const std::vector<TaskId> sends = sent(p, r);
+    ready.insert(ready.end(), sends.begin(), sends.end());
     return ready;
   };
   Task tag;

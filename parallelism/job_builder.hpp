@@ -48,6 +48,7 @@ class JobBuilder {
   TaskId copy_pieces(TaskId x, int r, const Task& task, const std::vector<TaskId>& deps);
   void gather_weights(TaskId step);
   void copy_deferred_task(TaskId x);
+  std::vector<TaskId> sent(int p, int r) const;
   void sum_gradient_norms();  // the norms all-reduced: over each replica's model-parallel ranks, or all (ZeRO)
 
   const TaskGraph& pipe_;
@@ -62,6 +63,7 @@ class JobBuilder {
   std::vector<std::vector<TaskId>> tied_;     // per (device p, replica): the tied gradient sum's done task
   std::vector<std::vector<TaskId>> normed_;   // per (device p, replica): the gradient norm's all-reduce, done
   std::vector<TaskId> first_deferred_;        // per pipeline device: its gradient norm, else its step
+  std::vector<std::vector<TaskId>> sends_;    // per pipeline device: the pipeline transfers it sends
   std::vector<std::vector<Bucket>> buckets_;  // per pipeline device, in backward order
   std::map<TaskId, std::vector<int>> cuts_;   // per cut backward: the layers where a bucket ends
   std::map<std::size_t, std::vector<std::pair<int, TaskId>>> pieces_;  // per (task, replica): (lowest layer, piece)

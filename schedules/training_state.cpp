@@ -207,8 +207,8 @@ void sum_tied_gradients(TaskGraph& graph, const Workload& w, const Platform& pla
   }
 }
 
-// One Update per device after its last backward: it reads the gradients the
-// whole iteration accumulated.
+// One Update per device after its last backward and its last send: it reads
+// the gradients the whole iteration accumulated.
 void add_optimizer_steps(TaskGraph& graph, const Workload& w, const Platform& platform,
                          const std::vector<std::vector<bool>>& held, const std::vector<double>& parameters) {
   if (w.iterations > 1)
@@ -221,6 +221,11 @@ void add_optimizer_steps(TaskGraph& graph, const Workload& w, const Platform& pl
   for (TaskId id = 0; id < n; ++id) {
     const Task t = graph.task(id);
     if ((t.kind == TaskKind::Backward || t.kind == TaskKind::BackwardWeight) && t.device >= 0 && t.device < D)
+      backwards[t.device].push_back(id);
+    // Its sends too: Megatron's point-to-point calls wait on their requests
+    // (2021's _communicate then synchronizes the device), so the iteration's
+    // end starts once the device's last send is done.
+    if (t.kind == TaskKind::Transfer && t.peer != t.device && t.device >= 0 && t.device < D)
       backwards[t.device].push_back(id);
   }
   sum_tied_gradients(graph, w, platform, held, backwards);
