@@ -5,8 +5,10 @@
 // Under pipesim's SimGrid settings (CM02, no cross-traffic, no TCP window,
 // TI or Lazy CPUs) a transfer alone on its links takes exactly latency +
 // bytes / bottleneck bandwidth and a computation amount / (share x) speed.
-// While no two transfers use one Shared link at the same time (FatPipe links
-// never conflict; the two directions of a split-duplex link are two links)
+// While no two transfers move data over one Shared link at the same time
+// (a transfer holds no bandwidth while its route's latency elapses, as in
+// SimGrid's CM02; FatPipe links never conflict; the two directions of a
+// split-duplex link are two links)
 // and the lanes running on a resource never take more than its whole speed,
 // nothing shares anything, and the run is a list schedule with the
 // executor's dispatch rules: ordered lanes follow their order, lanes without

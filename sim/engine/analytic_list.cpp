@@ -22,8 +22,8 @@ using namespace analytic;
 // device, so no choice is ever made and nothing waits but for what it
 // depends on: a task starts at the latest finish among its dependencies and
 // the previous task of its device's order. A Shared link conflicts when two
-// transfers' intervals overlap by at least surf/precision (less would end in
-// one SimGrid round).
+// transfers' data phases (after their latency) overlap by at least
+// surf/precision (less would end in one SimGrid round).
 //
 // What a task costs and where it runs are functions of its shape, worked
 // out once per shape; per task the pass keeps nothing but the Timeline it
@@ -145,10 +145,12 @@ class ListSchedule {
     }
   }
 
-  // A transfer's finish; checks its Shared links.
+  // A transfer's finish; checks its Shared links over its data phase, after
+  // its latency (SimGrid's CM02 holds no bandwidth while latency elapses).
   double transfer_finish(TaskId t, const Cost& c, double start) {
-    const double finish = (c.latency > 0 ? c.latency + start : start) + c.seconds;
-    occupy(t, routes_[c.route], start, finish);
+    const double data = c.latency > 0 ? c.latency + start : start;
+    const double finish = data + c.seconds;
+    occupy(t, routes_[c.route], data, finish);
     return finish;
   }
 
@@ -381,8 +383,11 @@ class ListSchedule {
     for (std::size_t b = 0; b < unsorted.size(); ++b) {
       const std::uint32_t l = unsorted[b];
       transfers.clear();
-      for (std::uint32_t i = offsets[b]; i < offsets[b + 1]; ++i)
-        transfers.push_back({timeline_.start[carried[i]], carried[i]});
+      for (std::uint32_t i = offsets[b]; i < offsets[b + 1]; ++i) {  // by the start of their data phases
+        const TaskId t = carried[i];
+        const double latency = routes_[shapes_[graph_.shape_of(t)].route].latency;
+        transfers.push_back({latency > 0 ? latency + timeline_.start[t] : timeline_.start[t], t});
+      }
       std::sort(transfers.begin(), transfers.end());
       double max_finish = -std::numeric_limits<double>::infinity();
       TaskId holder = kNone;

@@ -63,6 +63,7 @@ class Replay {
         for (const Event& e : round_events_) {
           if (e.kind == EventKind::LatencyEnd) {
             const Route& r = routes_[route_of_[e.id]];
+            occupy(e.id, r);
             events_.push({now_ + bytes(e.id) / r.bandwidth, e.id, EventKind::TransferEnd});
           } else if (e.kind == EventKind::Tick) {
             tick_round_[e.id] = kNoRound;
@@ -103,14 +104,12 @@ class Replay {
     if (!r.other.empty())
       throw Refused{"transfer " + quoted(graph_, t) + " crosses link " + r.other +
                     ", whose sharing (WIFI, NONLINEAR, or no link) the analytic engine does not model"};
-    for (const std::uint32_t l : r.shared) {
-      if (occupant_[l] != kNone) throw Refused{contention(graph_, occupant_[l], t, link_name(l), now_)};
-      occupant_[l] = t;
-    }
-    if (r.latency > 0)
-      events_.push({r.latency + now_, t, EventKind::LatencyEnd});
-    else
+    if (r.latency > 0) {
+      events_.push({r.latency + now_, t, EventKind::LatencyEnd});  // holds its links from then on
+    } else {
+      occupy(t, r);
       events_.push({now_ + bytes(t) / r.bandwidth, t, EventKind::TransferEnd});
+    }
   }
 
   void start_compute(std::uint32_t s, TaskId t) {
@@ -205,6 +204,15 @@ class Replay {
     Route r = analytic::make_route(task, path, platform_, private_names_);
     occupant_.resize(platform_.links.size() + private_names_.size(), kNone);
     return r;
+  }
+
+  // A transfer's data phase takes its Shared links: SimGrid's CM02 holds no
+  // bandwidth while a transfer's latency elapses, so only data phases share.
+  void occupy(TaskId t, const Route& r) {
+    for (const std::uint32_t l : r.shared) {
+      if (occupant_[l] != kNone) throw Refused{contention(graph_, occupant_[l], t, link_name(l), now_)};
+      occupant_[l] = t;
+    }
   }
 
   std::string link_name(std::uint32_t occupancy) const {

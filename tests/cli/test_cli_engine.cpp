@@ -8,8 +8,8 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/support/cli_runner.hpp"
 #include "tests/fuzz/report_compare.hpp"
+#include "tests/support/cli_runner.hpp"
 
 namespace pipesim {
 namespace {
@@ -72,7 +72,7 @@ TEST(CliEngine, ContentionStopsTheAnalyticEngineAndAutoFallsBackToSimGrid) {
   EXPECT_EQ(refused.out, "");
   EXPECT_EQ(refused.err,
             "pipesim: error: --engine: analytic: not exact for this run: transfers 'transfer stage 0 mb 0 (dev 0->1)' "
-            "and 'transfer stage 0 mb 1 (dev 0->1)' both use link laptop-i5-0-lte_UP at t = 0.306122448979592 s "
+            "and 'transfer stage 0 mb 1 (dev 0->1)' both use link laptop-i5-0-lte_UP at t = 0.366122448979592 s "
             "(they would share its bandwidth); run it with --engine simgrid\n");
   EXPECT_FALSE(std::filesystem::exists(json));
 
@@ -81,7 +81,7 @@ TEST(CliEngine, ContentionStopsTheAnalyticEngineAndAutoFallsBackToSimGrid) {
   const CliResult summary = run_pipesim("run " + kRoot + c.platform + " " + kRoot + c.workload);
   EXPECT_NE(summary.out.find("\nengine                simgrid (auto: transfers 'transfer stage 0 mb 0 (dev 0->1)' "
                              "and 'transfer stage 0 mb 1 (dev 0->1)' both use link laptop-i5-0-lte_UP at t = "
-                             "0.306122448979592 s (they would share its bandwidth))\n"),
+                             "0.366122448979592 s (they would share its bandwidth))\n"),
             std::string::npos)
       << summary.out;
 }

@@ -51,7 +51,7 @@ TEST(AnalyticEngine, TwoFlowsOnOneSharedLinkAreRefusedWithBothTransfersTheLinkAn
   const AnalyticOutcome out = sim.run_analytic(two_flows(1.5e12));
   ASSERT_FALSE(out.timeline);
   EXPECT_EQ(out.refusal,
-            "transfers 'transfer mb 0 (dev 0->2)' and 'transfer mb 1 (dev 1->2)' both use link bus at t = 1.5 s "
+            "transfers 'transfer mb 0 (dev 0->2)' and 'transfer mb 1 (dev 1->2)' both use link bus at t = 1.500001 s "
             "(they would share its bandwidth)");
   // SimGrid shares the bus: the first flow alone for 0.5 s, then both at half the rate.
   const Timeline simgrid = simgrid_timeline(sim, two_flows(1.5e12));
@@ -67,6 +67,38 @@ TEST(AnalyticEngine, FlowsOneAfterTheOtherOnASharedLinkAreExact) {
   EXPECT_DOUBLE_EQ(out.timeline->finish[2], 1 + 1e-6 + 1);
   EXPECT_DOUBLE_EQ(out.timeline->finish[3], 2.5 + 1e-6 + 1);
   expect_same_timeline(*out.timeline, simgrid_timeline(sim, g));
+}
+
+// A transfer holds no bandwidth while its latency elapses (SimGrid's CM02):
+// on a bus with 1 s of latency, the second flow's latency phase may overlap
+// the first's data phase, and both keep the whole bus. Only data phases that
+// overlap are refused, at the second's data start.
+TEST(AnalyticEngine, OnlyDataPhasesShareALink) {
+  testing::PlatformXml x;
+  for (const char* gpu : {"gpu0", "gpu1", "gpu2"}) x.host(gpu, "1Tf", {{"memory", "1TiB"}});
+  Simulation sim(x.link("a0", "10GBps", "1us")
+                     .link("a1", "10GBps", "1us")
+                     .link("bus", "1GBps", "1s")
+                     .route("gpu0", "gpu2", {{"a0", ""}, {"bus", ""}})
+                     .route("gpu1", "gpu2", {{"a1", ""}, {"bus", ""}})
+                     .route("gpu0", "gpu1", {{"a0", ""}, {"a1", ""}})
+                     .write("slow-bus.xml"));
+  // First flow: latency [1, 2 + 1e-6), data until 3 + 1e-6. Second from 2.5 s: data from 3.5 + 1e-6.
+  const TaskGraph g = two_flows(2.5e12);
+  const AnalyticOutcome out = sim.run_analytic(g);
+  ASSERT_TRUE(out.timeline) << out.refusal;
+  EXPECT_DOUBLE_EQ(out.timeline->finish[2], 1 + 1 + 1e-6 + 1);
+  EXPECT_DOUBLE_EQ(out.timeline->finish[3], 2.5 + 1 + 1e-6 + 1);
+  expect_same_timeline(*out.timeline, simgrid_timeline(sim, g));
+  AnalyticSettings replay;
+  replay.list_fast_path = false;
+  const AnalyticOutcome events = run_analytic(g, sim.platform(), replay);
+  ASSERT_TRUE(events.timeline) << events.refusal;
+  expect_same_timeline(*events.timeline, *out.timeline, "replay vs fast path");
+  // From 1.5 s the second flow's data (from 2.5 + 1e-6) meets the first's: refused then.
+  const AnalyticOutcome shared = sim.run_analytic(two_flows(1.5e12));
+  ASSERT_FALSE(shared.timeline);
+  EXPECT_NE(shared.refusal.find("both use link bus at t = 2.500001 s"), std::string::npos) << shared.refusal;
 }
 
 TEST(AnalyticEngine, TwoFlowsOnAFatPipeAreExact) {
@@ -98,7 +130,7 @@ TEST(AnalyticEngine, OppositeSplitDuplexDirectionsAreExactButOneDirectionIsRefus
   same_way.add(transfer(0, 1, 2e9, 3));
   const AnalyticOutcome refused = sim.run_analytic(same_way);
   EXPECT_EQ(refused.refusal,
-            "transfers 'transfer mb 3 (dev 0->1)' and 'transfer (dev 0->1)' both use link l0-1_UP at t = 1 s "
+            "transfers 'transfer mb 3 (dev 0->1)' and 'transfer (dev 0->1)' both use link l0-1_UP at t = 1.001 s "
             "(they would share its bandwidth)");
 }
 
