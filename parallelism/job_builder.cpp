@@ -69,11 +69,11 @@ void JobBuilder::copy_deferred() {
     if (deferred_[x] && pipe_.task(x).kind != TaskKind::GradientNorm) copy_deferred_task(x);
 }
 
-// What a device's pipeline sends in replica r: the end of the iteration
-// waits for them. Megatron's point-to-point calls wait on their requests
-// (and 2021's _communicate then synchronizes the device), so the tied
-// embeddings' sum, the gradient norm and the step start once the device's
-// last send is done: they never share its link with it.
+// What a device's pipeline sends in replica r. Megatron's point-to-point
+// calls wait on their requests (and 2021's _communicate then synchronizes
+// the device), so the end of the iteration starts once the device's last
+// send is done: the pipeline's norm and step already wait for them
+// (training_state.cpp); the tied embeddings' sum, built here, waits too.
 std::vector<TaskId> JobBuilder::sent(int p, int r) const {
   std::vector<TaskId> out;
   for (const TaskId x : sends_[p]) out.push_back(last_[slot(x, r)]);
@@ -81,7 +81,7 @@ std::vector<TaskId> JobBuilder::sent(int p, int r) const {
 }
 
 // A device's first deferred task (its norm, else its step) waits for its
-// reduced and summed gradients and its sends; a step after a norm, for the norms' all-reduce.
+// reduced and summed gradients; a step after a norm, for the norms' all-reduce.
 void JobBuilder::copy_deferred_task(TaskId x) {
   const Task task = pipe_.task(x);
   const bool on_device = task.device >= 0 && task.device < map_.pp;
@@ -96,8 +96,6 @@ void JobBuilder::copy_deferred_task(TaskId x) {
         if (first) {
           after = reduced_[at];
           after.insert(after.end(), tied_[at].begin(), tied_[at].end());
-          const std::vector<TaskId> sends = sent(task.device, r);
-          after.insert(after.end(), sends.begin(), sends.end());
         } else if (step) {
           after = normed_[at];
         }

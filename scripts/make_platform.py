@@ -297,11 +297,18 @@ def cluster(boxes, gpus, preset="A100", fabric="nvswitch", network="fat-tree", n
             path = inside(a, i, j) if a == b else between(a, i, b, j)
             routes.append(f'    <route src="{name(a, i)}" dst="{name(b, j)}">'
                           + "".join(f'<link_ctn id="{l}" direction="{d}"/>' for l, d in path) + "</route>\n")
+    what = cluster_summary(boxes, gpus, preset, fabric, network, nic, oversubscription, f", latency {latency}")
+    return zone("cluster", "Full", nodes, "".join(links), "".join(routes), what=what + ".")
+
+
+def cluster_summary(boxes, gpus, preset, fabric, network, nic, oversubscription, latency=""):
+    """One line on a cluster for its file's header comment."""
+    speed, memory, _, _, model = GPUS[preset]
     what = f"{boxes} x {gpus} {model} GPUs ({speed}, {memory}), {fabric} inside each box"
     if boxes > 1:
-        what += f", {network} between boxes ({gbps(nic)} NICs, latency {latency}"
+        what += f", {network} between boxes ({gbps(nic)} NICs{latency}"
         what += f", oversubscription {oversubscription:g})" if network != "rail" else ")"
-    return zone("cluster", "Full", nodes, "".join(links), "".join(routes), what=what + ".")
+    return what
 
 
 def is_description(path):
@@ -313,11 +320,7 @@ def cluster_description(boxes, gpus, preset="A100", fabric="nvswitch", network="
                         oversubscription=1.0):
     """The cluster of cluster() as pipesim's cluster description (docs/platform-format.md): the same hosts,
     links and routes, built by pipesim with each route computed when it is needed."""
-    speed, memory, nvlink, pcie, model = GPUS[preset]
-    what = f"{boxes} x {gpus} {model} GPUs ({speed}, {memory}), {fabric} inside each box"
-    if boxes > 1:
-        what += f", {network} between boxes ({gbps(nic)} NICs"
-        what += f", oversubscription {oversubscription:g})" if network != "rail" else ")"
+    what = cluster_summary(boxes, gpus, preset, fabric, network, nic, oversubscription)
     lines = [f"# Written by scripts/make_platform.py. {what}.", "cluster:", f"  boxes: {boxes}", f"  gpus: {gpus}",
              f"  gpu: {preset}", f"  fabric: {fabric}", f"  network: {network}", f"  nic: {gbps(nic)}"]
     if network != "rail":

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/engine/cluster_description.hpp"
+#include "sim/engine/cluster_zone.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/input_error.hpp"
 #include "studies/forked_run.hpp"
@@ -85,6 +87,15 @@ TEST(ClusterPlatform, DescriptionsBuildWhatTheXmlDeclares) {
         const std::string from_xml = dump(xml), from_yaml = dump(yaml);
         EXPECT_GT(from_xml.size(), 100u) << args;
         EXPECT_EQ(from_yaml, from_xml) << args;
+        // The memory estimate's counts (count_cluster) are what is built.
+        EXPECT_EQ(run_forked([&] {
+                    Simulation simulation(yaml);
+                    const ClusterCounts c = count_cluster(parse_cluster_description(yaml, read_text(yaml)));
+                    const Platform& p = simulation.platform();
+                    return std::to_string(c.hosts - p.size()) + " " + std::to_string(c.links - p.links.size());
+                  }),
+                  "0.000000 0.000000")
+            << args;
         ++compared;
       }
   EXPECT_EQ(compared, 36);
