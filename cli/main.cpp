@@ -12,6 +12,7 @@
 
 #include "cli/command_line.hpp"
 #include "cli/import_command.hpp"
+#include "cli/plan_command.hpp"
 #include "cli/run_command.hpp"
 #include "cli/study_command.hpp"
 #include "cli/sweep_command.hpp"
@@ -72,17 +73,19 @@ int main(int argc, char** argv) {
   ImportCommandOptions import;
   StudyCommandOptions study;
   SweepCommandOptions sweep;
+  PlanCommandOptions plan;
   const CLI::App* run_app = add_run_command(root, run);
   const CLI::App* validate_app = add_validate_command(root, validate);
   const CLI::App* import_app = add_import_command(root, import);
   const CLI::App* study_app = add_study_command(root, study);
   const CLI::App* sweep_app = add_sweep_command(root, sweep);
+  const CLI::App* plan_app = add_plan_command(root, plan);
 
   CapturedStdout out;
   try {
     root.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
-    // `pipesim plan --help`: an unknown command is a usage error, not a request for the general help.
+    // `pipesim fly --help`: an unknown command is a usage error, not a request for the general help.
     if (const std::string unknown = unknown_command_line(root, argc, argv); !unknown.empty()) {
       std::cerr << unknown << "\n";
       return 2;
@@ -119,6 +122,9 @@ int main(int argc, char** argv) {
     } else if (sweep_app->parsed()) {
       command = sweep.merge->parsed() ? "sweep merge" : "sweep";
       status = sweep_command(sweep);
+    } else if (plan_app->parsed()) {
+      command = "plan";
+      status = plan_command(plan);
     }
     return out.finish(status);
   } catch (const UsageError& e) {

@@ -36,6 +36,12 @@ void check_job_size(const TaskGraph& pipeline, const Workload& w, const RankMap&
 
 }  // namespace
 
+double job_static_bytes(const StaticMemory& m, const Parallel& parallel) {
+  const bool divided = (m.category == MemoryCategory::Gradients && parallel.zero >= 2) ||
+                       (m.category == MemoryCategory::Weights && parallel.zero >= 3);
+  return divided ? m.bytes / parallel.dp : m.bytes;
+}
+
 GeneratedSchedule generate_job(const Workload& w, const Platform& platform, const RunLimits& limits) {
   if (!w.parallel.given) return generate(w, platform, limits);
   if (w.parallel.zero >= 3)

@@ -11,4 +11,9 @@ namespace pipesim {
 
 GeneratedSchedule generate_job(const Workload& workload, const Platform& platform, const RunLimits& limits = {});
 
+// What one of the job's devices holds of its pipeline device's static memory
+// M: the gradients divided by dp under ZeRO 2, the weights under ZeRO 3 (the
+// optimizer's state is already divided by training_state).
+double job_static_bytes(const StaticMemory& m, const Parallel& parallel);
+
 }  // namespace pipesim

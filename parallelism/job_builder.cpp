@@ -1,8 +1,11 @@
 #include "parallelism/job_builder.hpp"
 
+#include "parallelism/job.hpp"
 #include "parallelism/pass_collectives.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <queue>
 
 namespace pipesim {
 namespace {
@@ -30,9 +33,8 @@ JobBuilder::JobBuilder(const TaskGraph& pipeline, const Workload& w, const Platf
       sends_(map.pp),
       buckets_(map.pp),
       weight_bytes_(map.pp, 0) {
-  pipe_.for_each_order_link([&](TaskId previous, TaskId next) {
-    if (previous < next) order_previous_[next] = previous;
-  });
+  pipe_.for_each_order_link([&](TaskId previous, TaskId next) { order_previous_[next] = previous; });
+  plan_copy_order();
   // The gradient norm and the optimizer step wait for the reduced
   // gradients: they and whatever depends on them are copied after the reduction.
   for (TaskId x = 0; x < pipe_.size(); ++x) {
@@ -50,8 +52,42 @@ JobBuilder::JobBuilder(const TaskGraph& pipeline, const Workload& w, const Platf
   plan_buckets();
 }
 
+// The passes are copied after what they wait for, their order predecessor
+// included (with its TP collectives), so a task that runs after a later-made
+// one on its device (zero-bubble orders: an F after an I) still waits for
+// that pass's collectives. Smallest id first among the ready: a pipeline whose
+// orders follow its ids is copied in id order. A deadlocking order (a cycle)
+// leaves its tasks to id order; the engine explains the deadlock.
+void JobBuilder::plan_copy_order() {
+  const std::size_t n = pipe_.size();
+  std::vector<std::vector<TaskId>> after(n);
+  std::vector<int> waiting(n, 0);
+  for (TaskId x = 0; x < n; ++x) {
+    for (const TaskId* y = pipe_.deps_begin(x); y != pipe_.deps_end(x); ++y) after[*y].push_back(x), ++waiting[x];
+    if (order_previous_[x] != kNone) after[order_previous_[x]].push_back(x), ++waiting[x];
+  }
+  std::priority_queue<TaskId, std::vector<TaskId>, std::greater<>> ready;
+  for (TaskId x = 0; x < n; ++x)
+    if (waiting[x] == 0) ready.push(x);
+  std::vector<bool> placed(n, false);
+  while (!ready.empty()) {
+    const TaskId x = ready.top();
+    ready.pop();
+    copy_order_.push_back(x);
+    placed[x] = true;
+    for (const TaskId y : after[x])
+      if (--waiting[y] == 0) ready.push(y);
+  }
+  for (TaskId x = 0; x < n; ++x) {
+    if (placed[x]) continue;
+    copy_order_.push_back(x);
+    const TaskId previous = order_previous_[x];
+    if (previous != kNone && !placed[previous] && previous > x) order_previous_[x] = kNone;  // not copied yet
+  }
+}
+
 void JobBuilder::copy_passes() {
-  for (TaskId x = 0; x < pipe_.size(); ++x) {
+  for (const TaskId x : copy_order_) {
     if (deferred_[x]) continue;
     for (int d = 0; d < map_.dp; ++d) {
       for (int t = 0; t < map_.tp; ++t) copy_task(x, d * map_.tp + t, {});
@@ -307,11 +343,8 @@ TaskGraph JobBuilder::finish() {
         if (const auto pieces = pieces_.find(slot(x, r)); pieces != pieces_.end())  // the rest of a cut backward
           for (std::size_t i = 1; i < pieces->second.size(); ++i) job_.append_to_order(pieces->second[i].second);
       }
-  const int zero = w_.parallel.zero;
   for (const StaticMemory& m : pipe_.static_memory()) {
-    double bytes = m.bytes;  // the optimizer's state is already sharded by training_state (optimizer.distributed)
-    if ((m.category == MemoryCategory::Gradients && zero >= 2) || (m.category == MemoryCategory::Weights && zero >= 3))
-      bytes /= map_.dp;
+    const double bytes = job_static_bytes(m, w_.parallel);
     for (int d = 0; d < map_.dp; ++d)
       for (int t = 0; t < map_.tp; ++t) job_.add_static_memory(map_.device(t, d, m.device), m.category, bytes);
   }

@@ -32,6 +32,7 @@ class JobBuilder {
   static constexpr TaskId kNone = 0xffffffffu;
   int replicas() const { return map_.tp * map_.dp; }
   std::size_t slot(TaskId x, int r) const { return static_cast<std::size_t>(x) * replicas() + r; }
+  void plan_copy_order();
   void copy_task(TaskId x, int r, const std::vector<TaskId>& extra_deps);
   void add_tp_collectives(TaskId x, int d);
   // Adds one collective over `group`; ready[i] for rank i; returns the done tasks.
@@ -58,6 +59,7 @@ class JobBuilder {
   TaskGraph job_;
   std::vector<TaskId> first_, last_;          // per (pipeline task, replica): its copy, and what finishes it
   std::vector<TaskId> order_previous_;        // per pipeline task: the ordered task before it on its device
+  std::vector<TaskId> copy_order_;            // the pipeline's tasks after their dependencies and order predecessors
   std::vector<bool> deferred_;                // the optimizer steps and their dependants
   std::vector<std::vector<TaskId>> reduced_;  // per (device p, replica): the gradient reduction's done tasks
   std::vector<std::vector<TaskId>> tied_;     // per (device p, replica): the tied gradient sum's done task

@@ -6,35 +6,13 @@
 #include <vector>
 
 #include "analysis/pattern_summary.hpp"
+#include "reports/text_table.hpp"
 #include "sim/format.hpp"
 #include "sim/memory_saving_summary.hpp"
 #include "sim/split_plan.hpp"
 
 namespace pipesim {
 namespace {
-
-using Row = std::vector<std::string>;
-
-// Columns padded to their widest cell: numbers right-aligned, the first
-// column (names) and, with text_last, the last one left-aligned.
-void write_table(std::ostream& os, const std::vector<Row>& rows, bool text_last = false) {
-  std::vector<std::size_t> width;
-  for (const Row& r : rows)
-    for (std::size_t c = 0; c < r.size(); ++c) {
-      if (width.size() <= c) width.push_back(0);
-      width[c] = std::max(width[c], r[c].size());
-    }
-  for (const Row& r : rows) {
-    std::string line = "  ";
-    for (std::size_t c = 0; c < r.size(); ++c) {
-      const std::string pad(width[c] - r[c].size(), ' ');
-      const bool left = c == 0 || (text_last && c + 1 == r.size());
-      line += (c == 0 ? "" : "  ") + (left ? r[c] + pad : pad + r[c]);
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    os << line << '\n';
-  }
-}
 
 std::string device_name(const Platform& platform, int d) {
   return d >= 0 && d < platform.size() ? platform.devices[d].name : "device " + std::to_string(d);

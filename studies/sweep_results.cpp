@@ -36,6 +36,27 @@ const char* const kTopMetrics[] = {"schedule",
                                    "microbatches",
                                    "iterations"};
 const char* const kPatternMetrics[] = {"period", "exact_period", "exact_time_per_microbatch", "simulated_period"};
+const char* const kTrainingMetrics[] = {"tokens_per_second", "mfu"};
+
+// The category that holds most of a device's peak (the report's order breaks ties).
+std::string largest_part(const YAML::Node& breakdown) {
+  std::string name;
+  double most = -1;
+  if (breakdown.IsMap())
+    for (const auto& part : breakdown)
+      if (part.second.IsScalar() && part.second.as<double>() > most)
+        most = part.second.as<double>(), name = part.first.Scalar();
+  return name;
+}
+
+// The collectives' exposed time, summed over calls (each averaged over its ranks): seconds.
+std::string exposed_communication(const YAML::Node& collectives) {
+  if (!collectives.IsSequence()) return "";
+  double sum = 0;
+  for (const YAML::Node& c : collectives)
+    if (c["exposed_time"].IsScalar()) sum += c["exposed_time"].as<double>();
+  return json_number(sum);
+}
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -75,7 +96,7 @@ std::vector<std::string> report_metrics(const std::string& json) {
   // The worst device among those given work.
   const YAML::Node devices = report["devices"];
   std::size_t count = 0, used = 0;
-  std::string bubble, peak, capacity;
+  std::string bubble, peak, capacity, largest;
   double worst_bubble = -1, worst_peak = -1;
   if (devices.IsSequence())
     for (const YAML::Node& d : devices) {
@@ -87,6 +108,7 @@ std::vector<std::string> report_metrics(const std::string& json) {
       if (d["peak_memory"].IsScalar() && d["peak_memory"].as<double>() > worst_peak) {
         worst_peak = d["peak_memory"].as<double>(), peak = d["peak_memory"].Scalar();
         capacity = d["memory_capacity"].IsScalar() ? d["memory_capacity"].Scalar() : "";
+        largest = largest_part(d["peak_breakdown"]);
       }
     }
   out[c++] = devices.IsSequence() ? std::to_string(count) : "";
@@ -99,6 +121,13 @@ std::vector<std::string> report_metrics(const std::string& json) {
     const YAML::Node v = pattern.IsMap() ? pattern[key] : YAML::Node();
     out[c++] = v.IsScalar() ? v.Scalar() : "";
   }
+  out[c++] = largest;
+  const YAML::Node training = report["training"];
+  for (const char* key : kTrainingMetrics) {
+    const YAML::Node v = training.IsMap() ? training[key] : YAML::Node();
+    out[c++] = v.IsScalar() ? v.Scalar() : "";
+  }
+  out[c++] = exposed_communication(report["collectives"]);
   return out;
 }
 
@@ -110,6 +139,9 @@ const std::vector<std::string>& sweep_metric_columns() {
     for (const char* k : {"devices", "devices_used", "worst_bubble_fraction", "max_peak_memory", "memory_capacity"})
       c.push_back(k);
     for (const char* k : kPatternMetrics) c.push_back(std::string("pattern.") + k);
+    c.push_back("max_peak_largest_part");
+    for (const char* k : kTrainingMetrics) c.push_back(std::string("training.") + k);
+    c.push_back("exposed_communication");
     return c;
   }();
   return columns;
@@ -149,7 +181,8 @@ bool record_complete(const RunRecord& r) {
   const auto& columns = sweep_metric_columns();
   const std::size_t valid =
       static_cast<std::size_t>(std::find(columns.begin(), columns.end(), "valid") - columns.begin());
-  const bool has_metrics = valid < r.metrics.size() && !r.metrics[valid].empty();  // every report has "valid"
+  // Every report has "valid"; a record with fewer columns comes from an older pipesim.
+  const bool has_metrics = r.metrics.size() == columns.size() && !r.metrics[valid].empty();
   return has_metrics || (r.status != "valid" && r.status != "invalid");
 }
 

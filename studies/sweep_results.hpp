@@ -33,8 +33,8 @@ RunRecord make_record(const SweepRun& run, int wait_status, const std::string& s
 
 // Whether RECORD is final: false when its run was killed by a signal (most
 // likely from outside: Ctrl-C, a time limit, the OOM killer), or it says
-// valid or invalid without the report's metrics (written before this check
-// existed): either is run again on resume.
+// valid or invalid without every metric column (written by an older
+// pipesim): either is run again on resume.
 bool record_complete(const RunRecord& record);
 
 // runs/ID.json text, and back (nullopt when missing, unreadable or not a record).

@@ -8,7 +8,7 @@
 #   fuzz      a name with Fuzz (mutated inputs, tests/fuzz/test_fuzz_*.cpp)
 #   ilp       Ilp* or */Ilp* (CBC solves)
 #   slurm     a name with Slurm
-#   extended  whole sweeps, scripts, measured memory, and parameterized
+#   extended  whole sweeps and plans, scripts, measured memory, and parameterized
 #             grids (Prefix/Suite)
 #   fast      the rest: one test per behaviour, seconds in all
 execute_process(COMMAND "${TEST_BINARY}" --gtest_list_tests OUTPUT_VARIABLE listing RESULT_VARIABLE failed)
@@ -28,7 +28,7 @@ foreach(line IN LISTS lines)
       set(tier ilp)
     elseif(suite MATCHES "Slurm")
       set(tier slurm)
-    elseif(suite MATCHES "/|^(MeasuredMemory|Sweep.*|OutputFailure|MakePlatform.*|MobileScripts|CliEngine)$")
+    elseif(suite MATCHES "/|^(MeasuredMemory|Sweep.*|PlanCli|OutputFailure|MakePlatform.*|MobileScripts|CliEngine)$")
       set(tier extended)
     else()
       set(tier fast)

@@ -153,6 +153,7 @@ void load_model_section(const YamlFields& r, const YAML::Node& n, Workload& w) {
   job.precision = c.precision;
   job.parameters = chain.total_parameters;
   job.config = config_path;
+  job.recompute = c.recompute == Recompute::Full ? "full" : c.recompute == Recompute::Selective ? "selective" : "none";
   if (auto* e = YamlFields::get(f, "calibration"))
     job.calibration = path_beside(w, r.text(e->value, "model.calibration", "the path of a calibration file"));
   w.model = job;

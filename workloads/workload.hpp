@@ -158,9 +158,10 @@ struct ModelJob {
   std::string model;  // preset or config name
   double tokens_per_microbatch = 0;
   Precision precision = Precision::BF16;
-  double parameters = 0;    // whole model
-  std::string config;       // the Hugging Face config.json it was read from, "" for none
-  std::string calibration;  // a calibration file (devices/compute_model.hpp), "" for none
+  double parameters = 0;           // whole model
+  std::string config;              // the Hugging Face config.json it was read from, "" for none
+  std::string calibration;         // a calibration file (devices/compute_model.hpp), "" for none
+  std::string recompute = "none";  // none, selective, full
 };
 
 struct Workload {

@@ -457,4 +457,30 @@ Workload load_workload(const std::string& path, const std::vector<WorkloadOverri
   });
 }
 
+std::string workload_yaml_with_overrides(const std::string& path, const std::vector<WorkloadOverride>& overrides,
+                                         const std::string& dir) {
+  namespace fs = std::filesystem;
+  const std::string content = read_yaml_file(path);
+  Loader loader(path);
+  std::string out;
+  loader.parse(content, [&](const YAML::Node& parsed) {
+    YAML::Node root = YAML::Clone(parsed);
+    if (root.IsMap())
+      for (const WorkloadOverride& o : overrides) apply_override(loader, root, o);
+    for (const auto& [section, key] : {std::pair{"model", "config"}, {"model", "calibration"}, {"schedule", "file"}}) {
+      YAML::Node holder = root[section];
+      if (!holder.IsMap() || !holder[key].IsScalar()) continue;
+      const fs::path given(holder[key].Scalar());
+      if (given.is_absolute()) continue;
+      const fs::path file = fs::absolute(fs::path(path).parent_path() / given);
+      holder[key] = fs::relative(file, fs::absolute(dir)).string();
+    }
+    YAML::Emitter emitter;
+    emitter << root;
+    out = std::string(emitter.c_str()) + "\n";
+    return Workload{};
+  });
+  return out;
+}
+
 }  // namespace pipesim

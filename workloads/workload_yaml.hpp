@@ -33,4 +33,11 @@ WorkloadOverride parse_workload_override(const std::string& text);
 // when `placement.stages` is set.
 Workload load_workload(const std::string& path, const std::vector<WorkloadOverride>& overrides);
 
+// The workload file at PATH with OVERRIDES applied, as YAML text (comments
+// and layout are yaml-cpp's, not the file's) for a file in folder DIR: the
+// files it names (model.config, model.calibration, schedule.file) are
+// rewritten relative to DIR, so the new file reads what the old one did.
+std::string workload_yaml_with_overrides(const std::string& path, const std::vector<WorkloadOverride>& overrides,
+                                         const std::string& dir);
+
 }  // namespace pipesim

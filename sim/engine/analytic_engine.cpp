@@ -50,4 +50,12 @@ AnalyticOutcome run_analytic(const TaskGraph& graph, const Platform& platform, c
   return replay_events(graph, platform, settings);
 }
 
+std::optional<Timeline> contention_free_timeline(const TaskGraph& graph, const Platform& platform) {
+  AnalyticSettings settings;
+  settings.ignore_sharing = true;
+  std::optional<AnalyticOutcome> out = list_schedule(graph, platform, settings);
+  if (!out || !out->timeline) return std::nullopt;
+  return std::move(out->timeline);
+}
+
 }  // namespace pipesim

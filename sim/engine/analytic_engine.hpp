@@ -42,6 +42,9 @@ struct AnalyticSettings {
   // Graphs whose compute tasks are all ordered, one lane per device, take a
   // longest-path pass instead of the event replay (tests turn it off to compare).
   bool list_fast_path = true;
+  // The longest-path pass only: every transfer at its route's full
+  // bandwidth, shared links or not (see contention_free_timeline).
+  bool ignore_sharing = false;
 };
 
 struct AnalyticOutcome {
@@ -59,5 +62,13 @@ std::string analytic_refusal(const std::map<std::string, std::string>& effective
 // resources and shares out of range; a deadlock comes back as in the
 // executor (Timeline::blocked, Timeline::deadlock).
 AnalyticOutcome run_analytic(const TaskGraph& graph, const Platform& platform, const AnalyticSettings& settings = {});
+
+// The longest-path pass with every transfer alone on its links: SimGrid's
+// timeline where nothing shares a link, and never later than it where
+// something does (sharing only slows a transfer, and with every compute
+// task in its device's order nothing can start earlier for it). A lower
+// bound for studies (`pipesim plan`). nullopt for a graph the pass does not
+// take (a compute task outside its device's order, lanes, shares).
+std::optional<Timeline> contention_free_timeline(const TaskGraph& graph, const Platform& platform);
 
 }  // namespace pipesim

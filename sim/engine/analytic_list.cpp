@@ -93,8 +93,10 @@ class ListSchedule {
       used = ListPass::Queue;
     }
     if (taken) *taken = used;
-    check_unsorted_links();
-    if (conflict_.second != kNone) return {std::nullopt, conflict_message()};
+    if (!settings_.ignore_sharing) {
+      check_unsorted_links();
+      if (conflict_.second != kNone) return {std::nullopt, conflict_message()};
+    }
     if (!finished) finish_timeline();
     return {std::move(timeline_), {}};
   }

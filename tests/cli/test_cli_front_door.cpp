@@ -110,13 +110,13 @@ struct Mistake {
 
 std::vector<Mistake> mistakes() {
   const std::string see_root = "; see 'pipesim --help'", see_run = "; see 'pipesim run --help'";
-  const std::string commands = " (expected run, validate, import, study or sweep)";
+  const std::string commands = " (expected run, validate, import, study, sweep or plan)";
   return {
       {"nothing", "", "pipesim: error: no command given" + commands + see_root},
       {"unknown_command", "fly a b", "pipesim: error: unknown command 'fly'" + commands + see_root},
       // Help for a command that does not exist is a usage error, not the general help with exit 0.
-      {"unknown_command_help", "plan --help", "pipesim: error: unknown command 'plan'" + commands + see_root},
-      {"help_then_unknown_command", "-h plan", "pipesim: error: unknown command 'plan'" + commands + see_root},
+      {"unknown_command_help", "fly --help", "pipesim: error: unknown command 'fly'" + commands + see_root},
+      {"help_then_unknown_command", "-h fly", "pipesim: error: unknown command 'fly'" + commands + see_root},
       {"unknown_root_option", "--colour run", "pipesim: error: unknown option --colour" + see_root},
       {"unknown_option", "run p.xml w.yaml --json out.json --colour",
        "pipesim: error: unknown option --colour" + see_run},

@@ -9,8 +9,12 @@
 #include <nlohmann/json.hpp>
 
 #include "models/transformer.hpp"
+#include "parallelism/job.hpp"
+#include "sim/engine/simulation.hpp"
 #include "tests/support/cli_runner.hpp"
 #include "tests/support/fixtures.hpp"
+#include "workloads/model_costs.hpp"
+#include "workloads/workload_yaml.hpp"
 
 namespace pipesim::testing {
 namespace {
@@ -240,6 +244,39 @@ TEST(ParallelJob, EveryFamilyRunsUnderTpPpDp) {
     EXPECT_EQ((*backward)["calls"].get<long long>(), per_pass * microbatches * dp) << schedule;
     EXPECT_EQ((*forward)["group_size"], 2) << schedule;
     EXPECT_GT(j["training"]["tokens_per_second"].get<double>(), 0) << schedule;
+  }
+}
+
+// Without overlap_tp a pass waits for the TP collectives of the pass before
+// it in its device's order, also where the generator made that pass later
+// (zero-bubble and interleaved orders run an F made early after an I made
+// late): its dependencies include the last done marker of that pass's
+// collectives (same stage, micro-batch and iteration) on its device.
+TEST(ParallelJob, TheNextPassWaitsForTheCollectivesOfTheOneBeforeItInOrder) {
+  const std::string platform = kRoot + "platforms/nvswitch-4gpu.xml";
+  Simulation simulation(platform);
+  for (const std::string schedule : {"zb-h1", "zbv", "interleaved-1f1b", "1f1b"}) {
+    const std::string w =
+        write_file("order.yaml", kSmallModel + "schedule: " + schedule + "\nparallel: {tp: 2, pp: 2, dp: 1}\n");
+    const Workload timed = time_model_layers(load_workload(w), simulation.platform());
+    const TaskGraph job = generate_job(timed, simulation.platform()).graph;
+    std::size_t links = 0;
+    for (int d = 0; d < job.device_count(); ++d) {
+      const std::vector<TaskId>& order = job.device_order(d);
+      for (std::size_t i = 1; i < order.size(); ++i) {
+        const Task a = job.task(order[i - 1]);
+        if (a.kind != TaskKind::Forward && a.kind != TaskKind::BackwardInput && a.kind != TaskKind::Backward) continue;
+        bool waits = false;
+        for (const TaskId* y = job.deps_begin(order[i]); y != job.deps_end(order[i]); ++y) {
+          const Task dep = job.task(*y);
+          waits = waits || (dep.kind == TaskKind::Transfer && dep.collective >= 0 && dep.device == d &&
+                            dep.stage == a.stage && dep.microbatch == a.microbatch && dep.iteration == a.iteration);
+        }
+        EXPECT_TRUE(waits) << schedule << ": device " << d << " position " << i;
+        ++links;
+      }
+    }
+    EXPECT_GT(links, 8u) << schedule;
   }
 }
 

@@ -1,0 +1,188 @@
+#include "cli/plan_command.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "cli/command_line.hpp"
+#include "cli/sweep_folder.hpp"
+#include "sim/engine/simulation.hpp"
+#include "sim/format.hpp"
+#include "sim/input_error.hpp"
+#include "studies/plan/plan_report.hpp"
+#include "studies/plan/plan_search.hpp"
+#include "studies/sweep_results.hpp"
+#include "studies/sweep_runner.hpp"
+#include "workloads/workload_yaml.hpp"
+
+namespace pipesim {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string this_binary() {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) throw std::runtime_error("cannot find the pipesim binary: /proc/self/exe: " + ec.message());
+  return self.string();
+}
+
+// GPUs per box: the smallest node's compute devices (0 when no device names its node).
+int node_gpus(const Platform& platform) {
+  std::map<std::string, int> nodes;
+  for (const Device& d : platform.devices)
+    if (!is_host_memory(d) && !d.node.empty()) ++nodes[d.node];
+  int smallest = 0;
+  for (const auto& [name, n] : nodes) smallest = smallest ? std::min(smallest, n) : n;
+  return smallest;
+}
+
+// One line, redrawn on a terminal; a line per tenth otherwise.
+class Progress {
+ public:
+  explicit Progress(std::string what) : what_(std::move(what)), tty_(::isatty(STDERR_FILENO) == 1) {}
+  void operator()(std::size_t done, std::size_t total) {
+    if (tty_) {
+      std::cerr << "\rplan: " << what_ << " " << done << "/" << total << "\x1b[K" << (done == total ? "\n" : "")
+                << std::flush;
+    } else if (done * 10 >= tenth_ * total) {
+      std::cerr << "plan: " << what_ << " " << done << "/" << total << "\n";
+      ++tenth_;
+    }
+  }
+
+ private:
+  std::string what_;
+  bool tty_;
+  std::size_t tenth_ = 1;
+};
+
+}  // namespace
+
+CLI::App* add_plan_command(CLI::App& root, PlanCommandOptions& o) {
+  CLI::App* plan = add_command(
+      root, "plan",
+      "Finds the fastest configuration of WORKLOAD's model on PLATFORM that fits: every\n"
+      "TP x PP x DP layout, micro-batch size, pipeline schedule, recompute and ZeRO stage,\n"
+      "screened by exact bounds and simulated fastest bound first (docs/plan.md).",
+      "Exit status: 0 a configuration fits, 1 nothing fits (the report says what is closest), 2 bad input.");
+  plan->add_option("PLATFORM", o.platform, "a SimGrid platform or a cluster description")->required();
+  plan->add_option("WORKLOAD.yaml", o.workload, "a workload with a model: section (the template)")->required();
+  plan->add_option("-o,--output", o.output, "writes DIR/plan.csv, DIR/winner.yaml, DIR/runs/; resumable")
+      ->type_name("DIR")
+      ->required();
+  plan->add_option("--global-batch", o.global_batch,
+                   "samples per iteration (default: the workload's\nmicro-batches x micro-batch size x dp)")
+      ->type_name("N");
+  plan->add_option("--top", o.top, "how many of the fastest to simulate and list (default 10)")->type_name("K");
+  plan->add_option("-j,--jobs", o.jobs, "runs at once (default: the machine's cores)")->type_name("N");
+  plan->add_option("--cfg", o.simgrid_config, "a SimGrid setting for every run; repeatable")
+      ->type_name("KEY:VALUE")
+      ->allow_extra_args(false);
+  return plan;
+}
+
+int plan_command(const PlanCommandOptions& o) {
+  if (o.top < 1) throw UsageError("--top needs a whole number >= 1, got " + std::to_string(o.top));
+  if (o.jobs < 0) throw UsageError("-j needs a whole number >= 1, got " + std::to_string(o.jobs));
+  if (o.global_batch < 0)
+    throw UsageError("--global-batch needs a whole number >= 1, got " + std::to_string(o.global_batch));
+  const Workload template_workload = load_workload(o.workload);
+  if (!template_workload.model)
+    throw InputError(o.workload, "model", "a plan needs a model: section (a layer chain does not say how it splits)");
+  std::vector<std::pair<std::string, std::string>> inputs = {{"the platform", o.platform},
+                                                             {"the workload", o.workload}};
+  if (!template_workload.model->config.empty())
+    inputs.emplace_back("the model's config", template_workload.model->config);
+  if (!template_workload.model->calibration.empty())
+    inputs.emplace_back("the calibration file", template_workload.model->calibration);
+  check_sweep_folder("-o", o.output, inputs);
+
+  Simulation simulation(o.platform, o.simgrid_config);
+  const Platform& platform = simulation.platform();
+  PlanScreen screen;
+  screen.workload = o.workload;
+  screen.platform = &platform;
+  screen.limits.gpus = static_cast<int>(compute_devices(platform).size());
+  screen.limits.node_gpus = node_gpus(platform);
+  screen.limits.layers = static_cast<int>(template_workload.layers.size());
+  screen.limits.global_batch = o.global_batch > 0 ? o.global_batch
+                                                  : template_workload.microbatches * template_workload.microbatch_size *
+                                                        template_workload.parallel.dp;
+  if (screen.limits.global_batch ==
+      template_workload.microbatches * template_workload.microbatch_size * template_workload.parallel.dp)
+    screen.given = given_candidate(template_workload, screen.limits.gpus);
+  if (plan_space(screen.limits).empty())
+    throw InputError(o.workload, "--global-batch",
+                     "no layout of the " + std::to_string(screen.limits.gpus) + " GPUs divides the global batch of " +
+                         std::to_string(screen.limits.global_batch) +
+                         " samples into micro-batches of 1, 2, 4 or 8 on every replica");
+
+  const SweepFolderLock lock("-o", o.output);
+  const auto started = std::chrono::steady_clock::now();
+  Progress screening("screening");
+  std::vector<PlanEntry> entries = screen_plan(screen, [&](std::size_t d, std::size_t n) { screening(d, n); });
+  const double screen_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::cerr << "plan: " << entries.size() << " candidates screened in " << fmt::fixed(screen_seconds, 2) << " s ("
+            << fmt::fixed(entries.size() / std::max(screen_seconds, 1e-9), 0) << " per second)\n";
+
+  // Each candidate simulated is a sweep run (the sweep's runner, -j, records in DIR/runs/ for resuming).
+  SweepPlan runs;
+  runs.name = "plan";
+  runs.columns = {"platform", "workload", "candidate"};
+  runs.size = entries.size();
+  runs.run = [&](std::size_t i) {
+    SweepRun r;
+    r.id = std::to_string(i);
+    r.platform = o.platform;
+    r.workload = o.workload;
+    r.overrides = entries[i].candidate.overrides();
+    r.values = {o.platform, o.workload, entries[i].candidate.label()};
+    return r;
+  };
+  SweepRunOptions run_options;
+  run_options.binary = this_binary();
+  run_options.dir = o.output;
+  run_options.jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  run_options.simgrid_config = o.simgrid_config;
+  std::size_t simulated = 0;
+  simulate_plan(entries, static_cast<std::size_t>(o.top), static_cast<std::size_t>(run_options.jobs),
+                [&](const std::vector<std::size_t>& chosen) {
+                  std::vector<RunRecord> records(chosen.size());
+                  std::vector<std::size_t> todo;
+                  std::map<std::size_t, std::size_t> slot;
+                  for (std::size_t k = 0; k < chosen.size(); ++k) {
+                    const std::optional<RunRecord> found = find_record(o.output, runs.run(chosen[k]));
+                    if (found && record_complete(*found))
+                      records[k] = *found;
+                    else
+                      todo.push_back(chosen[k]), slot[chosen[k]] = k;
+                  }
+                  run_sweep(runs, todo, run_options, [&](const RunRecord& r, std::size_t, std::size_t) {
+                    records[slot.at(std::stoul(r.id))] = r;
+                  });
+                  simulated += chosen.size();
+                  std::cerr << "plan: simulated " << simulated << " (" << todo.size() << " of the last "
+                            << chosen.size() << " run now)\n";
+                  return records;
+                });
+  write_file_atomically(o.output + "/plan.csv", plan_csv(entries));
+  const std::vector<std::size_t> ranked = plan_ranking(entries);
+  std::cout << "plan          " << template_workload.name << " on " << o.platform << ": " << screen.limits.gpus
+            << " GPUs, global batch " << screen.limits.global_batch << "\n";
+  write_plan_summary(std::cout, entries, static_cast<std::size_t>(o.top));
+  if (ranked.empty()) return 1;
+  const PlanEntry& winner = entries[ranked.front()];
+  write_file_atomically(o.output + "/winner.yaml",
+                        "# pipesim plan's winner: " + winner.candidate.label() + "\n" +
+                            workload_yaml_with_overrides(o.workload, winner.candidate.overrides(), o.output));
+  std::cout << "\nwinner        " << winner.candidate.label() << " -> " << o.output << "/winner.yaml\n";
+  return 0;
+}
+
+}  // namespace pipesim

@@ -1,0 +1,27 @@
+// pipesim plan PLATFORM WORKLOAD -o DIR: the fastest configuration of the
+// workload's model on the platform that fits (docs/plan.md).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace pipesim {
+
+struct PlanCommandOptions {
+  std::string platform, workload, output;
+  int global_batch = 0;  // 0: the workload's micro-batches x micro-batch size x dp
+  int top = 10;
+  int jobs = 0;  // 0: the machine's cores
+  std::vector<std::string> simgrid_config;
+};
+
+CLI::App* add_plan_command(CLI::App& root, PlanCommandOptions& options);
+
+// Returns 0 with a winner, 1 when nothing fits (the report says the
+// smallest memory any candidate needs); bad input throws before anything is
+// simulated or written.
+int plan_command(const PlanCommandOptions& options);
+
+}  // namespace pipesim

@@ -1,0 +1,32 @@
+// What a candidate of `pipesim plan` can be told without simulating it: two
+// bounds, both from one pipeline's task graph, never from an engine.
+// - memory: each device's static memory plus what its own passes hold
+//   (stashes, workspaces), replayed in the device's order. Communication
+//   buffers, which depend on when transfers run, are left out, so the bound
+//   never exceeds the simulated peak: a candidate over capacity by it cannot
+//   fit, and is pruned without a run.
+// - time: the pipeline alone, each transfer unshared (the analytic engine's
+//   contention_free_timeline), or the busiest device's compute where that
+//   pass does not apply. The job copies the pipeline onto every TP rank and
+//   replica and only adds collectives, waits and sharing to it, so no
+//   simulation of the candidate can be faster.
+#pragma once
+
+#include "sim/platform.hpp"
+#include "workloads/workload.hpp"
+
+namespace pipesim {
+
+struct PlanBounds {
+  double memory = 0;    // bytes, on the device below
+  int memory_rank = 0;  // the pipeline rank whose bound is largest
+  double capacity = 0;  // bytes, that device's memory
+  double time = 0;      // seconds
+};
+
+// WORKLOAD is timed (workloads/model_costs) and has its `parallel:` section;
+// throws InputError as `pipesim run` would for a layout or schedule that
+// cannot be built.
+PlanBounds plan_bounds(const Workload& workload, const Platform& platform);
+
+}  // namespace pipesim

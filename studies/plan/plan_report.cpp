@@ -1,0 +1,177 @@
+#include "studies/plan/plan_report.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <sstream>
+
+#include "reports/csv_field.hpp"
+#include "reports/json_writer.hpp"
+#include "reports/text_table.hpp"
+#include "sim/format.hpp"
+
+namespace pipesim {
+namespace {
+
+double value(const PlanEntry& e, const std::string& column) {
+  const std::string text = e.run ? run_metric(*e.run, column) : "";
+  if (text.empty()) return std::numeric_limits<double>::quiet_NaN();
+  return std::strtod(text.c_str(), nullptr);
+}
+
+std::string fixed_or_dash(double v, int decimals) { return v == v ? fmt::fixed(v, decimals) : "-"; }
+
+std::string percent_or_dash(double v) { return v == v ? fmt::percent(v) : "-"; }
+
+std::string change(double x, double base) {
+  const double r = x / base - 1;
+  return (r >= 0 ? "+" : "") + fmt::fixed(r * 100, 1) + " %";
+}
+
+}  // namespace
+
+std::string plan_csv(const std::vector<PlanEntry>& entries) {
+  std::vector<std::size_t> rank(entries.size(), 0);
+  std::vector<bool> front(entries.size(), false);
+  const std::vector<std::size_t> ranked = plan_ranking(entries);
+  for (std::size_t r = 0; r < ranked.size(); ++r) rank[ranked[r]] = r + 1;
+  for (const std::size_t i : plan_front(entries)) front[i] = true;
+  std::ostringstream out;
+  out << "id,tp,pp,dp,zero,microbatch_size,microbatches,schedule,virtual_stages,recompute,fate,reason,"
+         "time_bound,memory_bound,memory_capacity,status,iteration_time,training.tokens_per_second,training.mfu,"
+         "max_peak_memory,max_peak_largest_part,worst_bubble_fraction,exposed_communication,rank,front\n";
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const PlanEntry& e = entries[i];
+    const PlanCandidate& c = e.candidate;
+    const bool bounded = e.fate != PlanFate::NotApplicable;
+    const auto metric = [&](const char* column) { return e.run ? run_metric(*e.run, column) : std::string(); };
+    out << i << ',' << c.tp << ',' << c.pp << ',' << c.dp << ',' << c.zero << ',' << c.microbatch_size << ','
+        << c.microbatches << ',' << c.schedule << ',' << c.virtual_stages << ',' << c.recompute << ','
+        << csv_field(fate_name(e.fate)) << ',' << csv_field(e.reason) << ','
+        << (bounded ? json_number(e.bounds.time) : "") << ',' << (bounded ? json_number(e.bounds.memory) : "") << ','
+        << (bounded ? json_number(e.bounds.capacity) : "") << ',' << (e.run ? csv_field(e.run->status) : "") << ','
+        << metric("iteration_time") << ',' << metric("training.tokens_per_second") << ',' << metric("training.mfu")
+        << ',' << metric("max_peak_memory") << ',' << metric("max_peak_largest_part") << ','
+        << metric("worst_bubble_fraction") << ',' << metric("exposed_communication") << ','
+        << (rank[i] ? std::to_string(rank[i]) : "") << ',' << (front[i] ? "yes" : "") << '\n';
+  }
+  return out.str();
+}
+
+std::string smallest_memory_line(const std::vector<PlanEntry>& entries) {
+  const PlanEntry* best = nullptr;
+  for (const PlanEntry& e : entries)
+    if (e.fate != PlanFate::NotApplicable && (!best || e.bounds.memory < best->bounds.memory)) best = &e;
+  if (!best) return "no candidate could be built (plan.csv says why for each)";
+  return "the smallest memory bound is " + fmt::bytes(best->bounds.memory) + " (" + best->candidate.label() +
+         ") against " + fmt::bytes(best->bounds.capacity);
+}
+
+void write_plan_summary(std::ostream& os, const std::vector<PlanEntry>& entries, std::size_t top) {
+  std::map<PlanFate, std::size_t> count;
+  std::size_t valid = 0;
+  for (const PlanEntry& e : entries) ++count[e.fate], valid += e.valid();
+  os << "candidates  " << entries.size() << ": " << count[PlanFate::Simulated] << " simulated (" << valid << " fit), "
+     << count[PlanFate::Slower] << " slower by their time bound, " << count[PlanFate::OverMemory]
+     << " over memory by their bound, " << count[PlanFate::NotApplicable] << " not applicable\n";
+  const std::vector<std::size_t> ranked = plan_ranking(entries);
+  if (ranked.empty()) {
+    os << "nothing fits: " << smallest_memory_line(entries) << "\n";
+    return;
+  }
+  const double best = entries[ranked.front()].iteration_time();
+  std::vector<Row> rows = {{"rank", "tp", "pp", "dp", "micro-batches", "schedule", "recompute", "zero", "iteration",
+                            "tokens/s", "MFU", "peak memory", "bubble", "exposed comm"}};
+  for (std::size_t r = 0; r < ranked.size() && r < top; ++r) {
+    const PlanEntry& e = entries[ranked[r]];
+    const PlanCandidate& c = e.candidate;
+    rows.push_back({std::to_string(r + 1), std::to_string(c.tp), std::to_string(c.pp), std::to_string(c.dp),
+                    std::to_string(c.microbatch_size) + " x " + std::to_string(c.microbatches), c.schedule_label(),
+                    c.recompute, std::to_string(c.zero), fmt::time(e.iteration_time()),
+                    fixed_or_dash(value(e, "training.tokens_per_second"), 0), percent_or_dash(value(e, "training.mfu")),
+                    fmt::bytes(value(e, "max_peak_memory")) + " " + run_metric(*e.run, "max_peak_largest_part"),
+                    percent_or_dash(value(e, "worst_bubble_fraction")), fmt::time(value(e, "exposed_communication"))});
+  }
+  os << "\nfastest\n";
+  write_table(os, rows);
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const PlanEntry& e = entries[i];
+    if (!e.given) continue;
+    os << "\nthe workload's own configuration: " << e.candidate.label() << "\n  ";
+    const auto at = std::find(ranked.begin(), ranked.end(), i);
+    if (at != ranked.end()) {
+      // Past the K-th run, candidates left unsimulated may be faster than it: its rank is then a lower bound.
+      const bool exact = static_cast<std::size_t>(at - ranked.begin()) < top;
+      os << "rank " << (at - ranked.begin()) + 1 << (exact ? "" : " or worse") << ", " << fmt::time(e.iteration_time())
+         << " (" << (at == ranked.begin() ? "the winner" : change(e.iteration_time(), best) + " against the winner")
+         << ")\n";
+    } else if (e.fate == PlanFate::NotApplicable)
+      os << "not applicable: " << e.reason << "\n";
+    else if (e.fate == PlanFate::OverMemory)
+      os << "over memory: its bound is " << fmt::bytes(e.bounds.memory) << " > " << fmt::bytes(e.bounds.capacity)
+         << "\n";
+    else
+      os << "simulated: " << (e.run ? e.run->status + (e.run->error.empty() ? "" : ": " + e.run->error) : "") << "\n";
+  }
+  os << "\nfront (no other run is both faster and smaller)\n";
+  std::vector<Row> front = {{"rank", "iteration", "peak memory", "configuration"}};
+  for (const std::size_t i : plan_front(entries)) {
+    const std::size_t r = static_cast<std::size_t>(std::find(ranked.begin(), ranked.end(), i) - ranked.begin()) + 1;
+    front.push_back({std::to_string(r), fmt::time(entries[i].iteration_time()),
+                     fmt::bytes(value(entries[i], "max_peak_memory")), entries[i].candidate.label()});
+  }
+  write_table(os, front, true);
+
+  // Each family (schedule with its virtual stages): its best run, or why it has none.
+  os << "\nschedules\n";
+  std::vector<Row> families = {{"schedule", "best", "against the winner", "why"}};
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<const PlanEntry*>> of;
+  for (const PlanEntry& e : entries) {
+    const std::string name = e.candidate.schedule_label();
+    if (!of.count(name)) order.push_back(name);
+    of[name].push_back(&e);
+  }
+  for (const std::string& name : order) {
+    const std::vector<const PlanEntry*>& members = of[name];
+    const PlanEntry* fastest = nullptr;
+    const PlanEntry* bound = nullptr;
+    std::size_t over = 0, refused = 0, invalid = 0;
+    for (const PlanEntry* e : members) {
+      if (e->valid() && (!fastest || e->iteration_time() < fastest->iteration_time())) fastest = e;
+      if (e->fate == PlanFate::Slower && (!bound || e->bounds.time < bound->bounds.time)) bound = e;
+      over += e->fate == PlanFate::OverMemory;
+      refused += e->fate == PlanFate::NotApplicable;
+      invalid += e->fate == PlanFate::Simulated && !e->valid();
+    }
+    if (fastest) {
+      const std::size_t r =
+          static_cast<std::size_t>(
+              std::find_if(ranked.begin(), ranked.end(), [&](std::size_t i) { return &entries[i] == fastest; }) -
+              ranked.begin()) +
+          1;
+      families.push_back({name, "rank " + std::to_string(r) + ", " + fmt::time(fastest->iteration_time()),
+                          r == 1 ? "the winner" : change(fastest->iteration_time(), best),
+                          r == 1 ? "" : "slower at its best"});
+    } else if (bound) {
+      families.push_back({name, "not simulated", ">= " + change(bound->bounds.time, best),
+                          "its best time bound, " + fmt::time(bound->bounds.time) + ", is no faster than the top " +
+                              std::to_string(top) + "'s slowest run"});
+    } else if (over + invalid > 0) {
+      double smallest = std::numeric_limits<double>::infinity(), capacity = 0;
+      for (const PlanEntry* e : members)
+        if (e->fate != PlanFate::NotApplicable && e->bounds.memory < smallest)
+          smallest = e->bounds.memory, capacity = e->bounds.capacity;
+      families.push_back(
+          {name, "none fits", "-",
+           over ? "over memory: its smallest bound is " + fmt::bytes(smallest) + " > " + fmt::bytes(capacity)
+                : "over memory when simulated"});
+    } else {
+      families.push_back({name, "not applicable", "-", "e.g. " + members.front()->reason});
+    }
+  }
+  write_table(os, families, true);
+}
+
+}  // namespace pipesim

@@ -1,0 +1,136 @@
+#include "studies/plan/plan_search.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <limits>
+
+#include "schedules/registry.hpp"
+#include "sim/input_error.hpp"
+#include "workloads/model_costs.hpp"
+#include "workloads/workload_yaml.hpp"
+
+namespace pipesim {
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+double number(const std::string& text) {
+  if (text.empty()) return kInfinity;
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  return end && *end == '\0' ? v : kInfinity;
+}
+
+double peak_memory(const PlanEntry& e) { return number(run_metric(*e.run, "max_peak_memory")); }
+
+}  // namespace
+
+const char* fate_name(PlanFate fate) {
+  switch (fate) {
+    case PlanFate::NotApplicable:
+      return "not applicable";
+    case PlanFate::OverMemory:
+      return "over memory";
+    case PlanFate::Slower:
+      return "slower";
+    case PlanFate::Simulated:
+      return "simulated";
+  }
+  return "";
+}
+
+std::string run_metric(const RunRecord& record, const std::string& column) {
+  const std::vector<std::string>& columns = sweep_metric_columns();
+  const auto it = std::find(columns.begin(), columns.end(), column);
+  const std::size_t i = static_cast<std::size_t>(it - columns.begin());
+  return i < record.metrics.size() ? record.metrics[i] : "";
+}
+
+double PlanEntry::iteration_time() const { return valid() ? number(run_metric(*run, "iteration_time")) : kInfinity; }
+
+std::vector<PlanEntry> screen_plan(const PlanScreen& s, const PlanProgress& progress) {
+  std::vector<PlanCandidate> space = plan_space(s.limits);
+  std::size_t given = space.size();
+  if (s.given) {
+    given = static_cast<std::size_t>(std::find(space.begin(), space.end(), *s.given) - space.begin());
+    if (given == space.size()) space.push_back(*s.given);
+  }
+  std::vector<PlanEntry> entries(space.size());
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    PlanEntry& e = entries[i];
+    e.candidate = space[i];
+    e.given = i == given;
+    try {
+      const Workload w = time_model_layers(load_workload(s.workload, e.candidate.overrides()), *s.platform);
+      e.bounds = plan_bounds(w, *s.platform);
+      e.fate = e.bounds.memory > e.bounds.capacity ? PlanFate::OverMemory : PlanFate::Slower;
+    } catch (const InputError& error) {
+      e.fate = PlanFate::NotApplicable;
+      e.reason = error.what();
+    }
+    if (progress) progress(i + 1, space.size());
+  }
+  return entries;
+}
+
+void simulate_plan(std::vector<PlanEntry>& entries, std::size_t top, std::size_t batch, const PlanSimulator& simulate) {
+  std::vector<std::size_t> order, given;
+  for (std::size_t i = 0; i < entries.size(); ++i)
+    if (entries[i].fate == PlanFate::Slower) (entries[i].given ? given : order).push_back(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return entries[a].bounds.time < entries[b].bounds.time; });
+  std::vector<double> best;  // the valid runs' iteration times, sorted
+  const auto kth = [&] { return best.size() >= top ? best[top - 1] : kInfinity; };
+  const auto record = [&](const std::vector<std::size_t>& chosen) {
+    const std::vector<RunRecord> records = simulate(chosen);
+    for (std::size_t k = 0; k < chosen.size(); ++k) {
+      PlanEntry& e = entries[chosen[k]];
+      e.run = records.at(k);
+      e.fate = PlanFate::Simulated;
+      if (e.valid()) best.insert(std::upper_bound(best.begin(), best.end(), e.iteration_time()), e.iteration_time());
+    }
+  };
+  if (!given.empty()) record(given);
+  for (std::size_t next = 0; next < order.size();) {
+    std::vector<std::size_t> chosen;
+    while (next < order.size() && chosen.size() < std::max<std::size_t>(1, batch) &&
+           entries[order[next]].bounds.time < kth())
+      chosen.push_back(order[next++]);
+    if (chosen.empty()) break;  // no candidate left can enter the top K
+    record(chosen);
+  }
+}
+
+PlanCandidate given_candidate(const Workload& w, int gpus) {
+  PlanCandidate c;
+  c.tp = w.parallel.tp, c.dp = w.parallel.dp, c.zero = w.parallel.zero;
+  c.pp = w.parallel.pp > 0 ? w.parallel.pp : gpus / (c.tp * c.dp);
+  c.microbatch_size = w.microbatch_size, c.microbatches = w.microbatches;
+  c.schedule = canonical_schedule_name(w.schedule);
+  if (c.schedule == "interleaved-1f1b") {
+    const auto v = w.schedule_params.find("virtual_stages");
+    c.virtual_stages = v == w.schedule_params.end() ? 2 : std::atoi(v->second.c_str());
+  }
+  c.recompute = w.model ? w.model->recompute : "none";
+  return c;
+}
+
+std::vector<std::size_t> plan_ranking(const std::vector<PlanEntry>& entries) {
+  std::vector<std::size_t> ranked;
+  for (std::size_t i = 0; i < entries.size(); ++i)
+    if (entries[i].valid()) ranked.push_back(i);
+  std::stable_sort(ranked.begin(), ranked.end(), [&](std::size_t a, std::size_t b) {
+    return entries[a].iteration_time() < entries[b].iteration_time();
+  });
+  return ranked;
+}
+
+std::vector<std::size_t> plan_front(const std::vector<PlanEntry>& entries) {
+  std::vector<std::size_t> front;
+  double lowest = kInfinity;
+  for (const std::size_t i : plan_ranking(entries))
+    if (peak_memory(entries[i]) < lowest) front.push_back(i), lowest = peak_memory(entries[i]);
+  return front;
+}
+
+}  // namespace pipesim

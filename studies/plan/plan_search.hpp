@@ -1,0 +1,75 @@
+// `pipesim plan`'s search (docs/plan.md): every candidate of the plan space
+// screened by its bounds (studies/plan/plan_bounds.hpp), then simulated in
+// the order of its time bound, until no candidate left can enter the top K.
+// A candidate is never dropped on a guess: it is either refused by the
+// loader or a generator (with their error), over memory by a bound that
+// never exceeds its simulated peak, slower by a bound than K simulated
+// runs, or simulated.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/platform.hpp"
+#include "studies/plan/plan_bounds.hpp"
+#include "studies/plan/plan_space.hpp"
+#include "studies/sweep_results.hpp"
+
+namespace pipesim {
+
+enum class PlanFate {
+  NotApplicable,  // the workload loader or the generator refuses it (PlanEntry::reason)
+  OverMemory,     // its memory bound exceeds the device's capacity
+  Slower,         // its time bound is no better than the K-th simulated run
+  Simulated,      // PlanEntry::run holds the run
+};
+const char* fate_name(PlanFate fate);
+
+struct PlanEntry {
+  PlanCandidate candidate;
+  PlanFate fate = PlanFate::NotApplicable;
+  std::string reason;  // NotApplicable: the error line
+  PlanBounds bounds;
+  std::optional<RunRecord> run;
+  bool given = false;  // the workload's own configuration: always simulated, its rank reported
+  bool valid() const { return run && run->status == "valid"; }
+  double iteration_time() const;  // the run's; infinity without a valid run
+};
+
+// The screening's input: the user's workload, the platform (loaded), the space.
+struct PlanScreen {
+  std::string workload;  // path
+  const Platform* platform = nullptr;
+  PlanSpaceLimits limits;
+  // The workload's own configuration, added to the space when it lies outside it.
+  std::optional<PlanCandidate> given;
+};
+// Called as candidates are screened: how many of how many.
+using PlanProgress = std::function<void(std::size_t done, std::size_t total)>;
+
+// Every candidate with its bounds, or NotApplicable, or OverMemory.
+std::vector<PlanEntry> screen_plan(const PlanScreen& screen, const PlanProgress& progress = nullptr);
+
+// Runs the given configuration, then the candidates that can still enter
+// the top K, `batch` at a time through SIMULATE (which returns one record
+// per entry index given, in the same order), fastest bound first; marks the
+// others Slower.
+using PlanSimulator = std::function<std::vector<RunRecord>(const std::vector<std::size_t>& entries)>;
+void simulate_plan(std::vector<PlanEntry>& entries, std::size_t top, std::size_t batch, const PlanSimulator& simulate);
+
+// The valid runs by iteration time (ties by candidate order): entry indices.
+std::vector<std::size_t> plan_ranking(const std::vector<PlanEntry>& entries);
+// Among valid runs, those no other beats on both iteration time and peak memory, by time.
+std::vector<std::size_t> plan_front(const std::vector<PlanEntry>& entries);
+
+// The workload's own configuration as a candidate: its layout (pp from the
+// devices left when not given), micro-batches, schedule and recompute.
+PlanCandidate given_candidate(const Workload& workload, int gpus);
+
+// A column of a run's metrics (studies/sweep_results.hpp), "" when absent.
+std::string run_metric(const RunRecord& record, const std::string& column);
+
+}  // namespace pipesim

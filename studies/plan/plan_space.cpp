@@ -1,0 +1,72 @@
+#include "studies/plan/plan_space.hpp"
+
+#include <algorithm>
+#include <utility>
+
+namespace pipesim {
+
+std::vector<WorkloadOverride> PlanCandidate::overrides() const {
+  std::vector<WorkloadOverride> o = {{"parallel.tp", std::to_string(tp)},
+                                     {"parallel.pp", std::to_string(pp)},
+                                     {"parallel.dp", std::to_string(dp)},
+                                     {"parallel.zero", std::to_string(zero)},
+                                     {"model.microbatch_size", std::to_string(microbatch_size)},
+                                     {"model.recompute", recompute},
+                                     {"microbatches", std::to_string(microbatches)},
+                                     {"schedule", schedule}};
+  if (virtual_stages > 0) o.push_back({"schedule.virtual_stages", std::to_string(virtual_stages)});
+  return o;
+}
+
+std::string PlanCandidate::schedule_label() const {
+  return virtual_stages > 0 ? schedule + " v" + std::to_string(virtual_stages) : schedule;
+}
+
+std::string PlanCandidate::label() const {
+  return "tp " + std::to_string(tp) + " pp " + std::to_string(pp) + " dp " + std::to_string(dp) + ", mb " +
+         std::to_string(microbatch_size) + " x " + std::to_string(microbatches) + ", " + schedule_label() + ", " +
+         recompute + ", zero " + std::to_string(zero);
+}
+
+const std::vector<std::string>& plan_schedules() {
+  static const std::vector<std::string> names = {"1f1b",  "gpipe", "interleaved-1f1b", "zb-h1",
+                                                 "zb-h2", "zbv",   "dualpipev"};
+  return names;
+}
+
+std::vector<PlanCandidate> plan_space(const PlanSpaceLimits& l) {
+  std::vector<PlanCandidate> out;
+  const int max_tp = l.node_gpus > 0 ? std::min(8, l.node_gpus) : 8;
+  for (int tp = 1; tp <= max_tp && tp <= l.gpus; tp *= 2) {
+    if (l.gpus % tp) continue;
+    for (int pp = 1; pp <= l.gpus / tp && pp <= l.layers; ++pp) {
+      if ((l.gpus / tp) % pp) continue;
+      const int dp = l.gpus / tp / pp;
+      for (int mbs = 1; mbs <= 8; mbs *= 2) {
+        if (l.global_batch % (dp * mbs)) continue;
+        const int microbatches = l.global_batch / (dp * mbs);
+        std::vector<std::pair<std::string, int>> schedules;
+        for (const std::string& s : pp == 1 ? std::vector<std::string>{"1f1b"} : plan_schedules()) {
+          if (s != "interleaved-1f1b") {
+            schedules.emplace_back(s, 0);
+            continue;
+          }
+          for (int v : {2, 4})
+            if (pp * v <= l.layers) schedules.emplace_back(s, v);
+        }
+        for (const auto& [schedule, v] : schedules)
+          for (const char* recompute : {"none", "selective", "full"})
+            for (int zero = 0; zero <= (dp > 1 ? 2 : 0); ++zero) {
+              PlanCandidate c;
+              c.tp = tp, c.pp = pp, c.dp = dp, c.zero = zero;
+              c.microbatch_size = mbs, c.microbatches = microbatches;
+              c.schedule = schedule, c.virtual_stages = v, c.recompute = recompute;
+              out.push_back(c);
+            }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace pipesim

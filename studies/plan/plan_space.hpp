@@ -1,0 +1,53 @@
+// The configurations `pipesim plan` weighs (docs/plan.md): every layout of
+// the platform's GPUs into TP x PP x DP, micro-batch size and count for the
+// global batch, pipeline schedule, recompute and ZeRO stage, each one a set
+// of workload overrides on the user's workload, exactly as `pipesim run
+// --set` would apply them.
+#pragma once
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "workloads/workload_yaml.hpp"
+
+namespace pipesim {
+
+struct PlanCandidate {
+  int tp = 1, pp = 1, dp = 1, zero = 0;
+  int microbatch_size = 1, microbatches = 1;
+  std::string schedule;    // a canonical schedule name
+  int virtual_stages = 0;  // interleaved schedules; 0 for the others
+  std::string recompute;   // none, selective, full
+
+  std::vector<WorkloadOverride> overrides() const;
+  // "tp 8 pp 4 dp 2, mb 1 x 64, interleaved-1f1b v2, selective, zero 1"
+  std::string label() const;
+  std::string schedule_label() const;  // "interleaved-1f1b v2", "1f1b"
+  bool operator==(const PlanCandidate& o) const {
+    return std::tie(tp, pp, dp, zero, microbatch_size, microbatches, schedule, virtual_stages, recompute) ==
+           std::tie(o.tp, o.pp, o.dp, o.zero, o.microbatch_size, o.microbatches, o.schedule, o.virtual_stages,
+                    o.recompute);
+  }
+};
+
+struct PlanSpaceLimits {
+  int gpus = 0;          // the platform's compute devices
+  int node_gpus = 0;     // GPUs per box (the smallest); TP stays inside one; 0: unknown
+  int global_batch = 0;  // samples per iteration, over every replica
+  int layers = 0;        // the workload's layer chain: no more pipeline stages than layers
+};
+
+// The schedules a plan tries on a pipeline of two stages or more; one stage
+// runs 1f1b (every flush schedule is the same there).
+const std::vector<std::string>& plan_schedules();
+
+// Every candidate, in a fixed order (layout, micro-batch size, schedule,
+// recompute, ZeRO): TP a power of two up to 8 inside a box, PP dividing the
+// GPUs left, micro-batch sizes 1, 2, 4, 8 that divide the global batch per
+// replica. Whether the workload's model takes a candidate (heads divisible
+// by TP, enough layers for the stages) is for the workload loader and the
+// generators to say.
+std::vector<PlanCandidate> plan_space(const PlanSpaceLimits& limits);
+
+}  // namespace pipesim

@@ -1,0 +1,213 @@
+// pipesim plan on a small model: pruning never loses the winner that
+// simulating every candidate finds, the bounds never exceed a simulation,
+// what is pruned for memory does not fit, the winner runs as written.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "tests/support/build_paths.hpp"
+#include "tests/support/cli_runner.hpp"
+
+namespace pipesim {
+namespace {
+
+using namespace pipesim::testing;
+namespace fs = std::filesystem;
+
+const std::string kRoot = std::string(PIPESIM_SOURCE_DIR) + "/";
+const std::string kPlatform = kRoot + "platforms/nvswitch-4gpu.xml";
+
+// A 4-block GPT on 4 GPUs: a few hundred candidates, each simulated in milliseconds.
+std::string small_workload() {
+  return write_file("small.yaml",
+                    "name: small-gpt\n"
+                    "model: {preset: gpt2-xl, layers: 4, hidden: 1024, heads: 16, seq_length: 512, "
+                    "microbatch_size: 2}\n"
+                    "microbatches: 4\n"
+                    "schedule: 1f1b\n");
+}
+
+// The 4-GPU box with MEMORY per GPU.
+std::string platform_with_memory(const std::string& memory, const std::string& name) {
+  std::string xml = read_text(kPlatform);
+  for (std::size_t at = 0; (at = xml.find("value=\"80GiB\"", at)) != std::string::npos;)
+    xml.replace(at, 13, "value=\"" + memory + "\"");
+  return write_file(name, xml);
+}
+
+using Row = std::map<std::string, std::string>;
+
+std::vector<Row> read_csv(const std::string& path) {
+  std::istringstream in(read_text(path));
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> header;
+  std::stringstream h(line);
+  for (std::string f; std::getline(h, f, ',');) header.push_back(f);
+  std::vector<Row> rows;
+  while (std::getline(in, line)) {
+    Row row;
+    std::size_t c = 0;
+    bool quoted = false;
+    std::string field;
+    for (const char ch : line + ",") {
+      if (ch == '"') {
+        quoted = !quoted;
+      } else if (ch == ',' && !quoted) {
+        if (c < header.size()) row[header[c]] = field;
+        ++c, field.clear();
+      } else {
+        field += ch;
+      }
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+double number(const Row& row, const std::string& column) { return std::strtod(row.at(column).c_str(), nullptr); }
+
+const Row* winner(const std::vector<Row>& rows) {
+  for (const Row& r : rows)
+    if (r.at("rank") == "1") return &r;
+  return nullptr;
+}
+
+std::string candidate(const Row& r) {
+  return r.at("tp") + "/" + r.at("pp") + "/" + r.at("dp") + " " + r.at("microbatch_size") + "x" + r.at("microbatches") +
+         " " + r.at("schedule") + " v" + r.at("virtual_stages") + " " + r.at("recompute") + " zero " + r.at("zero");
+}
+
+TEST(PlanCli, PruningFindsTheWinnerThatSimulatingEveryCandidateFinds) {
+  const std::string workload = small_workload(), pruned = temp_path("pruned"), every = temp_path("every");
+  const CliResult a = run_pipesim("plan " + kPlatform + " " + workload + " -o " + pruned + " --top 1 -j 2");
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  const CliResult b = run_pipesim("plan " + kPlatform + " " + workload + " -o " + every + " --top 100000 -j 2");
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  const std::vector<Row> some = read_csv(pruned + "/plan.csv"), all = read_csv(every + "/plan.csv");
+  ASSERT_EQ(some.size(), all.size());
+  std::size_t simulated = 0, slower = 0;
+  for (const Row& r : some) simulated += r.at("fate") == "simulated", slower += r.at("fate") == "slower";
+  EXPECT_GT(slower, simulated) << "the bounds prune most candidates";
+  for (const Row& r : all) EXPECT_NE(r.at("fate"), "slower") << "--top 100000 simulates every candidate that fits";
+  ASSERT_TRUE(winner(some) && winner(all));
+  EXPECT_EQ(candidate(*winner(some)), candidate(*winner(all)));
+  EXPECT_EQ(winner(some)->at("iteration_time"), winner(all)->at("iteration_time"));
+  // The bounds never exceed what was simulated; without a pipeline (pp 1) nothing is left out of the memory's.
+  std::size_t checked = 0;
+  for (const Row& r : all) {
+    if (r.at("status") != "valid") continue;
+    ++checked;
+    EXPECT_LE(number(r, "time_bound"), number(r, "iteration_time") * (1 + 1e-12)) << candidate(r);
+    EXPECT_LE(number(r, "memory_bound"), number(r, "max_peak_memory") * (1 + 1e-12)) << candidate(r);
+    if (r.at("pp") == "1") {
+      EXPECT_NEAR(number(r, "memory_bound") / number(r, "max_peak_memory"), 1, 1e-12) << candidate(r);
+    }
+  }
+  EXPECT_GT(checked, 300u);
+}
+
+TEST(PlanCli, WhatIsPrunedForMemoryDoesNotFitAndTheWinnerRunsAsWritten) {
+  const std::string workload = small_workload(), out = temp_path("tight");
+  const std::string platform = platform_with_memory("1.5GiB", "tight.xml");
+  const CliResult r = run_pipesim("plan " + platform + " " + workload + " -o " + out + " --top 3 -j 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<Row> rows = read_csv(out + "/plan.csv");
+  int over = 0;
+  for (const Row& row : rows) {
+    if (row.at("fate") != "over memory" || over >= 3) continue;
+    ++over;  // a few of them, run as they are: each exceeds the GPU's memory
+    std::string sets;
+    for (const char* key : {"tp", "pp", "dp", "zero"})
+      sets += std::string(" --set parallel.") + key + "=" + row.at(key);
+    sets += " --set model.microbatch_size=" + row.at("microbatch_size") +
+            " --set model.recompute=" + row.at("recompute") + " --set microbatches=" + row.at("microbatches") +
+            " --set schedule=" + row.at("schedule");
+    if (row.at("virtual_stages") != "0") sets += " --set schedule.virtual_stages=" + row.at("virtual_stages");
+    const CliResult run = run_pipesim("run " + platform + " " + workload + sets + " --quiet");
+    EXPECT_EQ(run.exit_code, 1) << candidate(row) << ": " << run.err;
+  }
+  EXPECT_EQ(over, 3);
+  const Row* best = winner(rows);
+  ASSERT_TRUE(best);
+  const CliResult run = run_pipesim("run " + platform + " " + out + "/winner.yaml --json " + out + "/winner.json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(json_number(read_json(out + "/winner.json"), "/iteration_time"), number(*best, "iteration_time"));
+  EXPECT_NE(r.out.find("the workload's own configuration: tp 1 pp 4 dp 1, mb 2 x 4, 1f1b, none, zero 0"),
+            std::string::npos)
+      << r.out;
+  // Run again: every record is found, nothing runs, the same report.
+  const CliResult again = run_pipesim("plan " + platform + " " + workload + " -o " + out + " --top 3 -j 2");
+  EXPECT_EQ(again.out, r.out);
+  const auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = 0; (at = again.err.find(what, at)) != std::string::npos; ++at) ++n;
+    return n;
+  };
+  EXPECT_GT(count("run now)"), 0u) << again.err;
+  EXPECT_EQ(count("run now)"), count(" (0 of the last ")) << again.err;
+}
+
+TEST(PlanCli, NothingFitsSaysTheSmallestMemoryAnyCandidateNeeds) {
+  const std::string out = temp_path("none");
+  const CliResult r =
+      run_pipesim("plan " + platform_with_memory("200MiB", "small.xml") + " " + small_workload() + " -o " + out);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.out.find("nothing fits: the smallest memory bound is "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" against 200.00 MiB"), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::exists(out + "/plan.csv"));
+  EXPECT_FALSE(fs::exists(out + "/winner.yaml"));
+}
+
+// The first code block after HEADING in docs/plan.md, without its fences.
+std::string doc_block_after(const std::string& heading) {
+  const std::string text = read_text(kRoot + "docs/plan.md");
+  const std::size_t at = text.find(heading);
+  if (at == std::string::npos) return "no heading '" + heading + "'";
+  const std::size_t command = text.find("```", at), command_end = text.find("```", command + 3);
+  const std::size_t open = text.find("```", command_end + 3);  // the second block: the output
+  const std::size_t begin = text.find('\n', open) + 1;
+  return text.substr(begin, text.find("```", begin) - begin);
+}
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  for (std::size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size())
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+TEST(PlanCli, TheDocumentedExampleIsWhatThePlanPrints) {
+  const std::string out = temp_path("plan-small");
+  const CliResult r =
+      run_pipesim("plan " + kPlatform + " " + kRoot + "workloads/examples/small-gpt.yaml -o " + out + " --top 5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(doc_block_after("## Example"), replaced(replaced(r.out, kRoot, ""), out, "plan-small"));
+  const std::string header = read_text(out + "/plan.csv").substr(0, read_text(out + "/plan.csv").find('\n'));
+  EXPECT_EQ(header,
+            "id,tp,pp,dp,zero,microbatch_size,microbatches,schedule,virtual_stages,recompute,fate,reason,time_bound,"
+            "memory_bound,memory_capacity,status,iteration_time,training.tokens_per_second,training.mfu,"
+            "max_peak_memory,max_peak_largest_part,worst_bubble_fraction,exposed_communication,rank,front");
+}
+
+TEST(PlanCli, BadInputIsOneLine) {
+  const std::string layers =
+      write_file("layers.yaml", "microbatches: 2\nlayers:\n  - {forward: 1ms, backward: 2ms, activation: 1MiB}\n");
+  const CliResult chain = run_pipesim("plan " + kPlatform + " " + layers + " -o " + temp_path("x"));
+  EXPECT_EQ(chain.exit_code, 2);
+  EXPECT_EQ(chain.err, "pipesim: error: " + layers +
+                           ": model: a plan needs a model: section (a layer chain does not say how it splits)\n");
+  const CliResult top =
+      run_pipesim("plan " + kPlatform + " " + small_workload() + " -o " + temp_path("y") + " --top 0");
+  EXPECT_EQ(top.exit_code, 2);
+  EXPECT_NE(top.err.find("--top needs a whole number >= 1, got 0"), std::string::npos) << top.err;
+  EXPECT_FALSE(fs::exists(temp_path("y") + "/plan.csv"));
+  const CliResult over = run_pipesim("plan " + kPlatform + " " + small_workload() + " -o " + kPlatform);
+  EXPECT_EQ(over.exit_code, 2);
+  EXPECT_EQ(std::count(over.err.begin(), over.err.end(), '\n'), 1) << over.err;
+}
+
+}  // namespace
+}  // namespace pipesim

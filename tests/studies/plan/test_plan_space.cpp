@@ -1,0 +1,57 @@
+// The plan's candidates: every layout of the GPUs, micro-batch sizes that
+// divide the global batch per replica, each schedule family on pipelines.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "studies/plan/plan_space.hpp"
+
+namespace pipesim {
+namespace {
+
+TEST(PlanSpace, EveryLayoutOfTheGpusAndEveryMicroBatchThatDividesTheBatch) {
+  PlanSpaceLimits limits;
+  limits.gpus = 8, limits.node_gpus = 4, limits.global_batch = 16, limits.layers = 6;
+  const std::vector<PlanCandidate> space = plan_space(limits);
+  std::set<std::string> labels;
+  std::set<std::tuple<int, int, int>> layouts;
+  for (const PlanCandidate& c : space) {
+    EXPECT_EQ(c.tp * c.pp * c.dp, 8) << c.label();
+    EXPECT_LE(c.tp, 4) << "TP stays inside a box of 4: " << c.label();
+    EXPECT_LE(c.pp, 6) << "no more stages than layers: " << c.label();
+    EXPECT_EQ(c.dp * c.microbatch_size * c.microbatches, 16) << c.label();
+    if (c.pp == 1) {
+      EXPECT_EQ(c.schedule, "1f1b") << c.label();
+    }
+    if (c.dp == 1) {
+      EXPECT_EQ(c.zero, 0) << c.label();
+    }
+    if (c.schedule == "interleaved-1f1b") {
+      EXPECT_LE(c.pp * c.virtual_stages, 6) << c.label();
+    }
+    EXPECT_TRUE(labels.insert(c.label()).second) << "twice: " << c.label();
+    layouts.insert({c.tp, c.pp, c.dp});
+  }
+  // tp 1, 2, 4 times pp dividing 8/tp (at most 6): (1,1,8) (1,2,4) (1,4,2) (2,1,4) (2,2,2) (2,4,1) (4,1,2) (4,2,1).
+  EXPECT_EQ(layouts.size(), 8u);
+  // (4,2,1): mbs 1..8 (4 sizes); schedules 1f1b, gpipe, interleaved v2 (2 x 2 <= 6; v4 is 8 > 6), zb-h1, zb-h2,
+  // zbv, dualpipev: 7; recompute 3; zero 0 only.
+  std::size_t count = 0;
+  for (const PlanCandidate& c : space) count += c.tp == 4 && c.pp == 2;
+  EXPECT_EQ(count, 4u * 7 * 3);
+}
+
+TEST(PlanSpace, OverridesSayTheCandidateAsRunSetsWould) {
+  PlanCandidate c;
+  c.tp = 8, c.pp = 4, c.dp = 2, c.zero = 1, c.microbatch_size = 1, c.microbatches = 64;
+  c.schedule = "interleaved-1f1b", c.virtual_stages = 2, c.recompute = "selective";
+  EXPECT_EQ(c.label(), "tp 8 pp 4 dp 2, mb 1 x 64, interleaved-1f1b v2, selective, zero 1");
+  std::string text;
+  for (const WorkloadOverride& o : c.overrides()) text += o.key + "=" + o.value + " ";
+  EXPECT_EQ(text,
+            "parallel.tp=8 parallel.pp=4 parallel.dp=2 parallel.zero=1 model.microbatch_size=1 "
+            "model.recompute=selective microbatches=64 schedule=interleaved-1f1b schedule.virtual_stages=2 ");
+}
+
+}  // namespace
+}  // namespace pipesim
