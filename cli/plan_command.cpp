@@ -80,6 +80,8 @@ CLI::App* add_plan_command(CLI::App& root, PlanCommandOptions& o) {
                    "samples per iteration (default: the workload's\nmicro-batches x micro-batch size x dp)")
       ->type_name("N");
   plan->add_option("--top", o.top, "how many of the fastest to simulate and list (default 10)")->type_name("K");
+  plan->add_flag("--screen-only", o.screen_only,
+                 "the bounds of every candidate, nothing simulated\n(plan.csv and the fastest bounds)");
   plan->add_option("-j,--jobs", o.jobs, "runs at once (default: the machine's cores)")->type_name("N");
   plan->add_option("--cfg", o.simgrid_config, "a SimGrid setting for every run; repeatable")
       ->type_name("KEY:VALUE")
@@ -131,6 +133,13 @@ int plan_command(const PlanCommandOptions& o) {
   std::cerr << "plan: " << entries.size() << " candidates screened in " << fmt::fixed(screen_seconds, 2) << " s ("
             << fmt::fixed(entries.size() / std::max(screen_seconds, 1e-9), 0) << " per second)\n";
 
+  if (o.screen_only) {
+    write_file_atomically(o.output + "/plan.csv", plan_csv(entries));
+    std::cout << "plan          " << template_workload.name << " on " << o.platform << ": " << screen.limits.gpus
+              << " GPUs, global batch " << screen.limits.global_batch << "\n";
+    write_plan_summary(std::cout, entries, static_cast<std::size_t>(o.top));
+    return 0;
+  }
   // Each candidate simulated is a sweep run (the sweep's runner, -j, records in DIR/runs/ for resuming).
   SweepPlan runs;
   runs.name = "plan";

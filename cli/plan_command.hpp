@@ -14,6 +14,7 @@ struct PlanCommandOptions {
   int global_batch = 0;  // 0: the workload's micro-batches x micro-batch size x dp
   int top = 10;
   int jobs = 0;  // 0: the machine's cores
+  bool screen_only = false;
   std::vector<std::string> simgrid_config;
 };
 

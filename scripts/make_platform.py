@@ -449,6 +449,8 @@ SHIPPED = {
     "four-nvswitch-2gpu-ethernet-25g.xml": lambda: cluster(4, 2, "A100", "nvswitch", "ethernet", rate("25Gbps")),
     # Cluster descriptions (pipesim builds them, each route computed when needed): issue-scale jobs,
     # GPT-3 175B on 1,024 and 8,192 A100s (bench/README.md), and the whole-network study of docs/whatif.md.
+    "a100-4x8-rail-200g.yaml": lambda: cluster_description(4, 8, "A100", "nvswitch", "rail", rate("200Gbps")),
+    "h100-4x8-rail-400g.yaml": lambda: cluster_description(4, 8, "H100", "nvswitch", "rail", rate("400Gbps")),
     "a100-128x8-rail-200g.yaml": lambda: cluster_description(128, 8, "A100", "nvswitch", "rail", rate("200Gbps")),
     "a100-1024x8-rail-200g.yaml": lambda: cluster_description(1024, 8, "A100", "nvswitch", "rail", rate("200Gbps")),
 }

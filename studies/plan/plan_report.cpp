@@ -73,8 +73,29 @@ void write_plan_summary(std::ostream& os, const std::vector<PlanEntry>& entries,
   std::size_t valid = 0;
   for (const PlanEntry& e : entries) ++count[e.fate], valid += e.valid();
   os << "candidates  " << entries.size() << ": " << count[PlanFate::Simulated] << " simulated (" << valid << " fit), "
-     << count[PlanFate::Slower] << " slower by their time bound, " << count[PlanFate::OverMemory]
-     << " over memory by their bound, " << count[PlanFate::NotApplicable] << " not applicable\n";
+     << count[PlanFate::Slower] << " slower by their time bound, "
+     << (count[PlanFate::Screened] ? std::to_string(count[PlanFate::Screened]) + " screened, " : "")
+     << count[PlanFate::OverMemory] << " over memory by their bound, " << count[PlanFate::NotApplicable]
+     << " not applicable\n";
+  if (count[PlanFate::Screened] > 0) {  // --screen-only: the bounds alone
+    std::vector<const PlanEntry*> fits;
+    for (const PlanEntry& e : entries)
+      if (e.fate == PlanFate::Screened) fits.push_back(&e);
+    std::stable_sort(fits.begin(), fits.end(),
+                     [](const PlanEntry* a, const PlanEntry* b) { return a->bounds.time < b->bounds.time; });
+    os << "\nfastest by their time bound (nothing simulated)\n";
+    std::vector<Row> rows = {
+        {"tp", "pp", "dp", "micro-batches", "schedule", "recompute", "zero", "time bound", "memory bound"}};
+    for (std::size_t r = 0; r < fits.size() && r < top; ++r) {
+      const PlanCandidate& c = fits[r]->candidate;
+      rows.push_back({std::to_string(c.tp), std::to_string(c.pp), std::to_string(c.dp),
+                      std::to_string(c.microbatch_size) + " x " + std::to_string(c.microbatches), c.schedule_label(),
+                      c.recompute, std::to_string(c.zero), fmt::time(fits[r]->bounds.time),
+                      fmt::bytes(fits[r]->bounds.memory)});
+    }
+    write_table(os, rows);
+    return;
+  }
   const std::vector<std::size_t> ranked = plan_ranking(entries);
   if (ranked.empty()) {
     os << "nothing fits: " << smallest_memory_line(entries) << "\n";

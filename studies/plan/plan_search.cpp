@@ -31,6 +31,8 @@ const char* fate_name(PlanFate fate) {
       return "not applicable";
     case PlanFate::OverMemory:
       return "over memory";
+    case PlanFate::Screened:
+      return "screened";
     case PlanFate::Slower:
       return "slower";
     case PlanFate::Simulated:
@@ -63,7 +65,7 @@ std::vector<PlanEntry> screen_plan(const PlanScreen& s, const PlanProgress& prog
     try {
       const Workload w = time_model_layers(load_workload(s.workload, e.candidate.overrides()), *s.platform);
       e.bounds = plan_bounds(w, *s.platform);
-      e.fate = e.bounds.memory > e.bounds.capacity ? PlanFate::OverMemory : PlanFate::Slower;
+      e.fate = e.bounds.memory > e.bounds.capacity ? PlanFate::OverMemory : PlanFate::Screened;
     } catch (const InputError& error) {
       e.fate = PlanFate::NotApplicable;
       e.reason = error.what();
@@ -76,7 +78,7 @@ std::vector<PlanEntry> screen_plan(const PlanScreen& s, const PlanProgress& prog
 void simulate_plan(std::vector<PlanEntry>& entries, std::size_t top, std::size_t batch, const PlanSimulator& simulate) {
   std::vector<std::size_t> order, given;
   for (std::size_t i = 0; i < entries.size(); ++i)
-    if (entries[i].fate == PlanFate::Slower) (entries[i].given ? given : order).push_back(i);
+    if (entries[i].fate == PlanFate::Screened) (entries[i].given ? given : order).push_back(i);
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return entries[a].bounds.time < entries[b].bounds.time; });
   std::vector<double> best;  // the valid runs' iteration times, sorted
@@ -99,6 +101,8 @@ void simulate_plan(std::vector<PlanEntry>& entries, std::size_t top, std::size_t
     if (chosen.empty()) break;  // no candidate left can enter the top K
     record(chosen);
   }
+  for (PlanEntry& e : entries)
+    if (e.fate == PlanFate::Screened) e.fate = PlanFate::Slower;
 }
 
 PlanCandidate given_candidate(const Workload& w, int gpus) {

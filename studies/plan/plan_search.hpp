@@ -23,6 +23,7 @@ namespace pipesim {
 enum class PlanFate {
   NotApplicable,  // the workload loader or the generator refuses it (PlanEntry::reason)
   OverMemory,     // its memory bound exceeds the device's capacity
+  Screened,       // within memory by its bound, not simulated (yet: --screen-only stops here)
   Slower,         // its time bound is no better than the K-th simulated run
   Simulated,      // PlanEntry::run holds the run
 };
@@ -50,7 +51,7 @@ struct PlanScreen {
 // Called as candidates are screened: how many of how many.
 using PlanProgress = std::function<void(std::size_t done, std::size_t total)>;
 
-// Every candidate with its bounds, or NotApplicable, or OverMemory.
+// Every candidate with its bounds: Screened, OverMemory or NotApplicable.
 std::vector<PlanEntry> screen_plan(const PlanScreen& screen, const PlanProgress& progress = nullptr);
 
 // Runs the given configuration, then the candidates that can still enter

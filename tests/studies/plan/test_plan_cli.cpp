@@ -192,6 +192,39 @@ TEST(PlanCli, TheDocumentedExampleIsWhatThePlanPrints) {
             "max_peak_memory,max_peak_largest_part,worst_bubble_fraction,exposed_communication,rank,front");
 }
 
+// SC'21 Table 1's first row: the plan keeps the published layout (TP 1,
+// PP 1, DP 32) and ranks the workload's own choice (docs/plan.md).
+TEST(PlanCli, MegatronsFirstRowKeepsItsLayout) {
+  const std::string out = temp_path("plan-1.7b");
+  const CliResult r = run_pipesim("plan " + kRoot + "platforms/a100-4x8-rail-200g.yaml " + kRoot +
+                                  "workloads/examples/megatron-1.7b.yaml -o " + out + " -j 2");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("candidates  3132: 53 simulated (53 fit), 2583 slower by their time bound, 496 over memory"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("winner        tp 1 pp 1 dp 32, mb 2 x 8, 1f1b, none, zero 0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  rank 53 or worse, 3.44 s (+25.9 % against the winner)"), std::string::npos) << r.out;
+}
+
+TEST(PlanCli, ScreenOnlyBoundsEveryCandidateAndRunsNone) {
+  const std::string out = temp_path("screen");
+  const CliResult r =
+      run_pipesim("plan " + kPlatform + " " + small_workload() + " -o " + out + " --screen-only --top 3");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("candidates  402: 0 simulated (0 fit), 0 slower by their time bound, 369 screened, 0 over "
+                       "memory by their bound, 33 not applicable"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("fastest by their time bound (nothing simulated)"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(out + "/winner.yaml"));
+  std::size_t screened = 0;
+  for (const Row& row : read_csv(out + "/plan.csv")) {
+    screened += row.at("fate") == "screened";
+    EXPECT_EQ(row.at("status"), "");
+  }
+  EXPECT_EQ(screened, 369u);
+}
+
 TEST(PlanCli, BadInputIsOneLine) {
   const std::string layers =
       write_file("layers.yaml", "microbatches: 2\nlayers:\n  - {forward: 1ms, backward: 2ms, activation: 1MiB}\n");
