@@ -1,6 +1,8 @@
 #include "cli/command_line.hpp"
 
 #include <algorithm>
+#include <filesystem>
+#include <stdexcept>
 #include <vector>
 
 namespace pipesim {
@@ -144,6 +146,13 @@ std::string usage_error_line(const CLI::App& root, const CLI::ParseError& error)
       what.compare(what.size() - 8, 8, " missing") == 0)
     what = what.substr(0, colon) + " needs a value";
   return usage_error_line(name, what);
+}
+
+std::string this_binary() {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) throw std::runtime_error("cannot find the pipesim binary: /proc/self/exe: " + ec.message());
+  return self.string();
 }
 
 }  // namespace pipesim

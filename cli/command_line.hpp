@@ -37,6 +37,8 @@ void check_no_empty_values(const CLI::App& command);
 // TEXT on one line: newlines become spaces, other control bytes \xNN, so an
 // error message quoting an input file stays one terminal line.
 std::string one_line(const std::string& text);
+// The running pipesim executable (/proc/self/exe), which sweeps and plans start for each run.
+std::string this_binary();
 std::string usage_error_line(const std::string& command, const std::string& what);
 
 // The usage error line for a CLI11 parse error of ROOT (not help or version).

@@ -25,13 +25,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string this_binary() {
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) throw std::runtime_error("cannot find the pipesim binary: /proc/self/exe: " + ec.message());
-  return self.string();
-}
-
 // GPUs per box: the smallest node's compute devices (0 when no device names its node).
 int node_gpus(const Platform& platform) {
   std::map<std::string, int> nodes;

@@ -26,13 +26,6 @@ namespace fs = std::filesystem;
 // Without a terminal, checking is shown only for sweeps this large (seconds of checks).
 constexpr std::size_t kQuietChecking = 10000;
 
-std::string this_binary() {
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (ec) throw std::runtime_error("cannot find the pipesim binary: /proc/self/exe: " + ec.message());
-  return self.string();
-}
-
 std::string duration(double seconds) {
   const long s = static_cast<long>(seconds + 0.5);
   char text[32];
