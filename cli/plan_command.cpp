@@ -152,27 +152,34 @@ int plan_command(const PlanCommandOptions& o) {
   run_options.dir = o.output;
   run_options.jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   run_options.simgrid_config = o.simgrid_config;
-  std::size_t simulated = 0;
-  simulate_plan(entries, static_cast<std::size_t>(o.top), static_cast<std::size_t>(run_options.jobs),
-                [&](const std::vector<std::size_t>& chosen) {
-                  std::vector<RunRecord> records(chosen.size());
-                  std::vector<std::size_t> todo;
-                  std::map<std::size_t, std::size_t> slot;
-                  for (std::size_t k = 0; k < chosen.size(); ++k) {
-                    const std::optional<RunRecord> found = find_record(o.output, runs.run(chosen[k]));
-                    if (found && record_complete(*found))
-                      records[k] = *found;
-                    else
-                      todo.push_back(chosen[k]), slot[chosen[k]] = k;
-                  }
-                  run_sweep(runs, todo, run_options, [&](const RunRecord& r, std::size_t, std::size_t) {
-                    records[slot.at(std::stoul(r.id))] = r;
-                  });
-                  simulated += chosen.size();
-                  std::cerr << "plan: simulated " << simulated << " (" << todo.size() << " of the last "
-                            << chosen.size() << " run now)\n";
-                  return records;
-                });
+  // Progress after each batch: runs done, how many are still within reach, and their time at the pace so far.
+  std::size_t ran = 0, found = 0;
+  const auto simulating = std::chrono::steady_clock::now();
+  const auto progress = [&](std::size_t done, std::size_t left) {
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - simulating).count();
+    std::cerr << "plan: " << done << " simulated (" << ran << " now, " << found << " found in " << o.output
+              << "/runs); at most " << left << " more";
+    if (ran > 0) std::cerr << ", ETA " << fmt::fixed(elapsed / ran * left, 0) << " s";
+    std::cerr << "\n";
+  };
+  const auto simulate = [&](const std::vector<std::size_t>& chosen) {
+    std::vector<RunRecord> records(chosen.size());
+    std::vector<std::size_t> todo;
+    std::map<std::size_t, std::size_t> slot;
+    for (std::size_t k = 0; k < chosen.size(); ++k) {
+      const std::optional<RunRecord> record = find_record(o.output, runs.run(chosen[k]));
+      if (record && record_complete(*record))
+        records[k] = *record, ++found;
+      else
+        todo.push_back(chosen[k]), slot[chosen[k]] = k;
+    }
+    run_sweep(runs, todo, run_options,
+              [&](const RunRecord& r, std::size_t, std::size_t) { records[slot.at(std::stoul(r.id))] = r; });
+    ran += todo.size();
+    return records;
+  };
+  simulate_plan(entries, static_cast<std::size_t>(o.top), static_cast<std::size_t>(run_options.jobs), simulate,
+                progress);
   write_file_atomically(o.output + "/plan.csv", plan_csv(entries));
   const std::vector<std::size_t> ranked = plan_ranking(entries);
   std::cout << "plan          " << template_workload.name << " on " << o.platform << ": " << screen.limits.gpus

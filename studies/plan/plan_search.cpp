@@ -75,7 +75,8 @@ std::vector<PlanEntry> screen_plan(const PlanScreen& s, const PlanProgress& prog
   return entries;
 }
 
-void simulate_plan(std::vector<PlanEntry>& entries, std::size_t top, std::size_t batch, const PlanSimulator& simulate) {
+void simulate_plan(std::vector<PlanEntry>& entries, std::size_t top, std::size_t batch, const PlanSimulator& simulate,
+                   const PlanProgress& progress) {
   std::vector<std::size_t> order, given;
   for (std::size_t i = 0; i < entries.size(); ++i)
     if (entries[i].fate == PlanFate::Screened) (entries[i].given ? given : order).push_back(i);
@@ -92,6 +93,7 @@ void simulate_plan(std::vector<PlanEntry>& entries, std::size_t top, std::size_t
       if (e.valid()) best.insert(std::upper_bound(best.begin(), best.end(), e.iteration_time()), e.iteration_time());
     }
   };
+  std::size_t done = given.size();
   if (!given.empty()) record(given);
   for (std::size_t next = 0; next < order.size();) {
     std::vector<std::size_t> chosen;
@@ -100,6 +102,12 @@ void simulate_plan(std::vector<PlanEntry>& entries, std::size_t top, std::size_t
       chosen.push_back(order[next++]);
     if (chosen.empty()) break;  // no candidate left can enter the top K
     record(chosen);
+    done += chosen.size();
+    if (progress) {
+      std::size_t left = 0;
+      while (next + left < order.size() && entries[order[next + left]].bounds.time < kth()) ++left;
+      progress(done, left);
+    }
   }
   for (PlanEntry& e : entries)
     if (e.fate == PlanFate::Screened) e.fate = PlanFate::Slower;

@@ -58,8 +58,12 @@ std::vector<PlanEntry> screen_plan(const PlanScreen& screen, const PlanProgress&
 // the top K, `batch` at a time through SIMULATE (which returns one record
 // per entry index given, in the same order), fastest bound first; marks the
 // others Slower.
+// After each batch PROGRESS hears how many runs are done and how many
+// candidates are still within reach (a bound below the K-th run's time):
+// at most that many more will run.
 using PlanSimulator = std::function<std::vector<RunRecord>(const std::vector<std::size_t>& entries)>;
-void simulate_plan(std::vector<PlanEntry>& entries, std::size_t top, std::size_t batch, const PlanSimulator& simulate);
+void simulate_plan(std::vector<PlanEntry>& entries, std::size_t top, std::size_t batch, const PlanSimulator& simulate,
+                   const PlanProgress& progress = nullptr);
 
 // The valid runs by iteration time (ties by candidate order): entry indices.
 std::vector<std::size_t> plan_ranking(const std::vector<PlanEntry>& entries);
