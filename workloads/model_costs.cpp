@@ -110,4 +110,20 @@ Workload time_model_layers(const Workload& w, const Platform& p) {
   return out;
 }
 
+Workload with_timing_of(const Workload& w, const Workload& timed) {
+  Workload out = w;
+  out.reference_speed = timed.reference_speed;
+  out.optimizer.step_seconds_per_parameter = timed.optimizer.step_seconds_per_parameter;
+  for (std::size_t l = 0; l < out.layers.size() && l < timed.layers.size(); ++l) {
+    Layer& layer = out.layers[l];
+    const Layer& t = timed.layers[l];
+    layer.host_bound = t.host_bound;
+    layer.forward = t.forward;
+    layer.backward_input = t.backward_input;
+    layer.backward_weight = t.backward_weight;
+    layer.backward = t.backward;
+  }
+  return out;
+}
+
 }  // namespace pipesim

@@ -18,6 +18,14 @@ namespace pipesim {
 // type, a precision it lacks, or a bad calibration file.
 Workload time_model_layers(const Workload& workload, const Platform& platform);
 
+// What time_model_layers(W, platform) gives, taken from TIMED, the result of
+// time_model_layers for a workload of the same model, TP size, micro-batch
+// size and recompute on the same platform (its layers' costs, the reference
+// speed, a calibrated optimizer step), without timing again: for searches
+// that vary only the layout around the same layers (pipesim plan). Keep it
+// in step with time_model_layers.
+Workload with_timing_of(const Workload& w, const Workload& timed);
+
 // A calibration file: a YAML map of OpWork keys to durations
 // ({block.forward: 1.2ms, ...}).
 Calibration load_calibration(const std::string& path);

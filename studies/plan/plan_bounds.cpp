@@ -43,25 +43,27 @@ RingStep fastest_tp_step(const Platform& platform, const RankMap& map) {
 // after the pass on every rank, and without overlap_tp the rank's next pass
 // waits for them. A ring's rank waits for 2(n-1) (all-reduce) or n-1 steps
 // of S/n in a chain; other algorithms are counted as nothing.
-double tp_seconds(const Task& task, const Workload& w, const Platform& platform, const RankMap& map,
-                  const RingStep& step) {
-  if (is_transfer(task.kind) || task.layer_first < 0) return 0;
+// Seconds the TP collectives after one pass of layer L (of KIND) take at
+// the least: the job runs them after the pass on every rank, and without
+// overlap_tp the rank's next pass waits for them. A ring's rank waits for
+// 2(n-1) (all-reduce) or n-1 steps of S/n in a chain; other algorithms are
+// counted as nothing.
+double layer_tp_seconds(TaskKind kind, const Layer& layer, const Workload& w, const Platform& platform,
+                        const RankMap& map, const RingStep& step) {
   const int n = map.tp;
+  const TpPassCollectives pass = collectives_of(kind, layer.tp);
+  CollectiveSpec spec;
+  spec.group = map.tp_group(0, 0);
+  spec.bytes = layer.tp.bytes;
+  spec.algorithm = *parse_collective_algorithm(w.parallel.tp_algorithm);
   double seconds = 0;
-  for (int l = task.layer_first; l <= task.layer_last; ++l) {
-    const TpPassCollectives pass = collectives_of(task.kind, w.layers[l].tp);
-    CollectiveSpec spec;
-    spec.group = map.tp_group(0, 0);
-    spec.bytes = w.layers[l].tp.bytes;
-    spec.algorithm = *parse_collective_algorithm(w.parallel.tp_algorithm);
-    for (const auto& [op, count, steps] : {std::tuple{CollectiveOp::AllReduce, pass.all_reduce, 2 * (n - 1)},
-                                           std::tuple{CollectiveOp::AllGather, pass.all_gather, n - 1},
-                                           std::tuple{CollectiveOp::ReduceScatter, pass.reduce_scatter, n - 1}}) {
-      if (count == 0) continue;
-      spec.op = op;
-      if (choose_algorithm(spec, platform) == CollectiveAlgorithm::Ring)
-        seconds += count * steps * step.seconds(spec.bytes / n);
-    }
+  for (const auto& [op, count, steps] : {std::tuple{CollectiveOp::AllReduce, pass.all_reduce, 2 * (n - 1)},
+                                         std::tuple{CollectiveOp::AllGather, pass.all_gather, n - 1},
+                                         std::tuple{CollectiveOp::ReduceScatter, pass.reduce_scatter, n - 1}}) {
+    if (count == 0) continue;
+    spec.op = op;
+    if (choose_algorithm(spec, platform) == CollectiveAlgorithm::Ring)
+      seconds += count * steps * step.seconds(spec.bytes / n);
   }
   return seconds;
 }
@@ -77,11 +79,22 @@ TaskGraph with_tp_collectives(const TaskGraph& graph, const Workload& w, const P
   for (TaskId t = 0; t < graph.size(); ++t)
     if (graph.beside_previous(t)) return graph;
   const RingStep step = fastest_tp_step(platform, map);
+  // Per layer, the forward's and the input gradient's (collectives_of folds recompute into the latter).
+  std::vector<double> forward(w.layers.size()), backward(w.layers.size());
+  for (std::size_t l = 0; l < w.layers.size(); ++l) {
+    forward[l] = layer_tp_seconds(TaskKind::Forward, w.layers[l], w, platform, map, step);
+    backward[l] = layer_tp_seconds(TaskKind::BackwardInput, w.layers[l], w, platform, map, step);
+  }
   TaskGraph out(graph.device_count());
   for (TaskId t = 0; t < graph.size(); ++t) {
     Task task = graph.task(t);
-    if (!is_transfer(task.kind))
-      task.amount += tp_seconds(task, w, platform, map, step) * view.devices[task.device].speed;
+    const bool forwards = task.kind == TaskKind::Forward || task.kind == TaskKind::Recompute;
+    const bool backwards = task.kind == TaskKind::Backward || task.kind == TaskKind::BackwardInput;
+    if ((forwards || backwards) && task.layer_first >= 0) {
+      double seconds = 0;
+      for (int l = task.layer_first; l <= task.layer_last; ++l) seconds += forwards ? forward[l] : backward[l];
+      task.amount += seconds * view.devices[task.device].speed;
+    }
     out.add(task, std::vector<TaskId>(graph.deps_begin(t), graph.deps_end(t)));
   }
   for (int d = 0; d < graph.device_count(); ++d)

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <limits>
+#include <map>
+#include <tuple>
 
 #include "schedules/registry.hpp"
 #include "sim/input_error.hpp"
@@ -58,12 +60,18 @@ std::vector<PlanEntry> screen_plan(const PlanScreen& s, const PlanProgress& prog
     if (given == space.size()) space.push_back(*s.given);
   }
   std::vector<PlanEntry> entries(space.size());
+  // The layers' timing depends only on TP, micro-batch size and recompute: timed once per triple.
+  std::map<std::tuple<int, int, std::string>, Workload> timed;
   for (std::size_t i = 0; i < space.size(); ++i) {
     PlanEntry& e = entries[i];
     e.candidate = space[i];
     e.given = i == given;
     try {
-      const Workload w = time_model_layers(load_workload(s.workload, e.candidate.overrides()), *s.platform);
+      const Workload loaded = load_workload(s.workload, e.candidate.overrides());
+      const auto key = std::make_tuple(e.candidate.tp, e.candidate.microbatch_size, e.candidate.recompute);
+      auto found = timed.find(key);
+      if (found == timed.end()) found = timed.emplace(key, time_model_layers(loaded, *s.platform)).first;
+      const Workload w = with_timing_of(loaded, found->second);
       e.bounds = plan_bounds(w, *s.platform);
       e.fate = e.bounds.memory > e.bounds.capacity ? PlanFate::OverMemory : PlanFate::Screened;
     } catch (const InputError& error) {
