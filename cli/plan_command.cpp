@@ -2,11 +2,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "cli/command_line.hpp"
@@ -73,6 +75,10 @@ CLI::App* add_plan_command(CLI::App& root, PlanCommandOptions& o) {
                    "samples per iteration (default: the workload's\nmicro-batches x micro-batch size x dp)")
       ->type_name("N");
   plan->add_option("--top", o.top, "how many of the fastest to simulate and list (default 10)")->type_name("K");
+  plan->add_option("--schedules", o.schedules,
+                   "the schedules tried on pipelines (default: all but kfkb):\n"
+                   "1f1b,gpipe,interleaved-1f1b,kfkb,zb-h1,zb-h2,zbv,dualpipev")
+      ->type_name("LIST");
   plan->add_flag("--screen-only", o.screen_only,
                  "the bounds of every candidate, nothing simulated\n(plan.csv and the fastest bounds)");
   plan->add_option("-j,--jobs", o.jobs, "runs at once (default: the machine's cores)")->type_name("N");
@@ -109,6 +115,19 @@ int plan_command(const PlanCommandOptions& o) {
   screen.limits.global_batch = o.global_batch > 0 ? o.global_batch
                                                   : template_workload.microbatches * template_workload.microbatch_size *
                                                         template_workload.parallel.dp;
+  if (!o.schedules.empty()) {
+    screen.limits.schedules.clear();
+    std::stringstream list(o.schedules);
+    for (std::string name; std::getline(list, name, ',');) {
+      const auto& choices = plan_schedule_choices();
+      if (std::find(choices.begin(), choices.end(), name) == choices.end())
+        throw UsageError("--schedules: '" + name + "' is not one a plan tries; expected some of " +
+                         "1f1b, gpipe, interleaved-1f1b, kfkb, zb-h1, zb-h2, zbv, dualpipev");
+      if (std::find(screen.limits.schedules.begin(), screen.limits.schedules.end(), name) ==
+          screen.limits.schedules.end())
+        screen.limits.schedules.push_back(name);
+    }
+  }
   if (screen.limits.global_batch ==
       template_workload.microbatches * template_workload.microbatch_size * template_workload.parallel.dp)
     screen.given = given_candidate(template_workload, screen.limits.gpus);

@@ -15,6 +15,7 @@ struct PlanCommandOptions {
   int top = 10;
   int jobs = 0;  // 0: the machine's cores
   bool screen_only = false;
+  std::string schedules;  // comma-separated; "": default_plan_schedules()
   std::vector<std::string> simgrid_config;
 };
 

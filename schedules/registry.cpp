@@ -123,6 +123,12 @@ void check_schedule(const Workload& workload) {
   if (const auto it = declared.find(entry->names.front()); it != declared.end()) check_params(workload, it->second);
 }
 
+ScheduleSize schedule_size(const Workload& workload, const Platform& platform) {
+  check_schedule(workload);
+  const Entry* entry = find(workload.schedule);
+  return entry->size ? entry->size(workload, platform) : per_layer_size(workload);
+}
+
 GeneratedSchedule generate(const Workload& workload, const Platform& platform, const RunLimits& limits) {
   check_schedule(workload);
   const Entry* entry = find(workload.schedule);

@@ -84,6 +84,11 @@ struct RunLimits {
 // building anything.
 GeneratedSchedule generate(const Workload& workload, const Platform& platform, const RunLimits& limits = {});
 
+// The family's estimate of the graph it would build (what generate checks
+// against the memory limit), before anything is built. Throws InputError as
+// check_schedule does.
+ScheduleSize schedule_size(const Workload& workload, const Platform& platform);
+
 // Declares that the schedule registered under this canonical name runs the
 // workload's memory_saving option; generate() refuses the option for the
 // others (InputError naming memory_saving). Returns true.

@@ -37,7 +37,7 @@ def main(argv):
     runs.sort(key=lambda r: int(r["rank"]))
 
     def label(r):
-        v = f" v{r['virtual_stages']}" if r["virtual_stages"] != "0" else ""
+        v = f" v{r['virtual_stages']}" if r["virtual_stages"] != "0" else f" k{r['k']}" if r["k"] != "0" else ""
         return f"{r['schedule']}{v}"
 
     fig, ax = plt.subplots(figsize=(8, 5.5))

@@ -12,10 +12,14 @@
 #include "parallelism/pass_collectives.hpp"
 #include "schedules/registry.hpp"
 #include "sim/engine/analytic_engine.hpp"
+#include "sim/input_error.hpp"
 
 namespace pipesim {
 
 namespace {
+
+// The largest pipeline a screening builds (about 0.1 s and 90 MB).
+constexpr double kMaxBoundTasks = 1e6;
 
 // The least a ring step of B bytes can take between two ranks of any TP
 // group of the job: the smallest latency plus B at the largest bandwidth.
@@ -108,6 +112,13 @@ PlanBounds plan_bounds(const Workload& w, const Platform& platform) {
   const RankMap map = make_rank_map(w, platform);
   const std::vector<int> devices = map.pipeline(0, 0);
   const Platform view = pipeline_platform(platform, devices);
+  // A pipeline too large to build in a screening is left out, named: a plan
+  // weighs thousands of candidates, and a million micro-batches would hang it.
+  if (const double tasks = schedule_size(w, view).tasks; tasks > kMaxBoundTasks)
+    throw InputError(w.file, "microbatches",
+                     "its pipeline would have about " + std::to_string(static_cast<long long>(tasks)) +
+                         " tasks; a plan bounds pipelines of at most " +
+                         std::to_string(static_cast<long long>(kMaxBoundTasks)) + " (a smaller global batch)");
   const TaskGraph graph = generate(w, view).graph;
   const int n = graph.device_count();
   std::vector<double> level(n, 0);

@@ -38,7 +38,7 @@ std::string plan_csv(const std::vector<PlanEntry>& entries) {
   for (std::size_t r = 0; r < ranked.size(); ++r) rank[ranked[r]] = r + 1;
   for (const std::size_t i : plan_front(entries)) front[i] = true;
   std::ostringstream out;
-  out << "id,tp,pp,dp,zero,microbatch_size,microbatches,schedule,virtual_stages,recompute,fate,reason,"
+  out << "id,tp,pp,dp,zero,microbatch_size,microbatches,schedule,virtual_stages,k,recompute,fate,reason,"
          "time_bound,memory_bound,memory_capacity,status,iteration_time,training.tokens_per_second,training.mfu,"
          "max_peak_memory,max_peak_largest_part,worst_bubble_fraction,exposed_communication,rank,front\n";
   for (std::size_t i = 0; i < entries.size(); ++i) {
@@ -47,7 +47,7 @@ std::string plan_csv(const std::vector<PlanEntry>& entries) {
     const bool bounded = e.fate != PlanFate::NotApplicable;
     const auto metric = [&](const char* column) { return e.run ? run_metric(*e.run, column) : std::string(); };
     out << i << ',' << c.tp << ',' << c.pp << ',' << c.dp << ',' << c.zero << ',' << c.microbatch_size << ','
-        << c.microbatches << ',' << c.schedule << ',' << c.virtual_stages << ',' << c.recompute << ','
+        << c.microbatches << ',' << c.schedule << ',' << c.virtual_stages << ',' << c.k << ',' << c.recompute << ','
         << csv_field(fate_name(e.fate)) << ',' << csv_field(e.reason) << ','
         << (bounded ? json_number(e.bounds.time) : "") << ',' << (bounded ? json_number(e.bounds.memory) : "") << ','
         << (bounded ? json_number(e.bounds.capacity) : "") << ',' << (e.run ? csv_field(e.run->status) : "") << ','

@@ -131,6 +131,10 @@ PlanCandidate given_candidate(const Workload& w, int gpus) {
     const auto v = w.schedule_params.find("virtual_stages");
     c.virtual_stages = v == w.schedule_params.end() ? 2 : std::atoi(v->second.c_str());
   }
+  if (c.schedule == "kfkb") {
+    const auto k = w.schedule_params.find("k");
+    c.k = k == w.schedule_params.end() ? 0 : std::atoi(k->second.c_str());
+  }
   c.recompute = w.model ? w.model->recompute : "none";
   return c;
 }

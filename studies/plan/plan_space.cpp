@@ -1,6 +1,7 @@
 #include "studies/plan/plan_space.hpp"
 
 #include <algorithm>
+#include <tuple>
 #include <utility>
 
 namespace pipesim {
@@ -15,11 +16,13 @@ std::vector<WorkloadOverride> PlanCandidate::overrides() const {
                                      {"microbatches", std::to_string(microbatches)},
                                      {"schedule", schedule}};
   if (virtual_stages > 0) o.push_back({"schedule.virtual_stages", std::to_string(virtual_stages)});
+  if (k > 0) o.push_back({"schedule.k", std::to_string(k)});
   return o;
 }
 
 std::string PlanCandidate::schedule_label() const {
-  return virtual_stages > 0 ? schedule + " v" + std::to_string(virtual_stages) : schedule;
+  if (virtual_stages > 0) return schedule + " v" + std::to_string(virtual_stages);
+  return k > 0 ? schedule + " k" + std::to_string(k) : schedule;
 }
 
 std::string PlanCandidate::label() const {
@@ -28,9 +31,15 @@ std::string PlanCandidate::label() const {
          recompute + ", zero " + std::to_string(zero);
 }
 
-const std::vector<std::string>& plan_schedules() {
-  static const std::vector<std::string> names = {"1f1b",  "gpipe", "interleaved-1f1b", "zb-h1",
+const std::vector<std::string>& plan_schedule_choices() {
+  static const std::vector<std::string> names = {"1f1b",  "gpipe", "interleaved-1f1b", "kfkb", "zb-h1",
                                                  "zb-h2", "zbv",   "dualpipev"};
+  return names;
+}
+
+std::vector<std::string> default_plan_schedules() {
+  std::vector<std::string> names = plan_schedule_choices();
+  names.erase(std::find(names.begin(), names.end(), "kfkb"));
   return names;
 }
 
@@ -45,22 +54,24 @@ std::vector<PlanCandidate> plan_space(const PlanSpaceLimits& l) {
       for (int mbs = 1; mbs <= 8; mbs *= 2) {
         if (l.global_batch % (dp * mbs)) continue;
         const int microbatches = l.global_batch / (dp * mbs);
-        std::vector<std::pair<std::string, int>> schedules;
-        for (const std::string& s : pp == 1 ? std::vector<std::string>{"1f1b"} : plan_schedules()) {
-          if (s != "interleaved-1f1b") {
-            schedules.emplace_back(s, 0);
-            continue;
+        std::vector<std::tuple<std::string, int, int>> schedules;  // name, virtual stages, k
+        for (const std::string& s : pp == 1 ? std::vector<std::string>{"1f1b"} : l.schedules) {
+          if (s == "interleaved-1f1b") {
+            for (int v : {2, 4})
+              if (pp * v <= l.layers) schedules.emplace_back(s, v, 0);
+          } else if (s == "kfkb") {
+            schedules.emplace_back(s, 0, 2);  // k = 1 is 1F1B
+          } else {
+            schedules.emplace_back(s, 0, 0);
           }
-          for (int v : {2, 4})
-            if (pp * v <= l.layers) schedules.emplace_back(s, v);
         }
-        for (const auto& [schedule, v] : schedules)
+        for (const auto& [schedule, v, k] : schedules)
           for (const char* recompute : {"none", "selective", "full"})
             for (int zero = 0; zero <= (dp > 1 ? 2 : 0); ++zero) {
               PlanCandidate c;
               c.tp = tp, c.pp = pp, c.dp = dp, c.zero = zero;
               c.microbatch_size = mbs, c.microbatches = microbatches;
-              c.schedule = schedule, c.virtual_stages = v, c.recompute = recompute;
+              c.schedule = schedule, c.virtual_stages = v, c.k = k, c.recompute = recompute;
               out.push_back(c);
             }
       }

@@ -18,29 +18,34 @@ struct PlanCandidate {
   int microbatch_size = 1, microbatches = 1;
   std::string schedule;    // a canonical schedule name
   int virtual_stages = 0;  // interleaved schedules; 0 for the others
+  int k = 0;               // kfkb: forwards (and backwards) in a row; 0 for the others
   std::string recompute;   // none, selective, full
 
   std::vector<WorkloadOverride> overrides() const;
   // "tp 8 pp 4 dp 2, mb 1 x 64, interleaved-1f1b v2, selective, zero 1"
   std::string label() const;
-  std::string schedule_label() const;  // "interleaved-1f1b v2", "1f1b"
+  std::string schedule_label() const;  // "interleaved-1f1b v2", "kfkb k2", "1f1b"
   bool operator==(const PlanCandidate& o) const {
-    return std::tie(tp, pp, dp, zero, microbatch_size, microbatches, schedule, virtual_stages, recompute) ==
-           std::tie(o.tp, o.pp, o.dp, o.zero, o.microbatch_size, o.microbatches, o.schedule, o.virtual_stages,
+    return std::tie(tp, pp, dp, zero, microbatch_size, microbatches, schedule, virtual_stages, k, recompute) ==
+           std::tie(o.tp, o.pp, o.dp, o.zero, o.microbatch_size, o.microbatches, o.schedule, o.virtual_stages, o.k,
                     o.recompute);
   }
 };
+
+// The schedules a plan can try on a pipeline of two stages or more (one
+// stage runs 1f1b: every flush schedule is the same there), and those it
+// tries unless told: all but kfkb, whose pattern takes ~50 ms a candidate to
+// bound where the others take ~1 ms (--schedules adds it).
+const std::vector<std::string>& plan_schedule_choices();
+std::vector<std::string> default_plan_schedules();
 
 struct PlanSpaceLimits {
   int gpus = 0;          // the platform's compute devices
   int node_gpus = 0;     // GPUs per box (the smallest); TP stays inside one; 0: unknown
   int global_batch = 0;  // samples per iteration, over every replica
   int layers = 0;        // the workload's layer chain: no more pipeline stages than layers
+  std::vector<std::string> schedules = default_plan_schedules();  // tried on pipelines of two stages or more
 };
-
-// The schedules a plan tries on a pipeline of two stages or more; one stage
-// runs 1f1b (every flush schedule is the same there).
-const std::vector<std::string>& plan_schedules();
 
 // Every candidate, in a fixed order (layout, micro-batch size, schedule,
 // recompute, ZeRO): TP a power of two up to 8 inside a box, PP dividing the

@@ -134,6 +134,51 @@ TEST_P(SweepSpec, KeepsTheErrorContract) {
 
 INSTANTIATE_TEST_SUITE_P(Fuzz, SweepSpec, ::testing::Range(0, 16));
 
+// --- pipesim plan of a mutated model workload, with its options -------------
+
+const FormatRules kPlanRules =
+    yaml_rules("name|preset|layers|hidden|heads|seq_length|microbatch_size|microbatches|schedule|recompute|tp|dp",
+               {"nosuch", "0", "-1", "3", "1000000", "~", "[]", "{}", "''", "gpt3-1t", "full", "1e9"});
+
+const std::string kPlanWorkload =
+    "name: small\n"
+    "model: {preset: gpt2-xl, layers: 2, hidden: 256, heads: 4, seq_length: 128, microbatch_size: 2}\n"
+    "microbatches: 2\n"
+    "schedule: 1f1b\n";
+
+class PlanInputs : public SurfaceCase {
+  std::string format() const override { return "plan"; }
+  std::uint64_t seed_base() const override { return 21000; }
+};
+
+TEST_P(PlanInputs, KeepsTheErrorContract) {
+  Rng rng(seed_);
+  write("platform.xml", source("platforms/nvswitch-4gpu.xml"));
+  const bool mutated_workload = rng.chance(70);
+  write("workload.yaml", mutated_workload ? mutated(kPlanWorkload, rng, kPlanRules) : kPlanWorkload);
+  std::vector<std::string> args = {"plan", "platform.xml", "workload.yaml", "-o", "out", "--top", "2"};
+  if (rng.chance(80)) args.push_back("--screen-only");  // most cases bound only: a fuzz case stays short
+  if (rng.chance(mutated_workload ? 10 : 60)) {
+    static const std::vector<std::string> options = {"--top", "--global-batch", "-j", "-o"};
+    static const std::vector<std::string> values = {
+        "0", "-1", "3", "2147483648", "", "x", "out/", "workload.yaml", "platform.xml", "."};
+    const std::string option = chose("option", rng.pick(options)), value = chose("value", rng.pick(values));
+    if (option == "-o")
+      args[4] = value;
+    else
+      args.insert(args.end(), {option, value});
+  }
+  const std::string& dir = args[4];
+  std::vector<std::string> blame = {"workload.yaml",   "platform.xml", "--top", "--global-batch", "-j", dir,
+                                    dir + "/plan.csv", dir + "/.lock"};
+  Command c = pipesim_command(args, blame);
+  declare_sweep_folder(c, dir);
+  if (dir == "." || dir == "./") c.files.insert(c.files.end(), {{"plan.csv", "id,"}, {"winner.yaml", "#"}});
+  conclude(run(c));
+}
+
+INSTANTIATE_TEST_SUITE_P(Fuzz, PlanInputs, ::testing::Range(0, 16));
+
 // docs/outputs.md#output-files: the generator's error, as the sweep reports it.
 TEST(SweepFolder, AGeneratorErrorIsTheSweepsOneLine) {
   if (std::system("python3 --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";

@@ -78,14 +78,20 @@ const Row* winner(const std::vector<Row>& rows) {
 
 std::string candidate(const Row& r) {
   return r.at("tp") + "/" + r.at("pp") + "/" + r.at("dp") + " " + r.at("microbatch_size") + "x" + r.at("microbatches") +
-         " " + r.at("schedule") + " v" + r.at("virtual_stages") + " " + r.at("recompute") + " zero " + r.at("zero");
+         " " + r.at("schedule") + " v" + r.at("virtual_stages") + " k" + r.at("k") + " " + r.at("recompute") +
+         " zero " + r.at("zero");
 }
+
+const std::string kEveryFamily = "1f1b,gpipe,interleaved-1f1b,kfkb,zb-h1,zb-h2,zbv,dualpipev";
 
 TEST(PlanCli, PruningFindsTheWinnerThatSimulatingEveryCandidateFinds) {
   const std::string workload = small_workload(), pruned = temp_path("pruned"), every = temp_path("every");
-  const CliResult a = run_pipesim("plan " + kPlatform + " " + workload + " -o " + pruned + " --top 1 -j 2");
+  const CliResult a =
+      run_pipesim("plan " + kPlatform + " " + workload + " -o " + pruned + " --top 1 -j 2 --schedules " + kEveryFamily);
   ASSERT_EQ(a.exit_code, 0) << a.err;
-  const CliResult b = run_pipesim("plan " + kPlatform + " " + workload + " -o " + every + " --top 100000 -j 2");
+  const CliResult b =
+      run_pipesim("plan " + kPlatform + " " + workload + " -o " + every + " --top 100000 -j 2 --schedules " +
+                  "1f1b,gpipe,interleaved-1f1b,kfkb,zb-h1,zb-h2,zbv,dualpipev");
   ASSERT_EQ(b.exit_code, 0) << b.err;
   const std::vector<Row> some = read_csv(pruned + "/plan.csv"), all = read_csv(every + "/plan.csv");
   ASSERT_EQ(some.size(), all.size());
@@ -127,6 +133,7 @@ TEST(PlanCli, WhatIsPrunedForMemoryDoesNotFitAndTheWinnerRunsAsWritten) {
             " --set model.recompute=" + row.at("recompute") + " --set microbatches=" + row.at("microbatches") +
             " --set schedule=" + row.at("schedule");
     if (row.at("virtual_stages") != "0") sets += " --set schedule.virtual_stages=" + row.at("virtual_stages");
+    if (row.at("k") != "0") sets += " --set schedule.k=" + row.at("k");
     const CliResult run = run_pipesim("run " + platform + " " + workload + sets + " --quiet");
     EXPECT_EQ(run.exit_code, 1) << candidate(row) << ": " << run.err;
   }
@@ -187,7 +194,7 @@ TEST(PlanCli, TheDocumentedExampleIsWhatThePlanPrints) {
   EXPECT_EQ(doc_block_after("## Example"), replaced(replaced(r.out, kRoot, ""), out, "plan-small"));
   const std::string header = read_text(out + "/plan.csv").substr(0, read_text(out + "/plan.csv").find('\n'));
   EXPECT_EQ(header,
-            "id,tp,pp,dp,zero,microbatch_size,microbatches,schedule,virtual_stages,recompute,fate,reason,time_bound,"
+            "id,tp,pp,dp,zero,microbatch_size,microbatches,schedule,virtual_stages,k,recompute,fate,reason,time_bound,"
             "memory_bound,memory_capacity,status,iteration_time,training.tokens_per_second,training.mfu,"
             "max_peak_memory,max_peak_largest_part,worst_bubble_fraction,exposed_communication,rank,front");
   // The plot: written, and the same bytes twice.
@@ -245,6 +252,13 @@ TEST(PlanCli, BadInputIsOneLine) {
   EXPECT_EQ(top.exit_code, 2);
   EXPECT_NE(top.err.find("--top needs a whole number >= 1, got 0"), std::string::npos) << top.err;
   EXPECT_FALSE(fs::exists(temp_path("y") + "/plan.csv"));
+  const CliResult family = run_pipesim("plan " + kPlatform + " " + small_workload() + " -o " + temp_path("z") +
+                                       " --schedules 1f1b,pipedream");
+  EXPECT_EQ(family.exit_code, 2);
+  EXPECT_NE(family.err.find("--schedules: 'pipedream' is not one a plan tries; expected some of 1f1b, gpipe"),
+            std::string::npos)
+      << family.err;
+  EXPECT_FALSE(fs::exists(temp_path("z") + "/plan.csv"));
   const CliResult over = run_pipesim("plan " + kPlatform + " " + small_workload() + " -o " + kPlatform);
   EXPECT_EQ(over.exit_code, 2);
   EXPECT_EQ(std::count(over.err.begin(), over.err.end(), '\n'), 1) << over.err;

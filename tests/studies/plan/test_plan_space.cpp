@@ -12,6 +12,7 @@ namespace {
 TEST(PlanSpace, EveryLayoutOfTheGpusAndEveryMicroBatchThatDividesTheBatch) {
   PlanSpaceLimits limits;
   limits.gpus = 8, limits.node_gpus = 4, limits.global_batch = 16, limits.layers = 6;
+  limits.schedules = plan_schedule_choices();  // kfkb too
   const std::vector<PlanCandidate> space = plan_space(limits);
   std::set<std::string> labels;
   std::set<std::tuple<int, int, int>> layouts;
@@ -34,11 +35,11 @@ TEST(PlanSpace, EveryLayoutOfTheGpusAndEveryMicroBatchThatDividesTheBatch) {
   }
   // tp 1, 2, 4 times pp dividing 8/tp (at most 6): (1,1,8) (1,2,4) (1,4,2) (2,1,4) (2,2,2) (2,4,1) (4,1,2) (4,2,1).
   EXPECT_EQ(layouts.size(), 8u);
-  // (4,2,1): mbs 1..8 (4 sizes); schedules 1f1b, gpipe, interleaved v2 (2 x 2 <= 6; v4 is 8 > 6), zb-h1, zb-h2,
-  // zbv, dualpipev: 7; recompute 3; zero 0 only.
+  // (4,2,1): mbs 1..8 (4 sizes); schedules 1f1b, gpipe, interleaved v2 (2 x 2 <= 6; v4 is 8 > 6), kfkb k2,
+  // zb-h1, zb-h2, zbv, dualpipev: 8; recompute 3; zero 0 only.
   std::size_t count = 0;
   for (const PlanCandidate& c : space) count += c.tp == 4 && c.pp == 2;
-  EXPECT_EQ(count, 4u * 7 * 3);
+  EXPECT_EQ(count, 4u * 8 * 3);
 }
 
 TEST(PlanSpace, OverridesSayTheCandidateAsRunSetsWould) {
