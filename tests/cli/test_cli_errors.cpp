@@ -75,7 +75,11 @@ TEST_P(CliBadInput, OneClearLineExitTwoNoOutput) {
                                           bad.platform_xml.empty() ? complete_platform_xml(3) : bad.platform_xml);
   const std::string workload =
       write_file(std::string(bad.name) + ".yaml", bad.workload_yaml.empty() ? kGoodWorkload : bad.workload_yaml);
-  const std::string json = temp_path("out.json"), trace = temp_path("out.trace.json"), csv = temp_path("out.csv");
+  // The outputs go to a folder of this case alone (a temp folder named by a reused pid may hold other tests' files).
+  const std::string outputs = temp_path(std::string("outputs-") + bad.name);
+  std::filesystem::remove_all(outputs);
+  std::filesystem::create_directories(outputs);
+  const std::string json = outputs + "/out.json", trace = outputs + "/out.trace.json", csv = outputs + "/out.csv";
   const CliResult r = run_pipesim("run " + platform + " " + workload + " --json " + json + " --trace " + trace +
                                   " --memory-trace " + csv);
   EXPECT_EQ(r.exit_code, 2) << r.err;
@@ -85,8 +89,8 @@ TEST_P(CliBadInput, OneClearLineExitTwoNoOutput) {
   EXPECT_EQ(r.err.rfind("pipesim: error: ", 0), 0u) << r.err;
   EXPECT_NE(r.err.find(bad.platform_at_fault ? platform : workload), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(bad.fragment), std::string::npos) << r.err;
-  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(json).parent_path()))
-    EXPECT_EQ(entry.path().string().find("out."), std::string::npos) << "left behind: " << entry.path();
+  for (const auto& entry : std::filesystem::directory_iterator(outputs))
+    ADD_FAILURE() << "left behind: " << entry.path();
 }
 
 INSTANTIATE_TEST_SUITE_P(Cli, CliBadInput, ::testing::ValuesIn(bad_inputs()),
