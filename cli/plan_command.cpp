@@ -4,10 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
 #include <iostream>
 #include <map>
-#include <set>
 #include <sstream>
 #include <thread>
 
@@ -24,8 +22,6 @@
 
 namespace pipesim {
 namespace {
-
-namespace fs = std::filesystem;
 
 // GPUs per box: the smallest node's compute devices (0 when no device names its node).
 int node_gpus(const Platform& platform) {

@@ -1,7 +1,6 @@
 #include "studies/plan/plan_report.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -15,9 +14,7 @@ namespace pipesim {
 namespace {
 
 double value(const PlanEntry& e, const std::string& column) {
-  const std::string text = e.run ? run_metric(*e.run, column) : "";
-  if (text.empty()) return std::numeric_limits<double>::quiet_NaN();
-  return std::strtod(text.c_str(), nullptr);
+  return e.run ? run_number(*e.run, column) : std::numeric_limits<double>::quiet_NaN();
 }
 
 std::string fixed_or_dash(double v, int decimals) { return v == v ? fmt::fixed(v, decimals) : "-"; }

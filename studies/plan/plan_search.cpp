@@ -16,14 +16,7 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-double number(const std::string& text) {
-  if (text.empty()) return kInfinity;
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  return end && *end == '\0' ? v : kInfinity;
-}
-
-double peak_memory(const PlanEntry& e) { return number(run_metric(*e.run, "max_peak_memory")); }
+double peak_memory(const PlanEntry& e) { return run_number(*e.run, "max_peak_memory"); }
 
 }  // namespace
 
@@ -50,7 +43,14 @@ std::string run_metric(const RunRecord& record, const std::string& column) {
   return i < record.metrics.size() ? record.metrics[i] : "";
 }
 
-double PlanEntry::iteration_time() const { return valid() ? number(run_metric(*run, "iteration_time")) : kInfinity; }
+double run_number(const RunRecord& record, const std::string& column) {
+  const std::string text = run_metric(record, column);
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  return !text.empty() && *end == '\0' ? v : std::numeric_limits<double>::quiet_NaN();
+}
+
+double PlanEntry::iteration_time() const { return valid() ? run_number(*run, "iteration_time") : kInfinity; }
 
 std::vector<PlanEntry> screen_plan(const PlanScreen& s, const PlanProgress& progress) {
   std::vector<PlanCandidate> space = plan_space(s.limits);

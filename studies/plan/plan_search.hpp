@@ -74,7 +74,9 @@ std::vector<std::size_t> plan_front(const std::vector<PlanEntry>& entries);
 // devices left when not given), micro-batches, schedule and recompute.
 PlanCandidate given_candidate(const Workload& workload, int gpus);
 
-// A column of a run's metrics (studies/sweep_results.hpp), "" when absent.
+// A column of a run's metrics (studies/sweep_results.hpp), "" when absent;
+// as a number, NaN when absent.
 std::string run_metric(const RunRecord& record, const std::string& column);
+double run_number(const RunRecord& record, const std::string& column);
 
 }  // namespace pipesim
