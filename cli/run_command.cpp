@@ -125,8 +125,10 @@ int run_command(const RunOptions& options) {
   // Summarized before the run: its event graph is gone before the engine's memory is taken.
   std::optional<PatternSummary> pattern;
   if (schedule.pattern)
-    pattern = summarize_pattern(*schedule.pattern, pattern_timing(*schedule.pattern, workload, platform), workload,
-                                platform.size());
+    pattern = summarize_pattern(
+        *schedule.pattern,
+        schedule.pattern_timing ? *schedule.pattern_timing : pattern_timing(*schedule.pattern, workload, platform),
+        workload, platform.size());
   const EngineRun engine = run_engine(simulation, graph, options.engine);
   const Timeline& timeline = engine.timeline;
   // Every data-parallel replica trains its own micro-batches.

@@ -52,8 +52,8 @@ double total(const MemoryBreakdown& b) {
 
 // Lifetime buffers: levels depend on when transfers start and end, so the
 // steady state is replayed (pattern_steady_memory.hpp); `during` and the
-// peak op from the op running at each reading.
-void lifetime_peaks(const Pattern& p, const PatternTiming& t, int device_count, PatternMemory& result) {
+// peak op from the op running at each reading. So are programmed ops.
+void replayed_peaks(const Pattern& p, const PatternTiming& t, int device_count, PatternMemory& result) {
   const SteadyRange range = steady_range(p);
   const TimedUnroll u = unroll_pattern_timed(p, t, device_count, steady_microbatches(p, range));
   const std::vector<double> start = earliest_starts(u);
@@ -205,8 +205,9 @@ PatternMemory pattern_memory(const Pattern& p, const PatternTiming& t, const Wor
     }
   }
 
-  if (p.buffers == BufferPolicy::Lifetime) {
-    lifetime_peaks(p, t, device_count, result);
+  // A memory-saving program's steps change levels inside an op: replayed too.
+  if (p.buffers == BufferPolicy::Lifetime || !t.steps.empty()) {
+    replayed_peaks(p, t, device_count, result);
     return result;
   }
 

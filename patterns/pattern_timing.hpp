@@ -11,6 +11,18 @@
 
 namespace pipesim {
 
+// One task of an op whose work a memory-saving program replaces
+// (schedules/periodic/pattern_memory_saving): recomputes before a backward,
+// then the op's own pass. Its memory is the program's, in Activations.
+struct OpStep {
+  TaskKind kind = TaskKind::Forward;  // Forward, Recompute or Backward
+  int layer = 0;                      // the pattern layer it computes
+  double flops = 0;
+  double duration = 0;   // flops / the device's speed; an op's steps add up to its duration
+  double at_start = 0;   // bytes allocated as it starts
+  double at_finish = 0;  // bytes allocated as it ends (<= 0 when it frees)
+};
+
 struct PatternTiming {
   std::vector<double> duration;      // per op: seconds on its device
   std::vector<double> flops;         // per op: its amount of work (duration = flops / speed)
@@ -23,6 +35,10 @@ struct PatternTiming {
   // across devices, sends 0 bytes, or crosses only FatPipe links.
   std::vector<std::vector<int>> transfer_links{};
   std::vector<std::string> link_names{};  // per resource id
+  // Per op (or empty for none): the tasks of a memory-saving program that
+  // replace the op's plain task and stash; the op's duration is their sum.
+  std::vector<std::vector<OpStep>> steps{};
+  bool programmed(int op) const { return !steps.empty() && !steps[op].empty(); }
 };
 
 // For every link resource (index = id), the pattern's transfers that hold

@@ -45,6 +45,8 @@ class Unroller {
         t.transfer_links.size() != p.ops.size() || t.weights.size() != static_cast<std::size_t>(p.layers))
       throw std::invalid_argument("pattern unroll: timing does not match the pattern");
     if (microbatches < 0) throw std::invalid_argument("pattern unroll: negative micro-batch count");
+    if (!t.steps.empty() && t.steps.size() != p.ops.size())
+      throw std::invalid_argument("pattern unroll: steps do not match the pattern");
     succ_ = p.successors();
     pred_.assign(p.ops.size(), -1);
     for (std::size_t i = 0; i < succ_.size(); ++i)
@@ -192,10 +194,11 @@ class Unroller {
     for_each_in_pattern_order([&](int i, long long) {
       pattern_order_deps(
           i, last, [](int) { return TaskId{0}; }, deps);
-      dependencies += deps.size();
+      const std::size_t before = is_transfer_item(i) ? 0 : prelude(i);  // each waits for the one before it
+      dependencies += deps.size() + before;
       if (is_transfer_item(i))
         for (int r : links_of_[transfer_index(i)]) last[r] = static_cast<TaskId>(tasks);
-      ++tasks;
+      tasks += 1 + before;
     });
     graph_.reserve(tasks, dependencies);
     if (timed_) {
@@ -221,7 +224,7 @@ class Unroller {
       if (is_transfer_item(i))
         for (int r : links_of_[transfer_index(i)]) last[r] = id;
       else
-        graph_.append_to_order(id);
+        append_op_to_order(id, i);
     });
   }
 
@@ -324,6 +327,7 @@ class Unroller {
       }
       return id;
     }
+    if (t_.programmed(op)) return emit_steps(task, op, deps);
     task.kind = o.kind;
     task.amount = t_.flops[op];
     const TaskId id = graph_.add(task, deps);
@@ -333,6 +337,38 @@ class Unroller {
     }
     add_memory(id, op);
     return id;
+  }
+
+  // A programmed op: its steps one after the other, the first waiting for
+  // the op's inputs (recomputes wait for the gradient, as the op would);
+  // the program's memory on each, the op's cross-device buffers on the last.
+  TaskId emit_steps(Task task, int op, const std::vector<TaskId>& deps) {
+    const std::vector<OpStep>& steps = t_.steps[op];
+    TaskId id = kNoTask;
+    for (std::size_t k = 0; k < steps.size(); ++k) {
+      const OpStep& step = steps[k];
+      task.kind = step.kind;
+      task.amount = step.flops;
+      task.layer_first = task.layer_last = task.stage = step.layer;
+      if (k > 0 && timed_) period_.push_back(period_.back());
+      id = k == 0 ? graph_.add(task, deps) : graph_.add(task, {id});
+      if (timed_) {
+        duration_.push_back(step.duration);
+        op_.push_back(op);
+      }
+      graph_.add_memory(id, task.device, MemoryCategory::Activations, MemoryWhen::AtStart, step.at_start);
+      graph_.add_memory(id, task.device, MemoryCategory::Activations, MemoryWhen::AtFinish, step.at_finish);
+    }
+    add_memory(id, op);
+    return id;
+  }
+
+  // Tasks emitted before an op's own one: its program's recomputes.
+  std::size_t prelude(int op) const { return t_.programmed(op) ? t_.steps[op].size() - 1 : 0; }
+
+  // An op's tasks are consecutive ids ending with its own.
+  void append_op_to_order(TaskId id, int op) {
+    for (TaskId k = id - prelude(op); k <= id; ++k) graph_.append_to_order(k);
   }
 
   // Whether op's output is held by its transfer (lifetime), not by op itself.
@@ -354,6 +390,22 @@ class Unroller {
     const bool prev_here = same_device(op, pred_[op]), next_here = same_device(op, succ_[op]);
     const bool received = received_by_transfer(op), sent = sent_by_transfer(op);
     const double out = t_.output_bytes[op];
+    if (t_.programmed(op)) {
+      // The program holds the stage's tensors (its steps' memory); left
+      // here are the copies sent to and received from other devices.
+      const bool forward = p_.ops[op].kind == TaskKind::Forward;
+      if (forward && received) graph_.add_memory(id, dev, Buf, Finish, -t_.output_bytes[backward_of_[op]]);
+      if (!forward && !prev_here) {
+        const double in = t_.output_bytes[pred_[op]];
+        if (!received) graph_.add_memory(id, dev, Buf, Start, in);
+        graph_.add_memory(id, dev, Buf, Finish, -in);
+      }
+      if (!next_here) {
+        graph_.add_memory(id, dev, Buf, Start, out);
+        if (!sent) graph_.add_memory(id, dev, Buf, Finish, -out);
+      }
+      return;
+    }
     if (p_.ops[op].kind == TaskKind::Forward) {
       const double in = t_.output_bytes[backward_of_[op]];  // a_{l-1}: becomes the stash
       graph_.add_memory(id, dev, Act, Start, in);
@@ -377,7 +429,7 @@ class Unroller {
       for (std::size_t i : op_inst_[o]) order[p_.ops[o].device].push_back(i);
     for (auto& list : order) {
       std::sort(list.begin(), list.end(), [&](std::size_t a, std::size_t b) { return earlier(inst_[a], inst_[b]); });
-      for (std::size_t i : list) graph_.append_to_order(id_[i]);
+      for (std::size_t i : list) append_op_to_order(id_[i], inst_[i].item);
     }
   }
 
@@ -415,7 +467,7 @@ class Unroller {
         const Task& task = graph_.task(id);
         if (task.kind == TaskKind::Forward)
           result[d] = std::max(result[d], ++count[task.layer_first]);
-        else
+        else if (task.kind == TaskKind::Backward)
           --count[task.layer_first];
       }
     }

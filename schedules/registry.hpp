@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "patterns/pattern.hpp"
+#include "patterns/pattern_timing.hpp"
 #include "sim/memory_saving_summary.hpp"
 #include "sim/platform.hpp"
 #include "sim/split_plan.hpp"
@@ -30,6 +31,9 @@ struct GeneratedSchedule {
   std::optional<Pattern> pattern;
   std::optional<SplitPlan> split{};              // seed 004's `split`: stages, shares beta, eq. 1's period
   std::vector<StageMemorySaving> memory_saving;  // per stage, when the workload saves memory
+  // What the pattern was unrolled with, when that is not pattern_timing(pattern,
+  // workload, platform): a memory-saving program's steps and durations.
+  std::optional<PatternTiming> pattern_timing{};
   // A flush schedule's iteration written as a pattern (k = M copies), built
   // only when asked (--export-pattern). It is not `pattern`: the run itself
   // is one period, so a figure computed from it could only restate the run,

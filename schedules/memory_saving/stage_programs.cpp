@@ -112,21 +112,44 @@ int in_flight(const StageSequence& sequence) {
   return most;
 }
 
+const MemorySaving& stage_option(const Workload& workload, std::size_t stage) {
+  return workload.memory_saving_stages.empty() ? workload.memory_saving : workload.memory_saving_stages.at(stage);
+}
+
 std::vector<StageProgram> plan_stage_programs(const Workload& workload, const Platform& platform, const StagePlan& plan,
                                               const std::vector<StageSequence>& sequences) {
+  if (!saves_memory(workload)) return {};
+  std::vector<ProgramStage> stages;
+  for (std::size_t s = 0; s < plan.stages.size(); ++s) {
+    const Stage& stage = plan.stages[s];
+    ProgramStage p;
+    p.device = stage.device;
+    p.chain = stage_chain(workload, platform, stage);
+    p.in_flight = p.device_in_flight = std::max(1, in_flight(sequences[s]));
+    // Outside the budget: weights, the gradient buffer, and where tensors cross to a
+    // neighbour one buffer each way (the first stage receives no input, the last sends no output).
+    const bool first = s == 0, last = s + 1 == plan.stages.size();
+    p.reserved = 2 * stage.weight_bytes + (first ? 0 : 2 * stage.input_bytes) + (last ? 0 : 2 * stage.output_bytes);
+    stages.push_back(std::move(p));
+  }
+  return solve_stage_programs(workload, platform, stages);
+}
+
+std::vector<StageProgram> solve_stage_programs(const Workload& workload, const Platform& platform,
+                                               const std::vector<ProgramStage>& stages) {
   std::vector<StageProgram> programs;
   if (!saves_memory(workload)) return programs;
   const bool per_stage = !workload.memory_saving_stages.empty();
-  if (per_stage && workload.memory_saving_stages.size() != plan.stages.size())
+  if (per_stage && workload.memory_saving_stages.size() != stages.size())
     throw InputError(workload.file, "memory_saving",
                      std::to_string(workload.memory_saving_stages.size()) + " entries for " +
-                         std::to_string(plan.stages.size()) + " stages: give one per stage, or a single map for all");
-  for (std::size_t s = 0; s < plan.stages.size(); ++s) {
-    const MemorySaving& option = per_stage ? workload.memory_saving_stages[s] : workload.memory_saving;
+                         std::to_string(stages.size()) + " stages: give one per stage, or a single map for all");
+  for (std::size_t s = 0; s < stages.size(); ++s) {
+    const MemorySaving& option = stage_option(workload, s);
     const std::string field = per_stage ? "memory_saving[" + std::to_string(s) + "]" : "memory_saving";
     // The programs' tables refuse a grid too large ("slots: ... table cells"): the workload's field.
     try {
-      const Stage& stage = plan.stages[s];
+      const ProgramStage& stage = stages[s];
       const Device& device = platform.devices[stage.device];
       StageProgram p;
       p.active = option.policy != "none";
@@ -134,7 +157,7 @@ std::vector<StageProgram> plan_stage_programs(const Workload& workload, const Pl
         programs.push_back(std::move(p));
         continue;
       }
-      p.chain = stage_chain(workload, platform, stage);
+      p.chain = stage.chain;
       double bandwidth = 0;
       if (uses_host_memory(option.policy)) {
         p.host_memory = host_memory_of(platform, stage.device);
@@ -146,14 +169,11 @@ std::vector<StageProgram> plan_stage_programs(const Workload& workload, const Pl
         bandwidth = std::min(platform.path(stage.device, p.host_memory).bandwidth,
                              platform.path(p.host_memory, stage.device).bandwidth);
       }
-      const int flight = std::max(1, in_flight(sequences[s]));
-      // Outside the budget: weights, the gradient buffer, and where tensors cross to a
-      // neighbour one buffer each way (the first stage receives no input, the last sends no output).
-      const bool first = s == 0, last = s + 1 == plan.stages.size();
-      const double reserved =
-          2 * stage.weight_bytes + (first ? 0 : 2 * stage.input_bytes) + (last ? 0 : 2 * stage.output_bytes);
-      const double free = device.memory - reserved;
-      double limit = option.limit > 0 ? option.limit : free / flight;
+      const int flight = stage.in_flight, sharing = std::max(stage.device_in_flight, flight);
+      const double reserved = stage.reserved;
+      // This stage's part of the device's free memory: all of it unless other stages share the device.
+      const double free = (device.memory - reserved) * flight / sharing;
+      double limit = option.limit > 0 ? option.limit : (device.memory - reserved) / sharing;
       const std::string where = "stage " + std::to_string(s) + " (" + device.name + ")";
       // fit: one micro-batch at its peak beside flight - 1 waiting between their phases.
       const auto fit_need = [&](const Solution& sol) {
@@ -183,14 +203,13 @@ std::vector<StageProgram> plan_stage_programs(const Workload& workload, const Pl
         // largest over the stages under an explicit limit (one limit for all).
         double least = smallest_working_limit(p.chain, option.policy, option.slots, bandwidth);
         std::string who = where;
-        for (std::size_t o = s + 1; !per_stage && option.limit > 0 && o < plan.stages.size(); ++o) {
-          const Stage& other = plan.stages[o];
+        for (std::size_t o = s + 1; !per_stage && option.limit > 0 && o < stages.size(); ++o) {
+          const ProgramStage& other = stages[o];
           const double bw = uses_host_memory(option.policy) ? [&] {
             const int h = host_memory_of(platform, other.device);
             return h < 0 ? 0.0 : std::min(platform.path(other.device, h).bandwidth, platform.path(h, other.device).bandwidth);
           }() : 0.0;
-          const double need =
-              smallest_working_limit(stage_chain(workload, platform, other), option.policy, option.slots, bw);
+          const double need = smallest_working_limit(other.chain, option.policy, option.slots, bw);
           if (need > least)
             least = need, who = "stage " + std::to_string(o) + " (" + platform.devices[other.device].name + ")";
         }
@@ -201,8 +220,8 @@ std::vector<StageProgram> plan_stage_programs(const Workload& workload, const Pl
                            " slots), the limit is " + bytes_text(given);
         if (option.limit <= 0)
           what += " (auto: " + fmt::bytes(device.memory) + " minus " + fmt::bytes(reserved) +
-                  " static and buffers, over " + std::to_string(flight) +
-                  (flight == 1 ? " micro-batch" : " micro-batches") + " in flight)";
+                  " static and buffers, over " + std::to_string(sharing) +
+                  (sharing == 1 ? " micro-batch" : " micro-batches") + " in flight)";
         throw InfeasibleRun(what);
       };
       if (!(limit > 0)) infeasible(std::max(limit, 0.0));

@@ -51,6 +51,24 @@ struct StageProgram {
 std::vector<StageProgram> plan_stage_programs(const Workload& workload, const Platform& platform, const StagePlan& plan,
                                               const std::vector<StageSequence>& sequences);
 
+// What the programs need of one stage, whatever schedule built it.
+struct ProgramStage {
+  int device = 0;
+  Chain chain;
+  int in_flight = 1;         // micro-batches the stage holds at most
+  int device_in_flight = 1;  // those of every saving stage on its device (>= in_flight)
+  double reserved = 0;       // device bytes outside the budgets: static memory, buffers
+};
+
+// plan_stage_programs' work for any stages: the budget of `auto` is
+// (memory - reserved) / device_in_flight, `fit` fills the stage's share
+// (memory - reserved) x in_flight / device_in_flight.
+std::vector<StageProgram> solve_stage_programs(const Workload& workload, const Platform& platform,
+                                               const std::vector<ProgramStage>& stages);
+
+// The workload's memory_saving option for stage s (its list's entry, or the single map).
+const MemorySaving& stage_option(const Workload& workload, std::size_t stage);
+
 // Puts each stage's program in place of its forward and backward tasks:
 // the forward phase for F(s,m), the rest for B(s,m). a^0 and δ^L are
 // allocated when the forward phase starts, a^0 and δ^0 freed when the

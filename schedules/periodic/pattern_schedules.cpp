@@ -1,11 +1,13 @@
 // The periodic-pattern schedules: 1f1b-pattern, kfkb (seed 000 §4.2, §4.3)
 // and pattern (a pattern file), unrolled without flush.
 #include <cstdlib>
+#include <functional>
 #include <stdexcept>
 
 #include "patterns/pattern_timing.hpp"
 #include "patterns/pattern_unroll.hpp"
 #include "patterns/pattern_yaml.hpp"
+#include "schedules/memory_saving/pattern_programs.hpp"
 #include "schedules/periodic/pattern_generators.hpp"
 #include "schedules/registry.hpp"
 #include "schedules/schedule_params.hpp"
@@ -19,17 +21,40 @@ const std::set<std::string> kKfkbParams = {"allocation", "k", "weights", "links"
                             kOneCopyParams = {"allocation", "weights", "links", "memory_policy"},
                             kPatternFileParams = {"file", "memory_policy"};  // checked by load_workload_pattern
 
+// The pattern unrolled; under memory_saving, built again on the workload
+// whose backwards do the programs' recomputes, and unrolled with the programs.
+GeneratedSchedule unrolled_schedule(const Workload& w, const Platform& platform,
+                                    const std::function<Pattern(const Workload&)>& build) {
+  Pattern p = build(w);
+  PatternTiming timing = pattern_timing(p, w, platform);
+  std::vector<StageMemorySaving> saving;
+  if (saves_memory(w)) {
+    const memory_saving::PatternPrograms programs = memory_saving::plan_pattern_programs(w, platform, p, timing);
+    p = build(programs.folded);
+    timing = pattern_timing(p, programs.folded, platform);
+    memory_saving::attach_programs(programs, p, platform, timing);
+    if (const std::string overlap = find_overlap(p, timing, platform); !overlap.empty())
+      throw InputError(w.file, "memory_saving", "the pattern has no room for the recomputes: " + overlap);
+    saving = memory_saving::summaries(programs);
+  }
+  TaskGraph g = unroll_pattern(p, timing, platform.size(), total_microbatches(w), w.microbatches);
+  GeneratedSchedule schedule(std::move(g), std::move(p));
+  schedule.memory_saving = std::move(saving);
+  if (!timing.steps.empty()) schedule.pattern_timing = std::move(timing);
+  return schedule;
+}
+
 GeneratedSchedule unrolled(const Workload& w, const Platform& platform, bool kfkb) {
   check_params(w, kfkb ? kKfkbParams : kOneCopyParams);
   const Allocation a = workload_allocation(w, platform);
   const int copies = kfkb ? positive_param(w, "k", 2) : 1;
   const BufferPolicy buffers = memory_policy_param(w);
   try {
-    Pattern p = kfkb_pattern(copies, a, w, platform, weights_param(w), links_param(w));
-    p.buffers = buffers;
-    TaskGraph g =
-        unroll_pattern(p, pattern_timing(p, w, platform), platform.size(), total_microbatches(w), w.microbatches);
-    return {std::move(g), std::move(p)};
+    return unrolled_schedule(w, platform, [&](const Workload& timed) {
+      Pattern p = kfkb_pattern(copies, a, timed, platform, weights_param(w), links_param(w));
+      p.buffers = buffers;
+      return p;
+    });
   } catch (const std::invalid_argument& e) {
     throw InputError(w.file, "schedule", e.what());
   }
@@ -46,9 +71,7 @@ GeneratedSchedule kfkb_schedule(const Workload& w, const Platform& platform) { r
 GeneratedSchedule pattern_file_schedule(const Workload& w, const Platform& platform) {
   Pattern pattern = load_workload_pattern(w, platform);  // checks the parameters
   pattern.buffers = memory_policy_param(w);
-  TaskGraph g = unroll_pattern(pattern, pattern_timing(pattern, w, platform), platform.size(), total_microbatches(w),
-                               w.microbatches);
-  return {std::move(g), std::move(pattern)};
+  return unrolled_schedule(w, platform, [&](const Workload&) { return pattern; });
 }
 
 // A task per layer and micro-batch each way; transfers between the stages
@@ -71,12 +94,13 @@ ScheduleSize kfkb_size(const Workload& w, const Platform& platform) {
   return unrolled_size(w, platform, copies >= 1 && copies <= kMaxCopies ? static_cast<int>(copies) : 1);
 }
 
-const bool registered = register_schedule({"1f1b-pattern"}, one_f_one_b_pattern_schedule, one_copy_size) &&
-                        register_schedule({"kfkb"}, kfkb_schedule, kfkb_size) &&
-                        register_schedule({"pattern"}, pattern_file_schedule, one_copy_size) &&
-                        register_schedule_params("1f1b-pattern", kOneCopyParams) &&
-                        register_schedule_params("kfkb", kKfkbParams) &&
-                        register_schedule_params("pattern", kPatternFileParams);
+const bool registered =
+    register_schedule({"1f1b-pattern"}, one_f_one_b_pattern_schedule, one_copy_size) &&
+    register_schedule({"kfkb"}, kfkb_schedule, kfkb_size) &&
+    register_schedule({"pattern"}, pattern_file_schedule, one_copy_size) &&
+    register_schedule_params("1f1b-pattern", kOneCopyParams) && register_schedule_params("kfkb", kKfkbParams) &&
+    register_schedule_params("pattern", kPatternFileParams) && register_memory_saving("1f1b-pattern") &&
+    register_memory_saving("kfkb") && register_memory_saving("pattern");
 
 }  // namespace
 

@@ -443,7 +443,7 @@ TEST_P(SplitWorkload, KeepsTheErrorContract) {
 
 INSTANTIATE_TEST_SUITE_P(Fuzz, SplitWorkload, ::testing::Range(0, 16));
 
-// --- memory_saving (seed 002 on flush pipelines) ----------------------------
+// --- memory_saving (seed 002 on flush pipelines and pattern schedules) -------
 
 class MemorySaving : public SurfaceCase {
   std::string format() const override { return "memsave"; }
@@ -471,8 +471,10 @@ TEST_P(MemorySaving, KeepsTheErrorContract) {
     for (std::size_t n = 1 + rng.below(5); n > 0; --n) saving += memory_saving_map(rng) + (n > 1 ? ", " : "");
     saving += "]";
   }
+  static const std::vector<std::string> schedules = {"1f1b", "gpipe", "kfkb", "1f1b-pattern",
+                                                     "{name: kfkb, k: 3, allocation: \"0,1,0,1\"}"};
   std::string workload =
-      tiny_workload(rng.chance(50) ? "1f1b" : "gpipe") + "memory_saving: " + chose("memory_saving", saving) + "\n";
+      tiny_workload(chose("schedule", rng.pick(schedules))) + "memory_saving: " + chose("memory_saving", saving) + "\n";
   // The program's tape and overheads come from a layer's stash and workspaces.
   if (rng.chance(40))
     workload = edited(workload, "    activation: 16MiB\n",
@@ -489,7 +491,7 @@ TEST_P(MemorySaving, KeepsTheErrorContract) {
   conclude(run(c));
 }
 
-INSTANTIATE_TEST_SUITE_P(Fuzz, MemorySaving, ::testing::Range(0, 20));
+INSTANTIATE_TEST_SUITE_P(Fuzz, MemorySaving, ::testing::Range(0, 30));
 
 // --- the ILP's parameters (schedule: ilp) -----------------------------------
 

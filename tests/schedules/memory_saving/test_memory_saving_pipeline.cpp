@@ -394,13 +394,14 @@ TEST(MemorySavingPipeline, PerStageOptions) {
 // Only the flush schedules run the option; the others refuse it.
 TEST(MemorySavingPipeline, OtherSchedulesRefuseTheOption) {
   const std::string workload = pipesim::testing::write_file(
-      "kfkb.yaml",
-      "microbatches: 4\nschedule: {name: kfkb, k: 2}\nlayers:\n  - {forward: 1ms, backward: 2ms, "
+      "pipedream.yaml",
+      "microbatches: 4\nschedule: {name: pipedream}\nlayers:\n  - {forward: 1ms, backward: 2ms, "
       "activation: 16MiB, repeat: 8}\nmemory_saving: {policy: remat}\n");
   const auto r = pipesim::testing::run_pipesim("run " + kRoot + "platforms/a100-8gpu-pcie-host.xml " + workload);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err, "pipesim: error: " + workload +
-                       ": memory_saving: schedule 'kfkb' does not run memory saving (supported: 1f1b, gpipe)\n");
+                       ": memory_saving: schedule 'pipedream' does not run memory saving (supported: 1f1b, "
+                       "1f1b-pattern, gpipe, kfkb, pattern)\n");
 }
 
 // A schedule told to use host memory (here kfkb's allocation: device 8 is
