@@ -104,6 +104,7 @@ int plan_command(const PlanCommandOptions& o) {
   const Platform& platform = simulation.platform();
   PlanScreen screen;
   screen.workload = o.workload;
+  screen.jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   screen.platform = &platform;
   screen.limits.gpus = static_cast<int>(compute_devices(platform).size());
   screen.limits.node_gpus = node_gpus(platform);

@@ -42,6 +42,12 @@ class YamlFields {
     } catch (const YAML::Exception& e) {
       fail_at(e.mark, "", "YAML syntax error: " + e.msg);
     }
+    return read_parsed(root, read);
+  }
+
+  // read(root) on a document parsed before; YAML errors become InputErrors.
+  template <class Read>
+  auto read_parsed(const YAML::Node& root, Read&& read) const {
     try {
       return read(root);
     } catch (const YAML::Exception& e) {  // not expected: readers check node types first

@@ -4,6 +4,7 @@
 #include <climits>
 #include <filesystem>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -446,15 +447,32 @@ WorkloadOverride parse_workload_override(const std::string& text) {
   return o;
 }
 
+namespace {
+
+// The overrides applied to ROOT (changed in place), then the workload read.
+Workload load_with_overrides(Loader& loader, YAML::Node root, const std::vector<WorkloadOverride>& overrides) {
+  if (root.IsMap())
+    for (const WorkloadOverride& o : overrides) apply_override(loader, root, o);
+  return loader.load(root);
+}
+
+}  // namespace
+
 Workload load_workload(const std::string& path, const std::vector<WorkloadOverride>& overrides) {
   const std::string content = read_yaml_file(path);
   Loader loader(path);
-  return loader.parse(content, [&](const YAML::Node& parsed) {
-    YAML::Node root = parsed;
-    if (root.IsMap())
-      for (const WorkloadOverride& o : overrides) apply_override(loader, root, o);
-    return loader.load(root);
-  });
+  return loader.parse(content,
+                      [&](const YAML::Node& parsed) { return load_with_overrides(loader, parsed, overrides); });
+}
+
+WorkloadLoader workload_loader(const std::string& path) {
+  const auto parsed = std::make_shared<const YAML::Node>(
+      Loader(path).parse(read_yaml_file(path), [](const YAML::Node& root) { return YAML::Clone(root); }));
+  return [path, parsed](const std::vector<WorkloadOverride>& overrides) {
+    Loader loader(path);  // a fresh reader, and a copy of the document to override, each time
+    return loader.read_parsed(YAML::Clone(*parsed),
+                              [&](const YAML::Node& root) { return load_with_overrides(loader, root, overrides); });
+  };
 }
 
 std::string workload_yaml_with_overrides(const std::string& path, const std::vector<WorkloadOverride>& overrides,

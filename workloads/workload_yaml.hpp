@@ -1,6 +1,7 @@
 // Reads a workload from YAML (format: docs/workload-format.md).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,13 @@ WorkloadOverride parse_workload_override(const std::string& text);
 // {name: NAME} when a parameter is set, and `placement: auto` becomes a map
 // when `placement.stages` is set.
 Workload load_workload(const std::string& path, const std::vector<WorkloadOverride>& overrides);
+
+// load_workload(path, overrides) for many lists of overrides on one file,
+// which is read and parsed once (pipesim plan loads thousands of
+// candidates). Throws InputError as load_workload for an unreadable file or
+// bad YAML, and the loader as load_workload for the rest.
+using WorkloadLoader = std::function<Workload(const std::vector<WorkloadOverride>&)>;
+WorkloadLoader workload_loader(const std::string& path);
 
 // The workload file at PATH with OVERRIDES applied, as YAML text (comments
 // and layout are yaml-cpp's, not the file's) for a file in folder DIR: the

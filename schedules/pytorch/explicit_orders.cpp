@@ -289,8 +289,9 @@ struct StageInfo {
 class OrdersBuilder {
  public:
   OrdersBuilder(const ExplicitOrders& o, const std::vector<StageInfo>& stages, int M, const Platform& platform,
-                double comm_seconds)
-      : orders_(o),
+                double comm_seconds, bool task_names)
+      : names_(task_names),
+        orders_(o),
         st_(stages),
         S_(static_cast<int>(stages.size())),
         M_(M),
@@ -331,6 +332,7 @@ class OrdersBuilder {
   }
 
  private:
+  const bool names_;  // OrdersGraph::names wanted (validate's messages); generators skip them
   // Op i of a rank's order: beside the previous one when they form a pair.
   void append(const std::vector<OrderedOp>& rank, std::size_t i, TaskId id) {
     if (i > 0 && rank[i - 1].overlaps_next)
@@ -359,7 +361,7 @@ class OrdersBuilder {
     t.priority = static_cast<double>(it_) * M_ + m;
     t.lane = lane1_[slot(kind)][static_cast<std::size_t>(s) * M_ + m] ? 1 : 0;
     const TaskId id = out_.graph.add(t, deps);
-    out_.names.push_back(cell_name({kind, s, m, 0}));
+    if (names_) out_.names.push_back(cell_name({kind, s, m, 0}));
     return id;
   }
 
@@ -377,8 +379,9 @@ class OrdersBuilder {
     const TaskId id = out_.graph.add(t, {producer});
     out_.graph.add_memory(id, t.device, MemoryCategory::CommBuffers, MemoryWhen::AtFinish, -bytes);
     out_.graph.add_memory(id, t.peer, MemoryCategory::CommBuffers, MemoryWhen::AtStart, bytes);
-    out_.names.push_back("transfer of " + out_.names[producer] + "'s " + what + " to " +
-                         platform_.devices[t.peer].name);
+    if (names_)
+      out_.names.push_back("transfer of " + out_.names[producer] + "'s " + what + " to " +
+                           platform_.devices[t.peer].name);
     return id;
   }
 
@@ -490,7 +493,7 @@ class OrdersBuilder {
           t.iteration = it_;
           t.priority = static_cast<double>(it_) * M_ + c.microbatch;
           item.id = out_.graph.add(t, deps);
-          out_.names.push_back(cell_name(c));
+          if (names_) out_.names.push_back(cell_name(c));
           progress = true;
         }
     }
@@ -518,8 +521,8 @@ class OrdersBuilder {
 }  // namespace
 
 OrdersGraph build_orders_graph(const ExplicitOrders& orders, const std::vector<std::pair<int, int>>& stage_layers,
-                               const Workload& w, const Platform& platform, int M, int iterations,
-                               double comm_seconds) {
+                               const Workload& w, const Platform& platform, int M, int iterations, double comm_seconds,
+                               bool task_names) {
   const int S = orders.stages;
   auto fail = [](const std::string& what) { throw std::invalid_argument("explicit orders: " + what); };
   if (S < 1 || M < 1 || iterations < 1 || stage_layers.size() != static_cast<std::size_t>(S))
@@ -562,7 +565,7 @@ OrdersGraph build_orders_graph(const ExplicitOrders& orders, const std::vector<s
     st.output = w.layers[st.last].activation;
     st.input = st.first == 0 ? w.input : w.layers[st.first - 1].activation;
   }
-  return OrdersBuilder(orders, stages, M, platform, comm_seconds).build(split, iterations);
+  return OrdersBuilder(orders, stages, M, platform, comm_seconds, task_names).build(split, iterations);
 }
 
 }  // namespace pipesim

@@ -119,8 +119,10 @@ struct OrdersGraph {
 // as PyTorch's dry-run simulator counts them (docs/pytorch.md); otherwise
 // they are only checked (validate_orders) and transfers start when their
 // producer finishes.
+// task_names = false leaves OrdersGraph::names empty (the generators do not
+// read them, and building them is a tenth of the work).
 OrdersGraph build_orders_graph(const ExplicitOrders& orders, const std::vector<std::pair<int, int>>& stage_layers,
                                const Workload& workload, const Platform& platform, int microbatches, int iterations = 1,
-                               double comm_seconds = -1);
+                               double comm_seconds = -1, bool task_names = true);
 
 }  // namespace pipesim

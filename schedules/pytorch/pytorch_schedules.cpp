@@ -39,7 +39,7 @@ int rank_count(const Workload& w, const Platform& platform, int v) {
 GeneratedSchedule build(const Workload& w, const Platform& platform, ExplicitOrders orders) {
   orders.file = w.file;
   const auto layers = orders_stage_layers(orders, w, platform);
-  return {build_orders_graph(orders, layers, w, platform, w.microbatches, w.iterations).graph, std::nullopt};
+  return {build_orders_graph(orders, layers, w, platform, w.microbatches, w.iterations, -1, false).graph, std::nullopt};
 }
 
 const std::set<std::string> kVirtualStagesParams = {"virtual_stages"}, kCsvParams = {"file", "comm_step"};
@@ -119,7 +119,7 @@ GeneratedSchedule csv(const Workload& w, const Platform& platform) {
   const std::vector<Violation> wrong = validate_orders(orders, M, platform, w.microbatches <= 0);
   if (!wrong.empty()) throw InputError(path, "rows", wrong.front().message);
   const auto layers = orders_stage_layers(orders, w, platform);
-  return {build_orders_graph(orders, layers, w, platform, M, w.iterations, comm_seconds).graph, std::nullopt};
+  return {build_orders_graph(orders, layers, w, platform, M, w.iterations, comm_seconds, false).graph, std::nullopt};
 }
 
 // Per micro-batch and iteration at most F, I and W per stage and two

@@ -1,13 +1,16 @@
 #include "studies/plan/plan_search.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <limits>
 #include <map>
 #include <tuple>
 
 #include "schedules/registry.hpp"
 #include "sim/input_error.hpp"
+#include "studies/forked_run.hpp"
 #include "workloads/model_costs.hpp"
 #include "workloads/workload_yaml.hpp"
 
@@ -52,22 +55,20 @@ double run_number(const RunRecord& record, const std::string& column) {
 
 double PlanEntry::iteration_time() const { return valid() ? run_number(*run, "iteration_time") : kInfinity; }
 
-std::vector<PlanEntry> screen_plan(const PlanScreen& s, const PlanProgress& progress) {
-  std::vector<PlanCandidate> space = plan_space(s.limits);
-  std::size_t given = space.size();
-  if (s.given) {
-    given = static_cast<std::size_t>(std::find(space.begin(), space.end(), *s.given) - space.begin());
-    if (given == space.size()) space.push_back(*s.given);
-  }
-  std::vector<PlanEntry> entries(space.size());
+namespace {
+
+// Screens entries first, first + step, ... (below the end): bounds, or why
+// a candidate is not applicable; DONE hears how many so far.
+void screen_some(const PlanScreen& s, std::vector<PlanEntry>& entries, std::size_t first, std::size_t step,
+                 const std::function<void(std::size_t)>& done) {
   // The layers' timing depends only on TP, micro-batch size and recompute: timed once per triple.
   std::map<std::tuple<int, int, std::string>, Workload> timed;
-  for (std::size_t i = 0; i < space.size(); ++i) {
+  const WorkloadLoader load = workload_loader(s.workload);
+  std::size_t count = 0;
+  for (std::size_t i = first; i < entries.size(); i += step) {
     PlanEntry& e = entries[i];
-    e.candidate = space[i];
-    e.given = i == given;
     try {
-      const Workload loaded = load_workload(s.workload, e.candidate.overrides());
+      const Workload loaded = load(e.candidate.overrides());
       const auto key = std::make_tuple(e.candidate.tp, e.candidate.microbatch_size, e.candidate.recompute);
       auto found = timed.find(key);
       if (found == timed.end()) found = timed.emplace(key, time_model_layers(loaded, *s.platform)).first;
@@ -78,8 +79,77 @@ std::vector<PlanEntry> screen_plan(const PlanScreen& s, const PlanProgress& prog
       e.fate = PlanFate::NotApplicable;
       e.reason = error.what();
     }
-    if (progress) progress(i + 1, space.size());
+    if (done) done(++count);
   }
+}
+
+// What a screening process sends back: per entry its fate, bounds (exact,
+// in hexadecimal) and reason.
+std::string screened_text(const std::vector<PlanEntry>& entries, std::size_t first, std::size_t step) {
+  std::string text;
+  char line[256];
+  for (std::size_t i = first; i < entries.size(); i += step) {
+    const PlanEntry& e = entries[i];
+    std::snprintf(line, sizeof line, "%d %a %d %a %a %zu\n", static_cast<int>(e.fate), e.bounds.memory,
+                  e.bounds.memory_rank, e.bounds.capacity, e.bounds.time, e.reason.size());
+    text += line + e.reason;
+  }
+  return text;
+}
+
+void read_screened(const std::string& text, std::vector<PlanEntry>& entries, std::size_t first, std::size_t step) {
+  const char* at = text.c_str();
+  for (std::size_t i = first; i < entries.size(); i += step) {
+    PlanEntry& e = entries[i];
+    char* end = nullptr;
+    e.fate = static_cast<PlanFate>(std::strtol(at, &end, 10));
+    e.bounds.memory = std::strtod(end, &end);
+    e.bounds.memory_rank = static_cast<int>(std::strtol(end, &end, 10));
+    e.bounds.capacity = std::strtod(end, &end);
+    e.bounds.time = std::strtod(end, &end);
+    const std::size_t length = std::strtoull(end, &end, 10);
+    e.reason.assign(end + 1, length);  // after the newline
+    at = end + 1 + length;
+  }
+}
+
+}  // namespace
+
+std::vector<PlanEntry> screen_plan(const PlanScreen& s, const PlanProgress& progress) {
+  std::vector<PlanCandidate> space = plan_space(s.limits);
+  std::size_t given = space.size();
+  if (s.given) {
+    given = static_cast<std::size_t>(std::find(space.begin(), space.end(), *s.given) - space.begin());
+    if (given == space.size()) space.push_back(*s.given);
+  }
+  std::vector<PlanEntry> entries(space.size());
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    entries[i].candidate = space[i];
+    entries[i].given = i == given;
+  }
+  const std::size_t n = entries.size();
+  const std::size_t parts = std::min<std::size_t>(std::max(1, s.jobs), n / 64 + 1);  // a process for 64 at least
+  if (parts <= 1) {
+    screen_some(s, entries, 0, 1, [&](std::size_t done) {
+      if (progress) progress(done, n);
+    });
+    return entries;
+  }
+  // One forked process per share, every parts-th candidate (neighbours cost
+  // alike, so the shares do too): candidates are independent, so the
+  // entries are those of one process, bit for bit. The first share tells
+  // the progress, scaled to the whole.
+  std::vector<std::function<std::string()>> shares;
+  for (std::size_t k = 0; k < parts; ++k)
+    shares.push_back([&, k] {
+      screen_some(s, entries, k, parts, [&](std::size_t done) {
+        if (progress && k == 0 && done * parts < n) progress(done * parts, n);
+      });
+      return screened_text(entries, k, parts);
+    });
+  const std::vector<std::string> screened = run_forked_all(shares);
+  for (std::size_t k = 0; k < parts; ++k) read_screened(screened[k], entries, k, parts);
+  if (progress) progress(n, n);
   return entries;
 }
 

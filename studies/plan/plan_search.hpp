@@ -47,6 +47,7 @@ struct PlanScreen {
   PlanSpaceLimits limits;
   // The workload's own configuration, added to the space when it lies outside it.
   std::optional<PlanCandidate> given;
+  int jobs = 1;  // screening processes (forked), each a contiguous share of the candidates
 };
 // Called as candidates are screened: how many of how many.
 using PlanProgress = std::function<void(std::size_t done, std::size_t total)>;

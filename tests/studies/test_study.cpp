@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <csignal>
+#include <functional>
 #include <sstream>
 #include <stdexcept>
 
@@ -109,6 +110,23 @@ TEST(Study, ForkedWorkReturnsOrFails) {
     ADD_FAILURE();
   } catch (const std::runtime_error& e) {
     EXPECT_EQ(std::string(e.what()), "child killed by signal 9");
+  }
+}
+
+// Several children at once: each one's result in order, however large; a
+// failure of one is thrown once all have ended.
+TEST(Study, ForkedWorksReturnInOrderOrFail) {
+  std::vector<std::function<std::string()>> works;
+  for (int k = 0; k < 3; ++k) works.push_back([k] { return std::string(100000 + k, static_cast<char>('a' + k)); });
+  const std::vector<std::string> results = run_forked_all(works);
+  ASSERT_EQ(results.size(), 3u);
+  for (int k = 0; k < 3; ++k) EXPECT_EQ(results[k], std::string(100000 + k, static_cast<char>('a' + k)));
+  works[1] = []() -> std::string { throw std::invalid_argument("no route"); };
+  try {
+    run_forked_all(works);
+    ADD_FAILURE();
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), "no route");
   }
 }
 

@@ -240,6 +240,24 @@ TEST(PlanCli, ScreenOnlyBoundsEveryCandidateAndRunsNone) {
   EXPECT_EQ(screened, 369u);
 }
 
+// Screening in forked shares (-j) gives the entries of one process, byte for byte.
+TEST(PlanCli, ScreeningInSharesGivesTheSameBytes) {
+  std::string csv, out;
+  for (const char* jobs : {"1", "3"}) {
+    const std::string dir = temp_path(std::string("shares-") + jobs);
+    const CliResult r =
+        run_pipesim("plan " + kPlatform + " " + small_workload() + " -o " + dir + " --screen-only -j " + jobs);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("402 candidates screened"), std::string::npos) << r.err;
+    if (csv.empty()) {
+      csv = read_text(dir + "/plan.csv"), out = replaced(r.out, dir, "DIR");
+      continue;
+    }
+    EXPECT_EQ(read_text(dir + "/plan.csv"), csv);
+    EXPECT_EQ(replaced(r.out, dir, "DIR"), out);
+  }
+}
+
 TEST(PlanCli, BadInputIsOneLine) {
   const std::string layers =
       write_file("layers.yaml", "microbatches: 2\nlayers:\n  - {forward: 1ms, backward: 2ms, activation: 1MiB}\n");
