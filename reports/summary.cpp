@@ -14,6 +14,26 @@
 namespace pipesim {
 namespace {
 
+// One truth: why a device's simulated peak is not the pattern's analytic
+// (steady-state) peak, "" when every device's is.
+std::string analytic_peak_note(const PatternSummary& pattern, const Metrics& m) {
+  std::string above, below;
+  double most = 0;
+  for (std::size_t d = 0; d < m.devices.size() && d < pattern.analytic_peak.size(); ++d) {
+    const double simulated = m.devices[d].peak.total, analytic = pattern.analytic_peak[d];
+    if (std::abs(simulated - analytic) <= 1e-9 * std::max(1.0, analytic)) continue;
+    std::string& list = simulated > analytic ? above : below;
+    list += (list.empty() ? "" : ", ") + m.devices[d].name;
+    most = std::max(most, simulated - analytic);
+  }
+  std::string note;
+  if (!above.empty())
+    note = above + " peak above it outside the steady state (warm-up or drain), by up to " + fmt::bytes(most);
+  if (!below.empty())
+    note += (note.empty() ? "" : "; ") + below + " never reach it (too few micro-batches for the steady state)";
+  return note.empty() ? "" : "the analytic peak is the steady state's; " + note;
+}
+
 std::string device_name(const Platform& platform, int d) {
   return d >= 0 && d < platform.size() ? platform.devices[d].name : "device " + std::to_string(d);
 }
@@ -174,6 +194,8 @@ void write_summary(std::ostream& os, const Metrics& m, const Platform& platform,
                                      {"critical cycle", cycle}});
     if (!pattern->analytic_memory_note.empty())
       header.insert(header.end() - 1, {"analytic memory", pattern->analytic_memory_note});
+    else if (const std::string why = analytic_peak_note(*pattern, m); !why.empty())
+      header.insert(header.end() - 1, {"analytic memory", why});
   }
   if (split != nullptr)
     header.insert(header.end() - 1,

@@ -31,6 +31,14 @@ TEST(ReportDocs, ReadmeExampleIsTheFirstCommandsOutput) {
   EXPECT_EQ(code_block_after("README.md", "## The example"), r.out);
 }
 
+TEST(ReportDocs, PatternFormatExampleIsWhatTheRunPrints) {
+  const CliResult r =
+      run_pipesim("run " + kRoot + "platforms/complete-4.xml " + kRoot + "workloads/examples/two-f-two-b.yaml");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(code_block_after("docs/pattern-format.md", "## Example: 2F2B from seed 000"),
+            "$ pipesim run platforms/complete-4.xml workloads/examples/two-f-two-b.yaml\n" + r.out);
+}
+
 // `expand -t 5` with trailing blanks removed: how docs/outputs.md shows a
 // tab-separated diagram.
 std::string expand_tabs(const std::string& text) {
