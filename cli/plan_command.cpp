@@ -71,6 +71,10 @@ CLI::App* add_plan_command(CLI::App& root, PlanCommandOptions& o) {
                    "samples per iteration (default: the workload's\nmicro-batches x micro-batch size x dp)")
       ->type_name("N");
   plan->add_option("--top", o.top, "how many of the fastest to simulate and list (default 10)")->type_name("K");
+  plan->add_option("--objective", o.objective,
+                   "what ranks the configurations that fit: time (iteration time,\nthe default) or memory (peak "
+                   "memory per GPU, then time)")
+      ->type_name("time|memory");
   plan->add_option("--schedules", o.schedules,
                    "the schedules tried on pipelines (default: all but kfkb):\n"
                    "1f1b,gpipe,interleaved-1f1b,kfkb,zb-h1,zb-h2,zbv,dualpipev")
@@ -87,6 +91,13 @@ CLI::App* add_plan_command(CLI::App& root, PlanCommandOptions& o) {
 int plan_command(const PlanCommandOptions& o) {
   if (o.top < 1) throw UsageError("--top needs a whole number >= 1, got " + std::to_string(o.top));
   if (o.jobs < 0) throw UsageError("-j needs a whole number >= 1, got " + std::to_string(o.jobs));
+  if (o.objective == "cost")
+    throw UsageError(
+        "--objective: cost is not weighed: every layout runs on the whole platform, so GPU-hours per "
+        "iteration rank as iteration time; give time or memory");
+  if (o.objective != "time" && o.objective != "memory")
+    throw UsageError("--objective: expected time or memory, got '" + o.objective + "'");
+  const PlanObjective objective = o.objective == "memory" ? PlanObjective::Memory : PlanObjective::Time;
   if (o.global_batch < 0)
     throw UsageError("--global-batch needs a whole number >= 1, got " + std::to_string(o.global_batch));
   const Workload template_workload = load_workload(o.workload);
@@ -143,10 +154,10 @@ int plan_command(const PlanCommandOptions& o) {
             << fmt::fixed(entries.size() / std::max(screen_seconds, 1e-9), 0) << " per second)\n";
 
   if (o.screen_only) {
-    write_file_atomically(o.output + "/plan.csv", plan_csv(entries));
+    write_file_atomically(o.output + "/plan.csv", plan_csv(entries, objective));
     std::cout << "plan          " << template_workload.name << " on " << o.platform << ": " << screen.limits.gpus
               << " GPUs, global batch " << screen.limits.global_batch << "\n";
-    write_plan_summary(std::cout, entries, static_cast<std::size_t>(o.top));
+    write_plan_summary(std::cout, entries, static_cast<std::size_t>(o.top), objective);
     return 0;
   }
   // Each candidate simulated is a sweep run (the sweep's runner, -j, records in DIR/runs/ for resuming).
@@ -195,12 +206,12 @@ int plan_command(const PlanCommandOptions& o) {
     return records;
   };
   simulate_plan(entries, static_cast<std::size_t>(o.top), static_cast<std::size_t>(run_options.jobs), simulate,
-                progress);
-  write_file_atomically(o.output + "/plan.csv", plan_csv(entries));
-  const std::vector<std::size_t> ranked = plan_ranking(entries);
+                progress, objective);
+  write_file_atomically(o.output + "/plan.csv", plan_csv(entries, objective));
+  const std::vector<std::size_t> ranked = plan_ranking(entries, objective);
   std::cout << "plan          " << template_workload.name << " on " << o.platform << ": " << screen.limits.gpus
             << " GPUs, global batch " << screen.limits.global_batch << "\n";
-  write_plan_summary(std::cout, entries, static_cast<std::size_t>(o.top));
+  write_plan_summary(std::cout, entries, static_cast<std::size_t>(o.top), objective);
   if (ranked.empty()) return 1;
   const PlanEntry& winner = entries[ranked.front()];
   write_file_atomically(o.output + "/winner.yaml",

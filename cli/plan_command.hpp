@@ -15,7 +15,8 @@ struct PlanCommandOptions {
   int top = 10;
   int jobs = 0;  // 0: the machine's cores
   bool screen_only = false;
-  std::string schedules;  // comma-separated; "": default_plan_schedules()
+  std::string schedules;           // comma-separated; "": default_plan_schedules()
+  std::string objective = "time";  // time or memory
   std::vector<std::string> simgrid_config;
 };
 

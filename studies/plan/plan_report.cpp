@@ -28,10 +28,10 @@ std::string change(double x, double base) {
 
 }  // namespace
 
-std::string plan_csv(const std::vector<PlanEntry>& entries) {
+std::string plan_csv(const std::vector<PlanEntry>& entries, PlanObjective objective) {
   std::vector<std::size_t> rank(entries.size(), 0);
   std::vector<bool> front(entries.size(), false);
-  const std::vector<std::size_t> ranked = plan_ranking(entries);
+  const std::vector<std::size_t> ranked = plan_ranking(entries, objective);
   for (std::size_t r = 0; r < ranked.size(); ++r) rank[ranked[r]] = r + 1;
   for (const std::size_t i : plan_front(entries)) front[i] = true;
   std::ostringstream out;
@@ -65,12 +65,16 @@ std::string smallest_memory_line(const std::vector<PlanEntry>& entries) {
          ") against " + fmt::bytes(best->bounds.capacity);
 }
 
-void write_plan_summary(std::ostream& os, const std::vector<PlanEntry>& entries, std::size_t top) {
+void write_plan_summary(std::ostream& os, const std::vector<PlanEntry>& entries, std::size_t top,
+                        PlanObjective objective) {
+  const bool by_time = objective == PlanObjective::Time;
+  // An entry's value for the objective, as the tables show it.
+  const auto shown = [&](double v) { return by_time ? fmt::time(v) : fmt::bytes(v); };
   std::map<PlanFate, std::size_t> count;
   std::size_t valid = 0;
   for (const PlanEntry& e : entries) ++count[e.fate], valid += e.valid();
   os << "candidates  " << entries.size() << ": " << count[PlanFate::Simulated] << " simulated (" << valid << " fit), "
-     << count[PlanFate::Slower] << " slower by their time bound, "
+     << count[PlanFate::Slower] << (by_time ? " slower by their time bound, " : " larger by their memory bound, ")
      << (count[PlanFate::Screened] ? std::to_string(count[PlanFate::Screened]) + " screened, " : "")
      << count[PlanFate::OverMemory] << " over memory by their bound, " << count[PlanFate::NotApplicable]
      << " not applicable\n";
@@ -78,9 +82,10 @@ void write_plan_summary(std::ostream& os, const std::vector<PlanEntry>& entries,
     std::vector<const PlanEntry*> fits;
     for (const PlanEntry& e : entries)
       if (e.fate == PlanFate::Screened) fits.push_back(&e);
-    std::stable_sort(fits.begin(), fits.end(),
-                     [](const PlanEntry* a, const PlanEntry* b) { return a->bounds.time < b->bounds.time; });
-    os << "\nfastest by their time bound (nothing simulated)\n";
+    std::stable_sort(fits.begin(), fits.end(), [&](const PlanEntry* a, const PlanEntry* b) {
+      return objective_bound(*a, objective) < objective_bound(*b, objective);
+    });
+    os << (by_time ? "\nfastest by their time bound" : "\nsmallest by their memory bound") << " (nothing simulated)\n";
     std::vector<Row> rows = {
         {"tp", "pp", "dp", "micro-batches", "schedule", "recompute", "zero", "time bound", "memory bound"}};
     for (std::size_t r = 0; r < fits.size() && r < top; ++r) {
@@ -93,12 +98,12 @@ void write_plan_summary(std::ostream& os, const std::vector<PlanEntry>& entries,
     write_table(os, rows);
     return;
   }
-  const std::vector<std::size_t> ranked = plan_ranking(entries);
+  const std::vector<std::size_t> ranked = plan_ranking(entries, objective);
   if (ranked.empty()) {
     os << "nothing fits: " << smallest_memory_line(entries) << "\n";
     return;
   }
-  const double best = entries[ranked.front()].iteration_time();
+  const double best = objective_value(entries[ranked.front()], objective);
   std::vector<Row> rows = {{"rank", "tp", "pp", "dp", "micro-batches", "schedule", "recompute", "zero", "iteration",
                             "tokens/s", "MFU", "peak memory", "bubble", "exposed comm"}};
   for (std::size_t r = 0; r < ranked.size() && r < top; ++r) {
@@ -111,7 +116,7 @@ void write_plan_summary(std::ostream& os, const std::vector<PlanEntry>& entries,
                     fmt::bytes(value(e, "max_peak_memory")) + " " + run_metric(*e.run, "max_peak_largest_part"),
                     percent_or_dash(value(e, "worst_bubble_fraction")), fmt::time(value(e, "exposed_communication"))});
   }
-  os << "\nfastest\n";
+  os << (by_time ? "\nfastest\n" : "\nsmallest (peak memory per GPU, then iteration time)\n");
   write_table(os, rows);
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const PlanEntry& e = entries[i];
@@ -121,9 +126,9 @@ void write_plan_summary(std::ostream& os, const std::vector<PlanEntry>& entries,
     if (at != ranked.end()) {
       // Past the K-th run, candidates left unsimulated may be faster than it: its rank is then a lower bound.
       const bool exact = static_cast<std::size_t>(at - ranked.begin()) < top;
-      os << "rank " << (at - ranked.begin()) + 1 << (exact ? "" : " or worse") << ", " << fmt::time(e.iteration_time())
-         << " (" << (at == ranked.begin() ? "the winner" : change(e.iteration_time(), best) + " against the winner")
-         << ")\n";
+      const double v = objective_value(e, objective);
+      os << "rank " << (at - ranked.begin()) + 1 << (exact ? "" : " or worse") << ", " << shown(v) << " ("
+         << (at == ranked.begin() ? "the winner" : change(v, best) + " against the winner") << ")\n";
     } else if (e.fate == PlanFate::NotApplicable)
       os << "not applicable: " << e.reason << "\n";
     else if (e.fate == PlanFate::OverMemory)
@@ -153,12 +158,15 @@ void write_plan_summary(std::ostream& os, const std::vector<PlanEntry>& entries,
   }
   for (const std::string& name : order) {
     const std::vector<const PlanEntry*>& members = of[name];
-    const PlanEntry* fastest = nullptr;
+    const PlanEntry* fastest = nullptr;  // the best by the objective
     const PlanEntry* bound = nullptr;
     std::size_t over = 0, refused = 0, invalid = 0;
     for (const PlanEntry* e : members) {
-      if (e->valid() && (!fastest || e->iteration_time() < fastest->iteration_time())) fastest = e;
-      if (e->fate == PlanFate::Slower && (!bound || e->bounds.time < bound->bounds.time)) bound = e;
+      if (e->valid() && (!fastest || objective_value(*e, objective) < objective_value(*fastest, objective)))
+        fastest = e;
+      if (e->fate == PlanFate::Slower &&
+          (!bound || objective_bound(*e, objective) < objective_bound(*bound, objective)))
+        bound = e;
       over += e->fate == PlanFate::OverMemory;
       refused += e->fate == PlanFate::NotApplicable;
       invalid += e->fate == PlanFate::Simulated && !e->valid();
@@ -169,13 +177,18 @@ void write_plan_summary(std::ostream& os, const std::vector<PlanEntry>& entries,
               std::find_if(ranked.begin(), ranked.end(), [&](std::size_t i) { return &entries[i] == fastest; }) -
               ranked.begin()) +
           1;
-      families.push_back({name, "rank " + std::to_string(r) + ", " + fmt::time(fastest->iteration_time()),
-                          r == 1 ? "the winner" : change(fastest->iteration_time(), best),
-                          r == 1 ? "" : "slower at its best"});
+      const double v = objective_value(*fastest, objective);
+      families.push_back({name, "rank " + std::to_string(r) + ", " + shown(v), r == 1 ? "the winner" : change(v, best),
+                          r == 1    ? ""
+                          : by_time ? "slower at its best"
+                                    : "larger at its best"});
     } else if (bound) {
-      families.push_back({name, "not simulated", ">= " + change(bound->bounds.time, best),
-                          "its best time bound, " + fmt::time(bound->bounds.time) + ", is no faster than the top " +
-                              std::to_string(top) + "'s slowest run"});
+      const double b = objective_bound(*bound, objective);
+      families.push_back({name, "not simulated", ">= " + change(b, best),
+                          by_time ? "its best time bound, " + fmt::time(b) + ", is no faster than the top " +
+                                        std::to_string(top) + "'s slowest run"
+                                  : "its best memory bound, " + fmt::bytes(b) + ", is no smaller than the top " +
+                                        std::to_string(top) + "'s largest run"});
     } else if (over + invalid > 0) {
       double smallest = std::numeric_limits<double>::infinity(), capacity = 0;
       for (const PlanEntry* e : members)

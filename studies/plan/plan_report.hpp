@@ -12,11 +12,13 @@
 
 namespace pipesim {
 
-// Every candidate in plan-space order; `rank` and `front` for the valid runs.
-std::string plan_csv(const std::vector<PlanEntry>& entries);
+// Every candidate in plan-space order; `rank` (by the objective) and
+// `front` for the valid runs.
+std::string plan_csv(const std::vector<PlanEntry>& entries, PlanObjective objective = PlanObjective::Time);
 
-// The fates counted, the TOP fastest runs, the front, the families.
-void write_plan_summary(std::ostream& os, const std::vector<PlanEntry>& entries, std::size_t top);
+// The fates counted, the TOP best runs by the objective, the front, the families.
+void write_plan_summary(std::ostream& os, const std::vector<PlanEntry>& entries, std::size_t top,
+                        PlanObjective objective = PlanObjective::Time);
 
 // When nothing fits: the candidate with the smallest memory bound, as one
 // line ("the smallest memory bound is 92.4 GiB (tp 8 pp 8 dp 1, ...) against 80 GiB").

@@ -55,6 +55,17 @@ double run_number(const RunRecord& record, const std::string& column) {
 
 double PlanEntry::iteration_time() const { return valid() ? run_number(*run, "iteration_time") : kInfinity; }
 
+const char* objective_name(PlanObjective objective) { return objective == PlanObjective::Memory ? "memory" : "time"; }
+
+double objective_value(const PlanEntry& e, PlanObjective objective) {
+  if (objective == PlanObjective::Time) return e.iteration_time();
+  return e.valid() ? peak_memory(e) : kInfinity;
+}
+
+double objective_bound(const PlanEntry& e, PlanObjective objective) {
+  return objective == PlanObjective::Time ? e.bounds.time : e.bounds.memory;
+}
+
 namespace {
 
 // Screens entries first, first + step, ... (below the end): bounds, or why
@@ -154,13 +165,13 @@ std::vector<PlanEntry> screen_plan(const PlanScreen& s, const PlanProgress& prog
 }
 
 void simulate_plan(std::vector<PlanEntry>& entries, std::size_t top, std::size_t batch, const PlanSimulator& simulate,
-                   const PlanProgress& progress) {
+                   const PlanProgress& progress, PlanObjective objective) {
+  const auto bound = [&](std::size_t i) { return objective_bound(entries[i], objective); };
   std::vector<std::size_t> order, given;
   for (std::size_t i = 0; i < entries.size(); ++i)
     if (entries[i].fate == PlanFate::Screened) (entries[i].given ? given : order).push_back(i);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return entries[a].bounds.time < entries[b].bounds.time; });
-  std::vector<double> best;  // the valid runs' iteration times, sorted
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return bound(a) < bound(b); });
+  std::vector<double> best;  // the valid runs' values, sorted
   const auto kth = [&] { return best.size() >= top ? best[top - 1] : kInfinity; };
   const auto record = [&](const std::vector<std::size_t>& chosen) {
     const std::vector<RunRecord> records = simulate(chosen);
@@ -168,22 +179,22 @@ void simulate_plan(std::vector<PlanEntry>& entries, std::size_t top, std::size_t
       PlanEntry& e = entries[chosen[k]];
       e.run = records.at(k);
       e.fate = PlanFate::Simulated;
-      if (e.valid()) best.insert(std::upper_bound(best.begin(), best.end(), e.iteration_time()), e.iteration_time());
+      const double v = objective_value(e, objective);
+      if (e.valid()) best.insert(std::upper_bound(best.begin(), best.end(), v), v);
     }
   };
   std::size_t done = given.size();
   if (!given.empty()) record(given);
   for (std::size_t next = 0; next < order.size();) {
     std::vector<std::size_t> chosen;
-    while (next < order.size() && chosen.size() < std::max<std::size_t>(1, batch) &&
-           entries[order[next]].bounds.time < kth())
+    while (next < order.size() && chosen.size() < std::max<std::size_t>(1, batch) && bound(order[next]) < kth())
       chosen.push_back(order[next++]);
     if (chosen.empty()) break;  // no candidate left can enter the top K
     record(chosen);
     done += chosen.size();
     if (progress) {
       std::size_t left = 0;
-      while (next + left < order.size() && entries[order[next + left]].bounds.time < kth()) ++left;
+      while (next + left < order.size() && bound(order[next + left]) < kth()) ++left;
       progress(done, left);
     }
   }
@@ -209,12 +220,13 @@ PlanCandidate given_candidate(const Workload& w, int gpus) {
   return c;
 }
 
-std::vector<std::size_t> plan_ranking(const std::vector<PlanEntry>& entries) {
+std::vector<std::size_t> plan_ranking(const std::vector<PlanEntry>& entries, PlanObjective objective) {
   std::vector<std::size_t> ranked;
   for (std::size_t i = 0; i < entries.size(); ++i)
     if (entries[i].valid()) ranked.push_back(i);
   std::stable_sort(ranked.begin(), ranked.end(), [&](std::size_t a, std::size_t b) {
-    return entries[a].iteration_time() < entries[b].iteration_time();
+    return std::make_pair(objective_value(entries[a], objective), entries[a].iteration_time()) <
+           std::make_pair(objective_value(entries[b], objective), entries[b].iteration_time());
   });
   return ranked;
 }

@@ -40,6 +40,15 @@ struct PlanEntry {
   double iteration_time() const;  // the run's; infinity without a valid run
 };
 
+// What a plan ranks by: the simulated iteration time, or the simulated
+// peak memory per GPU (the largest device's; ties by iteration time).
+enum class PlanObjective { Time, Memory };
+const char* objective_name(PlanObjective objective);  // "time", "memory"
+// The entry's value for the objective (infinity without a valid run), and
+// its bound (never above that value when it runs).
+double objective_value(const PlanEntry& entry, PlanObjective objective);
+double objective_bound(const PlanEntry& entry, PlanObjective objective);
+
 // The screening's input: the user's workload, the platform (loaded), the space.
 struct PlanScreen {
   std::string workload;  // path
@@ -56,18 +65,21 @@ using PlanProgress = std::function<void(std::size_t done, std::size_t total)>;
 std::vector<PlanEntry> screen_plan(const PlanScreen& screen, const PlanProgress& progress = nullptr);
 
 // Runs the given configuration, then the candidates that can still enter
-// the top K, `batch` at a time through SIMULATE (which returns one record
-// per entry index given, in the same order), fastest bound first; marks the
-// others Slower.
+// the top K by the objective, `batch` at a time through SIMULATE (which
+// returns one record per entry index given, in the same order), best bound
+// first; marks the others Slower (their bound is no better than the K-th
+// run's value).
 // After each batch PROGRESS hears how many runs are done and how many
-// candidates are still within reach (a bound below the K-th run's time):
+// candidates are still within reach (a bound below the K-th run's value):
 // at most that many more will run.
 using PlanSimulator = std::function<std::vector<RunRecord>(const std::vector<std::size_t>& entries)>;
 void simulate_plan(std::vector<PlanEntry>& entries, std::size_t top, std::size_t batch, const PlanSimulator& simulate,
-                   const PlanProgress& progress = nullptr);
+                   const PlanProgress& progress = nullptr, PlanObjective objective = PlanObjective::Time);
 
-// The valid runs by iteration time (ties by candidate order): entry indices.
-std::vector<std::size_t> plan_ranking(const std::vector<PlanEntry>& entries);
+// The valid runs by the objective, then iteration time (ties by candidate
+// order): entry indices.
+std::vector<std::size_t> plan_ranking(const std::vector<PlanEntry>& entries,
+                                      PlanObjective objective = PlanObjective::Time);
 // Among valid runs, those no other beats on both iteration time and peak memory, by time.
 std::vector<std::size_t> plan_front(const std::vector<PlanEntry>& entries);
 

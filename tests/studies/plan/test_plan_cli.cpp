@@ -3,6 +3,7 @@
 // what is pruned for memory does not fit, the winner runs as written.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -114,6 +115,21 @@ TEST(PlanCli, PruningFindsTheWinnerThatSimulatingEveryCandidateFinds) {
     }
   }
   EXPECT_GT(checked, 300u);
+  // Ranked by peak memory instead: the smallest peak of every run, simulating few.
+  const std::string smallest = temp_path("smallest");
+  const CliResult m = run_pipesim("plan " + kPlatform + " " + workload + " -o " + smallest +
+                                  " --top 1 -j 2 --objective memory --schedules " + kEveryFamily);
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  double least = 1e300;
+  for (const Row& r : all)
+    if (r.at("status") == "valid") least = std::min(least, number(r, "max_peak_memory"));
+  const std::vector<Row> by_memory = read_csv(smallest + "/plan.csv");
+  std::size_t runs = 0;
+  for (const Row& r : by_memory) runs += r.at("fate") == "simulated";
+  const auto first = std::find_if(by_memory.begin(), by_memory.end(), [](const Row& r) { return r.at("rank") == "1"; });
+  ASSERT_NE(first, by_memory.end());
+  EXPECT_EQ(number(*first, "max_peak_memory"), least);
+  EXPECT_LT(runs, 20u) << "the memory bounds prune most candidates";
 }
 
 TEST(PlanCli, WhatIsPrunedForMemoryDoesNotFitAndTheWinnerRunsAsWritten) {
@@ -291,6 +307,14 @@ TEST(PlanCli, BadInputIsOneLine) {
             std::string::npos)
       << family.err;
   EXPECT_FALSE(fs::exists(temp_path("z") + "/plan.csv"));
+  const CliResult cost =
+      run_pipesim("plan " + kPlatform + " " + small_workload() + " -o " + temp_path("c") + " --objective cost");
+  EXPECT_EQ(cost.exit_code, 2);
+  EXPECT_NE(cost.err.find("pipesim: error: --objective: cost is not weighed: every layout runs on the whole "
+                          "platform, so GPU-hours per iteration rank as iteration time; give time or memory"),
+            std::string::npos)
+      << cost.err;
+  EXPECT_FALSE(fs::exists(temp_path("c") + "/plan.csv"));
   const CliResult over = run_pipesim("plan " + kPlatform + " " + small_workload() + " -o " + kPlatform);
   EXPECT_EQ(over.exit_code, 2);
   EXPECT_EQ(std::count(over.err.begin(), over.err.end(), '\n'), 1) << over.err;
