@@ -22,6 +22,10 @@ namespace pipesim {
 //  - Data: producer -> transfer -> consumer, or producer -> consumer on one device.
 //  - Memory effects and static memory per the pattern's BufferPolicy:
 //    docs/memory-model.md, "Periodic patterns".
+//  - An op with timing.steps (a memory-saving program's) runs them as
+//    consecutive tasks on its device, the first waiting for the op's
+//    inputs, each with its own memory; the op keeps only its cross-device
+//    buffers (docs/memory-saving.md, "Pattern schedules").
 // Task::microbatch and ::iteration split the global micro-batch index by
 // microbatches_per_iteration (0: everything is iteration 0); priority is the
 // pattern time i * period + start. The pattern must pass check_pattern with
