@@ -126,11 +126,13 @@ int plan_command(const PlanCommandOptions& o) {
   if (!o.schedules.empty()) {
     screen.limits.schedules.clear();
     std::stringstream list(o.schedules);
+    const auto& choices = plan_schedule_choices();
     for (std::string name; std::getline(list, name, ',');) {
-      const auto& choices = plan_schedule_choices();
-      if (std::find(choices.begin(), choices.end(), name) == choices.end())
-        throw UsageError("--schedules: '" + name + "' is not one a plan tries; expected some of " +
-                         "1f1b, gpipe, interleaved-1f1b, kfkb, zb-h1, zb-h2, zbv, dualpipev");
+      if (std::find(choices.begin(), choices.end(), name) == choices.end()) {
+        std::string expected;
+        for (const std::string& c : choices) expected += (expected.empty() ? "" : ", ") + c;
+        throw UsageError("--schedules: '" + name + "' is not one a plan tries; expected some of " + expected);
+      }
       if (std::find(screen.limits.schedules.begin(), screen.limits.schedules.end(), name) ==
           screen.limits.schedules.end())
         screen.limits.schedules.push_back(name);

@@ -104,6 +104,8 @@ void write_plan_summary(std::ostream& os, const std::vector<PlanEntry>& entries,
     return;
   }
   const double best = objective_value(entries[ranked.front()], objective);
+  std::vector<std::size_t> rank_of(entries.size(), 0);  // 1-based; 0: no valid run
+  for (std::size_t r = 0; r < ranked.size(); ++r) rank_of[ranked[r]] = r + 1;
   std::vector<Row> rows = {{"rank", "tp", "pp", "dp", "micro-batches", "schedule", "recompute", "zero", "iteration",
                             "tokens/s", "MFU", "peak memory", "bubble", "exposed comm"}};
   for (std::size_t r = 0; r < ranked.size() && r < top; ++r) {
@@ -122,13 +124,11 @@ void write_plan_summary(std::ostream& os, const std::vector<PlanEntry>& entries,
     const PlanEntry& e = entries[i];
     if (!e.given) continue;
     os << "\nthe workload's own configuration: " << e.candidate.label() << "\n  ";
-    const auto at = std::find(ranked.begin(), ranked.end(), i);
-    if (at != ranked.end()) {
+    if (const std::size_t r = rank_of[i]) {
       // Past the K-th run, candidates left unsimulated may be faster than it: its rank is then a lower bound.
-      const bool exact = static_cast<std::size_t>(at - ranked.begin()) < top;
       const double v = objective_value(e, objective);
-      os << "rank " << (at - ranked.begin()) + 1 << (exact ? "" : " or worse") << ", " << shown(v) << " ("
-         << (at == ranked.begin() ? "the winner" : change(v, best) + " against the winner") << ")\n";
+      os << "rank " << r << (r <= top ? "" : " or worse") << ", " << shown(v) << " ("
+         << (r == 1 ? "the winner" : change(v, best) + " against the winner") << ")\n";
     } else if (e.fate == PlanFate::NotApplicable)
       os << "not applicable: " << e.reason << "\n";
     else if (e.fate == PlanFate::OverMemory)
@@ -140,8 +140,7 @@ void write_plan_summary(std::ostream& os, const std::vector<PlanEntry>& entries,
   os << "\nfront (no other run is both faster and smaller)\n";
   std::vector<Row> front = {{"rank", "iteration", "peak memory", "configuration"}};
   for (const std::size_t i : plan_front(entries)) {
-    const std::size_t r = static_cast<std::size_t>(std::find(ranked.begin(), ranked.end(), i) - ranked.begin()) + 1;
-    front.push_back({std::to_string(r), fmt::time(entries[i].iteration_time()),
+    front.push_back({std::to_string(rank_of[i]), fmt::time(entries[i].iteration_time()),
                      fmt::bytes(value(entries[i], "max_peak_memory")), entries[i].candidate.label()});
   }
   write_table(os, front, true);
@@ -158,25 +157,19 @@ void write_plan_summary(std::ostream& os, const std::vector<PlanEntry>& entries,
   }
   for (const std::string& name : order) {
     const std::vector<const PlanEntry*>& members = of[name];
-    const PlanEntry* fastest = nullptr;  // the best by the objective
+    const PlanEntry* fastest = nullptr;  // the family's best ranked run
     const PlanEntry* bound = nullptr;
-    std::size_t over = 0, refused = 0, invalid = 0;
+    std::size_t r = 0, over = 0, invalid = 0;
     for (const PlanEntry* e : members) {
-      if (e->valid() && (!fastest || objective_value(*e, objective) < objective_value(*fastest, objective)))
-        fastest = e;
+      const std::size_t rank = rank_of[static_cast<std::size_t>(e - entries.data())];
+      if (rank && (!r || rank < r)) r = rank, fastest = e;
       if (e->fate == PlanFate::Slower &&
           (!bound || objective_bound(*e, objective) < objective_bound(*bound, objective)))
         bound = e;
       over += e->fate == PlanFate::OverMemory;
-      refused += e->fate == PlanFate::NotApplicable;
       invalid += e->fate == PlanFate::Simulated && !e->valid();
     }
     if (fastest) {
-      const std::size_t r =
-          static_cast<std::size_t>(
-              std::find_if(ranked.begin(), ranked.end(), [&](std::size_t i) { return &entries[i] == fastest; }) -
-              ranked.begin()) +
-          1;
       const double v = objective_value(*fastest, objective);
       families.push_back({name, "rank " + std::to_string(r) + ", " + shown(v), r == 1 ? "the winner" : change(v, best),
                           r == 1    ? ""

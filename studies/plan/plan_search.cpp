@@ -55,8 +55,6 @@ double run_number(const RunRecord& record, const std::string& column) {
 
 double PlanEntry::iteration_time() const { return valid() ? run_number(*run, "iteration_time") : kInfinity; }
 
-const char* objective_name(PlanObjective objective) { return objective == PlanObjective::Memory ? "memory" : "time"; }
-
 double objective_value(const PlanEntry& e, PlanObjective objective) {
   if (objective == PlanObjective::Time) return e.iteration_time();
   return e.valid() ? peak_memory(e) : kInfinity;

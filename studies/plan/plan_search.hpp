@@ -43,7 +43,6 @@ struct PlanEntry {
 // What a plan ranks by: the simulated iteration time, or the simulated
 // peak memory per GPU (the largest device's; ties by iteration time).
 enum class PlanObjective { Time, Memory };
-const char* objective_name(PlanObjective objective);  // "time", "memory"
 // The entry's value for the objective (infinity without a valid run), and
 // its bound (never above that value when it runs).
 double objective_value(const PlanEntry& entry, PlanObjective objective);
