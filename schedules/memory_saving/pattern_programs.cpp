@@ -71,15 +71,7 @@ PatternPrograms plan_pattern_programs(const Workload& workload, const Platform& 
   PatternPrograms out;
   out.folded = workload;
   out.stages = pattern_stages(workload, plain);
-  const bool per_stage = !workload.memory_saving_stages.empty();
-  for (std::size_t s = 0; s < out.stages.size() && (!per_stage || s < workload.memory_saving_stages.size()); ++s) {
-    const std::string& policy = stage_option(workload, s).policy;
-    if (policy != "none" && policy != "remat")
-      throw InputError(workload.file,
-                       per_stage ? "memory_saving[" + std::to_string(s) + "].policy" : "memory_saving.policy",
-                       "schedule '" + workload.schedule + "' runs policy remat (or none), not " + policy +
-                           ": offloading is run by gpipe and 1f1b");
-  }
+  check_stage_count(workload, out.stages.size());
   const std::vector<int> forward = op_index(plain, TaskKind::Forward), backward = op_index(plain, TaskKind::Backward);
   for (int l = 0; l < plain.layers; ++l) {
     out.forward_flops.push_back(plain_timing.flops[forward[l * plain.copies]]);
@@ -102,13 +94,20 @@ PatternPrograms plan_pattern_programs(const Workload& workload, const Platform& 
     p.device = stage.device;
     p.chain = pattern_chain(plain, plain_timing, stage);
     p.in_flight = std::max(1, memory.stash_counts[stage.first_layer]);
-    // Lifetime buffers are not static: one each way where the stage meets another device.
+    // Lifetime buffers are not static: one each way where the stage meets
+    // another device (its output, which the chain leaves to the buffers).
     if (plain.buffers == BufferPolicy::Lifetime)
       reserved[stage.device] +=
-          (s > 0 ? 2 * p.chain.input_size : 0) + (s + 1 < out.stages.size() ? 2 * p.chain.a(p.chain.length()) : 0);
-    const bool saves =
-        (!per_stage || s < workload.memory_saving_stages.size()) && stage_option(workload, s).policy != "none";
-    if (saves) sharing[stage.device] += p.in_flight;
+          (s > 0 ? 2 * p.chain.input_size : 0) +
+          (s + 1 < out.stages.size() ? 2 * plain_timing.output_bytes[forward[stage.last_layer * plain.copies]] : 0);
+    const std::string& policy = stage_option(workload, s).policy;
+    if (policy != "none" && policy != "remat")
+      throw InputError(workload.file,
+                       workload.memory_saving_stages.empty() ? "memory_saving.policy"
+                                                             : "memory_saving[" + std::to_string(s) + "].policy",
+                       "schedule '" + workload.schedule + "' runs policy remat (or none), not " + policy +
+                           ": offloading is run by gpipe and 1f1b");
+    if (policy != "none") sharing[stage.device] += p.in_flight;
     stages.push_back(std::move(p));
   }
   for (ProgramStage& p : stages) {

@@ -112,6 +112,14 @@ int in_flight(const StageSequence& sequence) {
   return most;
 }
 
+void check_stage_count(const Workload& workload, std::size_t stages) {
+  const std::size_t given = workload.memory_saving_stages.size();
+  if (given > 0 && given != stages)
+    throw InputError(workload.file, "memory_saving",
+                     std::to_string(given) + " entries for " + std::to_string(stages) +
+                         " stages: give one per stage, or a single map for all");
+}
+
 const MemorySaving& stage_option(const Workload& workload, std::size_t stage) {
   return workload.memory_saving_stages.empty() ? workload.memory_saving : workload.memory_saving_stages.at(stage);
 }
@@ -140,10 +148,7 @@ std::vector<StageProgram> solve_stage_programs(const Workload& workload, const P
   std::vector<StageProgram> programs;
   if (!saves_memory(workload)) return programs;
   const bool per_stage = !workload.memory_saving_stages.empty();
-  if (per_stage && workload.memory_saving_stages.size() != stages.size())
-    throw InputError(workload.file, "memory_saving",
-                     std::to_string(workload.memory_saving_stages.size()) + " entries for " +
-                         std::to_string(stages.size()) + " stages: give one per stage, or a single map for all");
+  check_stage_count(workload, stages.size());
   for (std::size_t s = 0; s < stages.size(); ++s) {
     const MemorySaving& option = stage_option(workload, s);
     const std::string field = per_stage ? "memory_saving[" + std::to_string(s) + "]" : "memory_saving";

@@ -68,6 +68,8 @@ std::vector<StageProgram> solve_stage_programs(const Workload& workload, const P
 
 // The workload's memory_saving option for stage s (its list's entry, or the single map).
 const MemorySaving& stage_option(const Workload& workload, std::size_t stage);
+// Throws InputError naming memory_saving when its list has another length than the stages.
+void check_stage_count(const Workload& workload, std::size_t stages);
 
 // Puts each stage's program in place of its forward and backward tasks:
 // the forward phase for F(s,m), the rest for B(s,m). a^0 and δ^L are

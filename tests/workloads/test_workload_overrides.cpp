@@ -51,6 +51,28 @@ TEST(WorkloadOverrides, LaterOverrideWinsAndEmptyValueRemoves) {
   EXPECT_EQ(w.placement.stages, 0);  // back to the default: one stage per device
 }
 
+// A file parsed once and loaded with many lists of overrides (pipesim plan)
+// gives what load_workload gives, errors included.
+TEST(WorkloadOverrides, TheParsedFileLoadsAsLoadWorkload) {
+  const WorkloadLoader load = workload_loader(kTiny);
+  const std::vector<WorkloadOverride> kfkb = {{"schedule", "kfkb"}, {"schedule.k", "2"}, {"microbatches", "6"}};
+  for (const auto& overrides : {std::vector<WorkloadOverride>{}, kfkb}) {
+    const Workload once = load(overrides), again = load_workload(kTiny, overrides);
+    EXPECT_EQ(once.schedule, again.schedule);
+    EXPECT_EQ(once.schedule_params, again.schedule_params);
+    EXPECT_EQ(once.microbatches, again.microbatches);
+    EXPECT_EQ(once.layers.size(), again.layers.size());
+  }
+  EXPECT_EQ(load(kfkb).microbatches, 6);  // each load starts from the file, not the last overrides
+  EXPECT_EQ(load({}).microbatches, load_workload(kTiny).microbatches);
+  try {
+    load({{"microbatches", "abc"}});
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), load_error({{"microbatches", "abc"}}));
+  }
+}
+
 TEST(WorkloadOverrides, ErrorsNameTheFieldWithoutALineOfTheFile) {
   EXPECT_EQ(load_error({{"microbatches", "abc"}}), kTiny + ": microbatches: expected an integer >= 1, got 'abc'");
   EXPECT_EQ(load_error({{"nosuch", "1"}}),
