@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -67,6 +68,15 @@ std::vector<double> byte_list(const std::string& option, const std::string& text
   return bytes;
 }
 
+// A share of something, 0 to 1.
+double share(const std::string& option, const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !(v >= 0 && v <= 1))
+    throw UsageError(option + " needs a number from 0 to 1, got '" + text + "'");
+  return v;
+}
+
 // The option values as numbers, lists and a weight policy.
 StudyOptions study_options(const StudyCommandOptions& c) {
   StudyOptions o;
@@ -86,6 +96,7 @@ StudyOptions study_options(const StudyCommandOptions& c) {
     throw UsageError("--ilp-time-limit: " + std::string(e.what()));
   }
   o.runs.ilp_threads = whole("--ilp-threads", c.ilp_threads, 1);
+  o.runs.ilp_allocation_search = share("--ilp-allocation-search", c.ilp_allocation_search);
   o.runs.ilp = !c.no_ilp;
   o.runs.ilp_log = c.ilp_log;
   o.runs.keep_patterns = !c.export_patterns.empty();
@@ -127,6 +138,10 @@ CLI::App* add_study_command(CLI::App& root, StudyCommandOptions& o) {
                    "seconds per ILP solve (default 300; 0: the heuristic\nwarm start only)")
       ->type_name("S");
   study->add_option("--ilp-threads", o.ilp_threads, "CBC threads (default 2)")->type_name("N");
+  study
+      ->add_option("--ilp-allocation-search", o.ilp_allocation_search,
+                   "share of each ILP solve's time for the fixed-allocation\nimprovement loop (default 0.5; 0: none)")
+      ->type_name("SHARE");
   study->add_flag("--no-ilp", o.no_ilp, "PipeDream points only");
   study->add_flag("--ilp-log", o.ilp_log, "the solver's progress lines on standard error");
   study

@@ -14,7 +14,8 @@ namespace pipesim {
 struct StudyCommandOptions {
   std::string platform, input, output, title, memory, export_patterns;
   // Defaults. Stashing weights: the accounting of the PipeDream runs the ILP is compared with.
-  std::string ilp_time_limit = "300", ilp_threads = "2", ilp_weights = "stashing", microbatches = "500";
+  std::string ilp_time_limit = "300", ilp_threads = "2", ilp_weights = "stashing", microbatches = "500",
+              ilp_allocation_search = "0.5";
   std::vector<std::string> noams, simgrid_config;
   bool no_ilp = false, ilp_log = false;
 };

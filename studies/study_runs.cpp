@@ -84,6 +84,7 @@ std::vector<StudyPoint> ilp_points(Simulation& simulation, const Workload& workl
     IlpOptions options;
     options.time_limit = o.ilp_time_limit;
     options.threads = o.ilp_threads;
+    options.allocation_search = o.ilp_allocation_search;
     options.weights = o.ilp_weights;
     if (o.ilp_log) options.log = [](const std::string& line) { std::cerr << "  " << line << "\n"; };
     options.progress = [&](const std::string& line) {

@@ -18,6 +18,7 @@ struct StudySettings {
   bool ilp = true;
   double ilp_time_limit = 0;
   int ilp_threads = 0;
+  double ilp_allocation_search = 0;  // IlpOptions::allocation_search
   bool ilp_log = false;
   bool keep_patterns = false;  // StudyPoint::pattern for every point that has one (--export-patterns)
   WeightPolicy ilp_weights = WeightPolicy::Stashing;

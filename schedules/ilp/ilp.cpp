@@ -11,6 +11,7 @@
 #include "patterns/pattern_timing.hpp"
 #include "patterns/pattern_validation.hpp"
 #include "schedules/ilp/cbc_driver.hpp"
+#include "schedules/ilp/ilp_allocation_search.hpp"
 #include "schedules/ilp/ilp_formulation.hpp"
 #include "schedules/ilp/ilp_heuristic.hpp"
 #include "schedules/ilp/ilp_solution.hpp"
@@ -84,6 +85,7 @@ class OptimalPatternSearch {
   IlpResult run() {
     choose_warm_start();
     invalid_ = warm_ ? violations(*warm_, workload_, platform_) : "";
+    if (!options_.allocation && solving_ && options_.allocation_search > 0) improve_allocation();
     // Without CBC the model only serves to be written.
     if (!solving_ && options_.write_model.empty()) return unsolved("time limit 0");
     try {
@@ -123,6 +125,37 @@ class OptimalPatternSearch {
       other_ = std::move(h.other), other_period_ = h.other_period, other_seconds_ = since(t0_);
     else
       say("ilp: heuristic pattern with other copies rejected: " + bad);
+  }
+
+  // The fixed-allocation loop from the heuristic's patterns, for its share
+  // of the time limit: its best becomes the warm start (k copies) or the
+  // pattern with other copies, whichever it competes with.
+  void improve_allocation() {
+    std::vector<Pattern> starts;
+    if (warm_ && invalid_.empty()) starts.push_back(*warm_);
+    if (other_) starts.push_back(*other_);
+    if (starts.empty()) return;
+    const double budget = std::min(1.0, options_.allocation_search) * options_.time_limit;
+    const auto deadline = t0_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(budget));
+    AllocationSearchResult s = search_allocations(workload_, platform_, options_, starts, deadline, budget / 4);
+    result_.allocation_solves = s.solves;
+    if (!s.best) return;
+    const int k2 = s.best->copies;
+    result_.allocation_search_period = s.period / k2;
+    say(log_time(since(t0_)) + "allocation search: " + std::to_string(s.solves) + " fixed-allocation models, " +
+        std::to_string(s.moves) + " moves, " + (s.local_optimum ? "a local optimum" : "stopped by its time") +
+        ", best " + g9(s.period / k2) + " s per micro-batch (" + fmt::number(k2, 6) + " copies)");
+    if (k2 == options_.copies) {
+      warm_ = s.best;
+      invalid_.clear();
+    }
+    // Also kept aside, as the heuristic's patterns with other copies are: the
+    // answer if the model rejects it as a start and finds nothing as fast.
+    if ((k2 == options_.copies || options_.other_copies) &&
+        (!other_ || s.period / k2 < other_period_ / other_->copies)) {
+      other_ = std::move(s.best), other_period_ = s.period, other_seconds_ = since(t0_);
+      other_source_ = "the allocation search's pattern";
+    }
   }
 
   double seconds_left() const { return std::chrono::duration<double>(deadline_ - Clock::now()).count(); }
@@ -203,7 +236,7 @@ class OptimalPatternSearch {
     result_.bound = std::min(base_.T_lower / k * k2, result_.period);
     result_.gap = (result_.period - result_.bound) / result_.period;
     if (result_.first_solution_seconds < 0) result_.first_solution_seconds = other_seconds_;
-    result_.message = "feasible: PipeDream's eager pattern of " + fmt::number(k2, 6) + " copies, " +
+    result_.message = "feasible: " + other_source_ + " of " + fmt::number(k2, 6) + " copies, " +
                       g9(result_.period / k2) + " s per micro-batch, beats the model's best with " + fmt::number(k, 6) +
                       " copies (" + model_best + "; " + model_outcome + "); load bound " + g9(result_.bound / k2) +
                       " s per micro-batch";
@@ -302,6 +335,7 @@ class OptimalPatternSearch {
   std::string invalid_;           // why the warm start is no valid pattern; "" if valid
   std::optional<Pattern> other_;  // a valid heuristic pattern with other copies, kept aside
   double other_period_ = 0, other_seconds_ = 0;
+  std::string other_source_ = "PipeDream's eager pattern";
   std::optional<Formulation> formulation_;
   std::vector<double> start_;  // the warm start's values of the model's variables; empty: none
   IlpResult result_;

@@ -34,6 +34,11 @@ struct IlpOptions {
   // answer when faster per micro-batch (IlpResult::pattern); false: only
   // patterns of `copies` copies, the model's own question.
   bool other_copies = true;
+  // Free mode: the share of time_limit given first to the fixed-allocation
+  // improvement loop (search_allocations: the best heuristic allocation and
+  // its boundary neighbours, each solved by its own small model); the free
+  // model gets the rest, started from the loop's best. 0: no loop.
+  double allocation_search = 0;
   std::function<void(const std::string&)> log;  // progress lines: time, incumbent, bound, gap
   // While the heuristic searches (minutes on long chains): a line at most
   // every 5 s, "heuristic: N candidates tried, best so far X per micro-batch".
@@ -52,13 +57,15 @@ struct IlpResult {
   double bound = 0;    // CBC's lower bound on T
   double gap = 0;      // (period - bound) / period
   double seconds = 0;  // wall time of the whole call
-  double first_solution_seconds = -1;  // wall time until the first feasible pattern (warm start included)
-  double heuristic_memory_needed = 0;  // on Infeasible/Unknown without a pattern: smallest per-device
-                                       // memory with which a heuristic pattern fits (see docs/ilp.md)
-  double heuristic_period = 0;         // the warm start's exact period, 0 if none
-  double model_period = 0;             // the best pattern with options.copies copies (warm start or the
-                                       // solver's), 0 if none: `period` unless a heuristic pattern with
-                                       // other copies beat it (see IlpResult::pattern)
+  double first_solution_seconds = -1;   // wall time until the first feasible pattern (warm start included)
+  double heuristic_memory_needed = 0;   // on Infeasible/Unknown without a pattern: smallest per-device
+                                        // memory with which a heuristic pattern fits (see docs/ilp.md)
+  double heuristic_period = 0;          // the warm start's exact period, 0 if none
+  double model_period = 0;              // the best pattern with options.copies copies (warm start or the
+                                        // solver's), 0 if none: `period` unless a heuristic pattern with
+                                        // other copies beat it (see IlpResult::pattern)
+  int allocation_solves = 0;            // fixed-allocation models solved by the improvement loop
+  double allocation_search_period = 0;  // the loop's best per micro-batch, 0 if it did not run
   int variables = 0, integers = 0, constraints = 0;
   double build_seconds = 0;  // building the model (without the heuristic)
   std::string message;       // one line: why infeasible/unknown, or how the pattern was obtained

@@ -3,6 +3,7 @@
 // other pattern, so that what the solver promised is simulated.
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "patterns/pattern_timing.hpp"
@@ -71,7 +72,18 @@ ScheduleSize ilp_size(const Workload& w, const Platform& platform) {
   return size;
 }
 
-const std::set<std::string> kParams = {"memory", "k", "time_limit", "weights", "allocation"};
+// The share of the time limit for the fixed-allocation improvement loop, 0 to 1 (default 0: none).
+double allocation_search_param(const Workload& w) {
+  const auto it = w.schedule_params.find("allocation_search");
+  if (it == w.schedule_params.end()) return 0;
+  char* end = nullptr;
+  const double v = std::strtod(it->second.c_str(), &end);
+  if (it->second.empty() || *end != '\0' || !(v >= 0 && v <= 1))
+    throw InputError(w.file, "schedule.allocation_search", "expected a number from 0 to 1, got '" + it->second + "'");
+  return v;
+}
+
+const std::set<std::string> kParams = {"memory", "k", "time_limit", "weights", "allocation", "allocation_search"};
 
 GeneratedSchedule ilp_schedule(const Workload& w, const Platform& platform) {
   check_params(w, kParams);
@@ -79,6 +91,7 @@ GeneratedSchedule ilp_schedule(const Workload& w, const Platform& platform) {
   options.copies = positive_param(w, "k", 1);
   options.weights = weights_param(w);
   options.time_limit = time_limit_param(w);
+  options.allocation_search = allocation_search_param(w);
   if (w.schedule_params.count("allocation")) options.allocation = workload_allocation(w, platform);
   // The solver's limit; the run itself is checked against the platform's memory.
   Platform limited = platform;

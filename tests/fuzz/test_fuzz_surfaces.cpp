@@ -508,7 +508,8 @@ TEST_P(IlpParameters, KeepsTheErrorContract) {
       {"memory", {"12GiB", "400MiB", "300MiB", "1GiB", "100MiB"}},
       {"k", {"1", "2", "3", "4"}},
       {"weights", {"stashing", "2bw", "flush"}},
-      {"allocation", {"\"0,1,0,1\"", "\"0,1,2,3\"", "\"0,0,0,0\"", "\"3,2,1,0\""}}};
+      {"allocation", {"\"0,1,0,1\"", "\"0,1,2,3\"", "\"0,0,0,0\"", "\"3,2,1,0\""}},
+      {"allocation_search", {"0", "0.5", "1"}}};
   static const std::vector<std::string> refused = {"memory: 0",
                                                    "memory: -1GiB",
                                                    "memory: 1e30TB",
@@ -521,6 +522,9 @@ TEST_P(IlpParameters, KeepsTheErrorContract) {
                                                    "allocation: \"0,1,9,3\"",
                                                    "allocation: \"\"",
                                                    "allocation: \"0,1\"",
+                                                   "allocation_search: 2",
+                                                   "allocation_search: -0.5",
+                                                   "allocation_search: half",
                                                    "memory_policy: seed000",
                                                    "threads: 1"};
   const std::string time_limit = rng.chance(20)

@@ -220,6 +220,12 @@ TEST(StudyCli, StudyUsageErrors) {
   EXPECT_EQ(bad_weights.exit_code, 2);
   EXPECT_EQ(bad_weights.err,
             "pipesim: error: --ilp-weights needs flush, 2bw or stashing, got '3bw'; see 'pipesim study --help'\n");
+  const CliResult bad_share =
+      run_pipesim("study " + kRoot + "platforms/complete-4.xml " + kResNet18 + " --ilp-allocation-search 1.5 -o x");
+  EXPECT_EQ(bad_share.exit_code, 2);
+  EXPECT_EQ(bad_share.err,
+            "pipesim: error: --ilp-allocation-search needs a number from 0 to 1, got '1.5'; see 'pipesim study "
+            "--help'\n");
 }
 
 }  // namespace

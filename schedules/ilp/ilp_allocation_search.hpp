@@ -1,0 +1,42 @@
+// The fixed-allocation improvement loop (docs/ilp.md, "Allocation search"):
+// the free model of a ResNet is too large for CBC to improve its warm start,
+// while the model of one allocation is small enough to solve to optimality
+// in seconds. So: solve the fixed-allocation model of the best heuristic
+// allocation, then of its neighbours (one layer at a boundary between two
+// devices moved to the other side), moving to the best neighbour while one
+// is faster per micro-batch, until none is or the time is spent.
+#pragma once
+
+#include <chrono>
+#include <optional>
+
+#include "schedules/ilp/ilp.hpp"
+
+namespace pipesim::ilp {
+
+struct AllocationSearchResult {
+  std::optional<Pattern> best;  // the fastest pattern per micro-batch found, any copies; valid, fits
+  double period = 0;            // its exact period (best->copies micro-batches)
+  int solves = 0;               // fixed-allocation models solved
+  int moves = 0;                // neighbours that were faster and became the current allocation
+  bool local_optimum = false;   // every neighbour of the last allocation was solved and none was faster
+};
+
+// Starts from each of `starts` (valid patterns that fit; their allocations),
+// with the options of the free-mode search (its memory, weights, copies and
+// links); each fixed-allocation model gets at most `per_solve` seconds and
+// the loop stops by `deadline`. The result is never slower per micro-batch
+// than the best start.
+AllocationSearchResult search_allocations(const Workload& workload, const Platform& platform, const IlpOptions& options,
+                                          const std::vector<Pattern>& starts,
+                                          std::chrono::steady_clock::time_point deadline, double per_solve);
+
+// The device of every layer in a pattern.
+Allocation pattern_allocation(const Pattern& pattern, int layers);
+
+// The allocations one boundary move away: for every pair of consecutive
+// layers on different devices, either layer moved to the other's device.
+// Distinct, in order of the boundary, the earlier layer's move first.
+std::vector<Allocation> boundary_neighbours(const Allocation& allocation);
+
+}  // namespace pipesim::ilp
