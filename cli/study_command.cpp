@@ -96,6 +96,7 @@ StudyOptions study_options(const StudyCommandOptions& c) {
     throw UsageError("--ilp-time-limit: " + std::string(e.what()));
   }
   o.runs.ilp_threads = whole("--ilp-threads", c.ilp_threads, 1);
+  o.runs.pipedream_ties = static_cast<std::size_t>(whole("--pipedream-ties", c.pipedream_ties, 1));
   o.runs.ilp_allocation_search = share("--ilp-allocation-search", c.ilp_allocation_search);
   o.runs.ilp = !c.no_ilp;
   o.runs.ilp_log = c.ilp_log;
@@ -140,7 +141,7 @@ CLI::App* add_study_command(CLI::App& root, StudyCommandOptions& o) {
   study->add_option("--ilp-threads", o.ilp_threads, "CBC threads (default 2)")->type_name("N");
   study
       ->add_option("--ilp-allocation-search", o.ilp_allocation_search,
-                   "share of each ILP solve's time for the fixed-allocation\nimprovement loop (default 0.5; 0: none)")
+                   "share of each ILP solve's time for the fixed-allocation\nimprovement loop (default 0.8; 0: none)")
       ->type_name("SHARE");
   study->add_flag("--no-ilp", o.no_ilp, "PipeDream points only");
   study->add_flag("--ilp-log", o.ilp_log, "the solver's progress lines on standard error");
@@ -151,6 +152,10 @@ CLI::App* add_study_command(CLI::App& root, StudyCommandOptions& o) {
   study->add_option("--noam", o.noams, "NOAM values (default 1..number of devices); repeatable")
       ->type_name("N[,N...]")
       ->allow_extra_args(false);
+  study
+      ->add_option("--pipedream-ties", o.pipedream_ties,
+                   "tied partitions PipeDream may return, per plan (default\n1000; 1: the planner's own only)")
+      ->type_name("N");
   study->add_option("--microbatches", o.microbatches, "micro-batches per simulated run (default 500)")->type_name("N");
   study
       ->add_option(
@@ -194,7 +199,7 @@ int study_command(const StudyCommandOptions& options) {
 
   std::vector<StudyPoint> points = pipedream_points(simulation, workload, o.limits, o.runs);
   if (o.runs.ilp) {
-    const std::vector<StudyPoint> ilp = ilp_points(simulation, workload, o.limits, o.runs);
+    const std::vector<StudyPoint> ilp = ilp_points(simulation, workload, o.limits, o.runs, points);
     points.insert(points.end(), ilp.begin(), ilp.end());
   }
 
@@ -204,7 +209,7 @@ int study_command(const StudyCommandOptions& options) {
   files.set(points_csv, [&](std::ostream& text) { write_study_csv(text, points); });
   files.set(table_md, table.str());
   files.set(plot_svg, [&](std::ostream& text) { text << study_svg(points, {o.title, o.limits}); });
-  for (std::size_t i = 0; i < points.size(); ++i) {
+  for (std::size_t i = 0; i < points.size() && o.runs.keep_patterns; ++i) {
     if (!points[i].pattern) continue;
     char name[32];
     std::snprintf(name, sizeof(name), "%03zu-", i);

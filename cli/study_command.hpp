@@ -15,7 +15,7 @@ struct StudyCommandOptions {
   std::string platform, input, output, title, memory, export_patterns;
   // Defaults. Stashing weights: the accounting of the PipeDream runs the ILP is compared with.
   std::string ilp_time_limit = "300", ilp_threads = "2", ilp_weights = "stashing", microbatches = "500",
-              ilp_allocation_search = "0.5";
+              ilp_allocation_search = "0.8", pipedream_ties = "1000";
   std::vector<std::string> noams, simgrid_config;
   bool no_ilp = false, ilp_log = false;
 };

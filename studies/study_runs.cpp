@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <iostream>
+#include <limits>
+#include <set>
 
 #include "patterns/pattern_analysis.hpp"
 #include "patterns/pattern_timing.hpp"
@@ -9,6 +11,7 @@
 #include "schedules/ilp/ilp.hpp"
 #include "schedules/pipedream/pipedream.hpp"
 #include "schedules/pipedream/pipedream_baseline.hpp"
+#include "sim/exact_period.hpp"
 #include "sim/format.hpp"
 #include "studies/forked_run.hpp"
 
@@ -44,6 +47,64 @@ double peak_of(const Pattern& pattern, const Workload& workload, const Platform&
   return peak;
 }
 
+// One configuration's point: what `schedule: pipedream` runs, under the
+// ILP answers' accounting (seed 000's buffers), simulated.
+StudyPoint pipedream_point(Simulation& simulation, const Workload& workload, const BaselineConfig& c,
+                           const StudySettings& o, const std::string& tag) {
+  const Platform& platform = simulation.platform();
+  StudyPoint p;
+  p.source = "pipedream";
+  p.memory_limit = c.memory_target;
+  p.predicted_period = c.plan.bottleneck;
+  p.predicted_peak = *std::max_element(c.plan.estimate.begin(), c.plan.estimate.end());
+  p.config = describe(c) + tag;
+  auto [graph, pattern] =
+      pipedream_run(c.plan.allocation, c.noam, workload, platform, o.microbatches, BufferPolicy::Seed000);
+  const int copies = pattern ? pattern->copies : 1;
+  if (pattern) p.analytic_peak = peak_of(*pattern, workload, platform);
+  p.pattern = std::move(pattern);  // the ILP's candidate, if the best within its limit
+  return simulate(simulation, graph, p, copies);
+}
+
+// The tied configurations worth simulating: each evaluated by its pattern
+// (unrolled, its simulation has the pattern's exact period and analytic
+// peak), kept when no configuration, simulated or tied, is as small and as
+// fast; those without a pattern are kept too.
+std::vector<BaselineConfig> tied_front(const std::vector<BaselineConfig>& tied, const std::vector<StudyPoint>& own,
+                                       const Workload& workload, const Platform& platform) {
+  struct Candidate {
+    double peak, period;
+    int index;  // into tied; -1: a simulated point
+  };
+  std::vector<Candidate> candidates;
+  for (const StudyPoint& p : own)
+    if (p.measured()) candidates.push_back({p.peak_memory, p.period, -1});
+  std::vector<BaselineConfig> kept;
+  for (std::size_t i = 0; i < tied.size(); ++i) {
+    try {
+      Pattern pattern = pipedream_pattern(tied[i].plan.allocation, tied[i].noam, workload, platform);
+      pattern.buffers = BufferPolicy::Seed000;
+      const PatternTiming timing = pattern_timing(pattern, workload, platform);
+      const double period = exact_period(pattern_event_graph(pattern, timing)).period / pattern.copies;
+      candidates.push_back({peak_of(pattern, workload, platform), period, static_cast<int>(i)});
+    } catch (const std::invalid_argument&) {
+      kept.push_back(tied[i]);
+    }
+  }
+  // By peak, then period, simulated points first: a candidate is on the front
+  // when it is faster than everything at most as large before it.
+  std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+    return a.peak != b.peak ? a.peak < b.peak : a.period != b.period ? a.period < b.period : a.index < b.index;
+  });
+  double fastest = std::numeric_limits<double>::infinity();
+  for (const Candidate& c : candidates) {
+    if (!(c.period < fastest)) continue;
+    fastest = c.period;
+    if (c.index >= 0) kept.push_back(tied[c.index]);
+  }
+  return kept;
+}
+
 }  // namespace
 
 std::vector<StudyPoint> pipedream_points(Simulation& simulation, const Workload& workload,
@@ -55,28 +116,39 @@ std::vector<StudyPoint> pipedream_points(Simulation& simulation, const Workload&
   const std::vector<BaselineConfig> configs = pipedream_configurations(workload, platform, options);
   std::cerr << "pipedream: " << configs.size() << " configurations, " << o.microbatches << " micro-batches each\n";
   std::vector<StudyPoint> points;
-  for (const BaselineConfig& c : configs) {
-    StudyPoint p;
-    p.source = "pipedream";
-    p.memory_limit = c.memory_target;
-    p.predicted_period = c.plan.bottleneck;
-    p.predicted_peak = *std::max_element(c.plan.estimate.begin(), c.plan.estimate.end());
-    p.config = describe(c);
-    // What `schedule: pipedream` runs, under the ILP answers' accounting (seed 000's buffers).
-    auto [graph, pattern] =
-        pipedream_run(c.plan.allocation, c.noam, workload, platform, o.microbatches, BufferPolicy::Seed000);
-    const int copies = pattern ? pattern->copies : 1;
-    if (pattern) {
-      p.analytic_peak = peak_of(*pattern, workload, platform);
-      if (o.keep_patterns) p.pattern = std::move(pattern);
-    }
-    points.push_back(simulate(simulation, graph, p, copies));
-  }
+  for (const BaselineConfig& c : configs) points.push_back(pipedream_point(simulation, workload, c, o, ""));
+  if (o.pipedream_ties <= 1) return points;
+
+  options.ties = o.pipedream_ties;
+  bool capped = false;
+  std::vector<BaselineConfig> tied = pipedream_configurations(workload, platform, options, &capped);
+  std::set<std::pair<std::vector<int>, int>> own;
+  for (const BaselineConfig& c : configs) own.emplace(c.plan.last_layer, c.noam);
+  tied.erase(std::remove_if(tied.begin(), tied.end(),
+                            [&](const BaselineConfig& c) {
+                              return own.count({c.plan.last_layer, c.noam}) > 0;
+                            }),
+             tied.end());
+  const std::vector<BaselineConfig> front = tied_front(tied, points, workload, platform);
+  std::cerr << "pipedream: " << tied.size() << " more configurations of tied partitions ("
+            << (capped ? "at most " + std::to_string(o.pipedream_ties) + " partitions per plan: not all of them"
+                       : std::string("all of them"))
+            << "), " << front.size() << " of them on the time/memory front, simulated\n";
+  for (const BaselineConfig& c : front) points.push_back(pipedream_point(simulation, workload, c, o, " tied"));
   return points;
 }
 
+// The fastest point of `source` within the limit among those with a pattern.
+const StudyPoint* best_pattern_within(const std::vector<StudyPoint>& points, const std::string& source, double limit) {
+  const StudyPoint* best = nullptr;
+  for (const StudyPoint& p : points)
+    if (p.source == source && p.measured() && p.pattern && p.peak_memory <= limit && (!best || p.period < best->period))
+      best = &p;
+  return best;
+}
+
 std::vector<StudyPoint> ilp_points(Simulation& simulation, const Workload& workload, const std::vector<double>& limits,
-                                   const StudySettings& o) {
+                                   const StudySettings& o, const std::vector<StudyPoint>& baseline) {
   std::vector<StudyPoint> points;
   for (double limit : limits) {
     Platform limited = simulation.platform();
@@ -85,6 +157,8 @@ std::vector<StudyPoint> ilp_points(Simulation& simulation, const Workload& workl
     options.time_limit = o.ilp_time_limit;
     options.threads = o.ilp_threads;
     options.allocation_search = o.ilp_allocation_search;
+    if (const StudyPoint* best = best_pattern_within(baseline, "pipedream", limit))
+      options.candidates.push_back(*best->pattern);
     options.weights = o.ilp_weights;
     if (o.ilp_log) options.log = [](const std::string& line) { std::cerr << "  " << line << "\n"; };
     options.progress = [&](const std::string& line) {

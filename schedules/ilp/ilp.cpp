@@ -119,12 +119,30 @@ class OptimalPatternSearch {
         (h.best ? "best fitting period " + g9(h.best_period) : std::string("none fits")) +
         (h.other ? ", with " + fmt::number(h.other->copies, 6) + " copies " + g9(h.other_period) : std::string()));
     warm_ = h.best;
-    if (!h.other || !options_.other_copies) return;
-    const std::string bad = violations(*h.other, workload_, platform_);
-    if (bad.empty())
-      other_ = std::move(h.other), other_period_ = h.other_period, other_seconds_ = since(t0_);
-    else
-      say("ilp: heuristic pattern with other copies rejected: " + bad);
+    if (h.other && options_.other_copies) {
+      const std::string bad = violations(*h.other, workload_, platform_);
+      if (bad.empty())
+        other_ = std::move(h.other), other_period_ = h.other_period, other_seconds_ = since(t0_);
+      else
+        say("ilp: heuristic pattern with other copies rejected: " + bad);
+    }
+    for (const Pattern& p : options_.candidates) take_candidate(p);
+  }
+
+  // A given candidate: the warm start (k copies) or the pattern with other
+  // copies when it is valid and faster per micro-batch.
+  void take_candidate(Pattern p) {
+    p.links = options_.links;
+    const std::string bad = violations(p, workload_, platform_);
+    if (!bad.empty()) return say("ilp: a given candidate is no valid pattern here: " + bad);
+    const double period = exact(p, workload_, platform_);
+    const int k = options_.copies, k2 = p.copies;
+    if (k2 == k) {
+      if (!warm_ || period < exact(*warm_, workload_, platform_)) warm_ = std::move(p);
+    } else if (options_.other_copies && (!other_ || period / k2 < other_period_ / other_->copies)) {
+      other_ = std::move(p), other_period_ = period, other_seconds_ = since(t0_);
+      other_source_ = "a given pattern";
+    }
   }
 
   // The fixed-allocation loop from the heuristic's patterns, for its share
@@ -136,8 +154,17 @@ class OptimalPatternSearch {
     if (other_) starts.push_back(*other_);
     if (starts.empty()) return;
     const double budget = std::min(1.0, options_.allocation_search) * options_.time_limit;
-    const auto deadline = t0_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(budget));
-    AllocationSearchResult s = search_allocations(workload_, platform_, options_, starts, deadline, budget / 4);
+    auto at = [&](double seconds) {
+      return t0_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    };
+    // First each allocation by its heuristic pattern (up to half the
+    // budget), then by its model from the best of that.
+    AllocationSearchResult quick = search_allocations(workload_, platform_, options_, starts, at(budget / 2), 0, 3);
+    if (quick.best) starts = {*quick.best};
+    say(log_time(since(t0_)) + "allocation search by heuristic patterns: " + std::to_string(quick.solves) +
+        " allocations, " + std::to_string(quick.moves) + " moves" +
+        (quick.best ? ", best " + g9(quick.period / quick.best->copies) + " s per micro-batch" : std::string()));
+    AllocationSearchResult s = search_allocations(workload_, platform_, options_, starts, at(budget), budget / 4);
     result_.allocation_solves = s.solves;
     if (!s.best) return;
     const int k2 = s.best->copies;

@@ -28,7 +28,10 @@ struct IlpOptions {
   LinkModel links = LinkModel::Platform;  // which transfers exclude each other; Pair: seed 000 eq. 9
   std::string write_model;                // path ending .lp or .mps: written before solving
   std::optional<Pattern> warm_start;      // else the best heuristic (kfkb_pattern over allocations)
-  bool heuristic = true;                  // false: no heuristic warm start (CBC starts from nothing)
+  // More candidates beside the heuristic's (a study's best baseline run):
+  // those that are valid and fit compete with its patterns, by their copies.
+  std::vector<Pattern> candidates;
+  bool heuristic = true;  // false: no heuristic warm start (CBC starts from nothing)
   // The heuristic's patterns with other copies than `copies` (PipeDream's
   // eager steady states that repeat every k' micro-batches) may be the
   // answer when faster per micro-batch (IlpResult::pattern); false: only

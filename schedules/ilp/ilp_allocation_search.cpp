@@ -23,23 +23,28 @@ Allocation pattern_allocation(const Pattern& pattern, int layers) {
   return allocation;
 }
 
-std::vector<Allocation> boundary_neighbours(const Allocation& allocation) {
+std::vector<Allocation> boundary_neighbours(const Allocation& allocation, int reach) {
+  const int L = static_cast<int>(allocation.size());
   std::vector<Allocation> neighbours;
   std::set<Allocation> seen{allocation};
-  for (std::size_t l = 0; l + 1 < allocation.size(); ++l) {
+  auto add = [&](Allocation n) {
+    if (seen.insert(n).second) neighbours.push_back(std::move(n));
+  };
+  for (int l = 0; l + 1 < L; ++l) {
     if (allocation[l] == allocation[l + 1]) continue;
-    for (const auto& [moved, to] : {std::pair{l, l + 1}, std::pair{l + 1, l}}) {
-      Allocation n = allocation;
-      n[moved] = allocation[to];
-      if (seen.insert(n).second) neighbours.push_back(std::move(n));
-    }
+    // Layers l, l-1, ... (on l's device) to l+1's device; then l+1, l+2, ... to l's.
+    Allocation n = allocation;
+    for (int j = l; j > l - reach && j >= 0 && allocation[j] == allocation[l]; --j) add((n[j] = allocation[l + 1], n));
+    n = allocation;
+    for (int j = l + 1; j < l + 1 + reach && j < L && allocation[j] == allocation[l + 1]; ++j)
+      add((n[j] = allocation[l], n));
   }
   return neighbours;
 }
 
 AllocationSearchResult search_allocations(const Workload& workload, const Platform& platform, const IlpOptions& options,
                                           const std::vector<Pattern>& starts, Clock::time_point deadline,
-                                          double per_solve) {
+                                          double per_solve, int reach) {
   const int L = static_cast<int>(workload.layers.size());
   AllocationSearchResult result;
   auto consider = [&](const Pattern& p, double period) {
@@ -58,7 +63,7 @@ AllocationSearchResult search_allocations(const Workload& workload, const Platfo
     solved.insert(allocation);
     IlpOptions fixed = options;
     fixed.allocation = allocation;
-    fixed.time_limit = std::min(left, per_solve);
+    fixed.time_limit = std::min(left, per_solve);  // 0: the allocation's heuristic pattern
     fixed.warm_start.reset();
     fixed.write_model.clear();
     fixed.log = nullptr;
@@ -76,7 +81,7 @@ AllocationSearchResult search_allocations(const Workload& workload, const Platfo
   }
   while (!current.empty() && !timed_out) {
     std::optional<Allocation> next;
-    for (const Allocation& n : boundary_neighbours(current)) {
+    for (const Allocation& n : boundary_neighbours(current, reach)) {
       if (solved.count(n)) continue;
       if (solve(n)) next = n;
       if (timed_out) break;

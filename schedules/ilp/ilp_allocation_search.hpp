@@ -4,7 +4,9 @@
 // in seconds. So: solve the fixed-allocation model of the best heuristic
 // allocation, then of its neighbours (one layer at a boundary between two
 // devices moved to the other side), moving to the best neighbour while one
-// is faster per micro-batch, until none is or the time is spent.
+// is faster per micro-batch, until none is or the time is spent. The same
+// descent with each allocation's heuristic pattern instead of its model
+// goes first: it is cheap enough for ResNet-101's large models.
 #pragma once
 
 #include <chrono>
@@ -24,19 +26,22 @@ struct AllocationSearchResult {
 
 // Starts from each of `starts` (valid patterns that fit; their allocations),
 // with the options of the free-mode search (its memory, weights, copies and
-// links); each fixed-allocation model gets at most `per_solve` seconds and
-// the loop stops by `deadline`. The result is never slower per micro-batch
-// than the best start.
+// links); each fixed-allocation model gets at most `per_solve` seconds (0:
+// no model, the allocation's best heuristic pattern, milliseconds) and the
+// loop stops by `deadline`. The result is never slower per micro-batch than
+// the best start. The neighbours are boundary_neighbours(allocation, reach).
 AllocationSearchResult search_allocations(const Workload& workload, const Platform& platform, const IlpOptions& options,
                                           const std::vector<Pattern>& starts,
-                                          std::chrono::steady_clock::time_point deadline, double per_solve);
+                                          std::chrono::steady_clock::time_point deadline, double per_solve,
+                                          int reach = 1);
 
 // The device of every layer in a pattern.
 Allocation pattern_allocation(const Pattern& pattern, int layers);
 
 // The allocations one boundary move away: for every pair of consecutive
-// layers on different devices, either layer moved to the other's device.
-// Distinct, in order of the boundary, the earlier layer's move first.
-std::vector<Allocation> boundary_neighbours(const Allocation& allocation);
+// layers on different devices, up to `reach` layers of one side's run moved
+// to the other side's device (1: either layer of the pair). Distinct, in
+// order of the boundary, the earlier side's moves first, nearest first.
+std::vector<Allocation> boundary_neighbours(const Allocation& allocation, int reach = 1);
 
 }  // namespace pipesim::ilp

@@ -1,5 +1,7 @@
 #include "schedules/ilp/ilp_instance.hpp"
 
+#include "schedules/ilp/ilp_memory_bound.hpp"
+
 #include <algorithm>
 #include <functional>
 #include <limits>
@@ -189,7 +191,7 @@ Instance make_instance(const Workload& w, const Platform& platform, const IlpOpt
     }
     in.T_lower = std::max({total / in.P, biggest, allocation_load_bound(work, in.P, 200000)});
   }
-  in.T_lower = std::min(in.T_lower, in.T_upper);
+  in.T_lower = memory_period_bound(in, std::min(in.T_lower, in.T_upper), in.T_upper);
   in.K = in.T_upper + 2 * dmax + 1e-6 * in.T_upper + 1e-12;
   return in;
 }

@@ -57,7 +57,8 @@ PipeDreamPlan pipedream_plan(const Workload& workload, const Platform& platform,
 }
 
 std::vector<BaselineConfig> pipedream_configurations(const Workload& workload, const Platform& platform,
-                                                     const BaselineOptions& options) {
+                                                     const BaselineOptions& options, bool* capped) {
+  if (capped) *capped = false;
   const int L = static_cast<int>(workload.layers.size());
   const PipeDreamChain chain = pipedream_chain(workload, platform);
   std::vector<double> targets = pipedream_memory_thresholds(chain, platform.size());
@@ -104,18 +105,38 @@ std::vector<BaselineConfig> pipedream_configurations(const Workload& workload, c
     for (const Setting& setting : settings) {
       if (t < setting.from || t >= setting.to) continue;
       const PipeDreamSettings s = pipedream_settings(platform, {targets[t], setting.communication, setting.fewer});
-      const std::vector<PipeDreamPartition> plans = options.ties > 1 ? pipedream_tied_partitions(chain, s, options.ties)
-                                                                     : std::vector{pipedream_partition(chain, s)};
+      // One more than asked: that one says the ties were capped, and is dropped.
+      std::vector<PipeDreamPartition> plans = options.ties > 1 ? pipedream_tied_partitions(chain, s, options.ties + 1)
+                                                               : std::vector{pipedream_partition(chain, s)};
+      if (plans.size() > options.ties) {
+        plans.resize(options.ties);
+        if (capped) *capped = true;
+      }
       for (const PipeDreamPartition& p : plans)
         for (int noam : noams)
           if (seen.emplace(p.last_layer, noam).second)
             configs.push_back({targets[t], noam, plan_of(p, L), setting.communication, setting.fewer});
     }
-  for (const Setting& setting : settings)  // nothing new, unless no target was tried (one device)
-    for (int noam : noams)
-      if (seen.emplace(setting.free.last_layer, noam).second)
-        configs.push_back({*std::max_element(setting.free.estimate.begin(), setting.free.estimate.end()), noam,
-                           plan_of(setting.free, L), setting.communication, setting.fewer});
+  // Without a memory target: the planner's own plan is nothing new (unless no
+  // target was tried: one device), but its ties may need more memory than
+  // any target above gave, so they are only here. Each with its own largest
+  // estimate as the target.
+  for (const Setting& setting : settings) {
+    std::vector<PipeDreamPartition> plans{setting.free};
+    if (options.ties > 1) {
+      const PipeDreamSettings s = pipedream_settings(platform, {0, setting.communication, setting.fewer});
+      plans = pipedream_tied_partitions(chain, s, options.ties + 1);
+      if (plans.size() > options.ties) {
+        plans.resize(options.ties);
+        if (capped) *capped = true;
+      }
+    }
+    for (const PipeDreamPartition& p : plans)
+      for (int noam : noams)
+        if (seen.emplace(p.last_layer, noam).second)
+          configs.push_back({*std::max_element(p.estimate.begin(), p.estimate.end()), noam, plan_of(p, L),
+                             setting.communication, setting.fewer});
+  }
   return configs;
 }
 

@@ -61,8 +61,10 @@ struct BaselineOptions {
 // returns on the chain for some memory size and these flags. In order of
 // target, then communication off before on, fewer machines off before on,
 // then NOAM. Infeasible targets give nothing.
+// With options.ties > 1, `capped` (when given) says whether some plan had
+// more tied partitions than that, so that not all of them are in the answer.
 std::vector<BaselineConfig> pipedream_configurations(const Workload& workload, const Platform& platform,
-                                                     const BaselineOptions& options);
+                                                     const BaselineOptions& options, bool* capped = nullptr);
 
 // "noam=3 stages=0-5|6-12|13-25" (layer ranges, 0-based inclusive).
 std::string describe(const BaselineConfig& config);

@@ -10,6 +10,8 @@
 #include <set>
 #include <sstream>
 
+#include "patterns/pattern_analysis.hpp"
+#include "patterns/pattern_timing.hpp"
 #include "schedules/periodic/pattern_generators.hpp"
 #include "schedules/pipedream/pipedream.hpp"
 #include "schedules/pipedream/pipedream_baseline.hpp"
@@ -17,6 +19,7 @@
 #include "schedules/registry.hpp"
 #include "schedules/stages/stage_plan.hpp"
 #include "sim/engine/simulation.hpp"
+#include "sim/exact_period.hpp"
 #include "studies/forked_run.hpp"
 #include "studies/study.hpp"
 #include "studies/study_runs.hpp"
@@ -190,6 +193,85 @@ TEST(PipeDreamBaseline, ConfigurationsAreTheUnionOverTargetsAndSettings) {
   const PipeDreamPlan free = pipedream_plan(w, platform(3, 1e15));
   const BaselineConfig c{1, 2, free};
   EXPECT_EQ(describe(c), "noam=2 stages=0-2|3|4-5");
+}
+
+// Every tied partition PipeDream may return: each configuration is evaluated
+// by its pattern and only those on the time/memory front are simulated, which
+// loses nothing: at every memory limit the study's best is as fast as the
+// best of all of them, simulated or not (24 random 8-layer chains on 4
+// devices, one layer 3-6 times the others, which makes ties).
+TEST(PipeDreamBaseline, TiedPartitionsAreScreenedSoundly) {
+  const std::string file = testing::complete_platform(4, "1GBps", "0s", "1Tf", "1TiB");
+  Simulation simulation(file);
+  const Platform& p = simulation.platform();
+  std::size_t tied_configurations = 0, simulated = 0;
+  for (int seed = 0; seed < 24; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937 rng(seed);
+    auto integer = [&](int a, int b) { return std::uniform_int_distribution<int>(a, b)(rng); };
+    std::vector<double> seconds, activations, weights;
+    const int heavy = integer(2, 5);
+    for (int l = 0; l < 8; ++l) {
+      seconds.push_back(l == heavy ? 0.06 : 0.01 * integer(1, 2));
+      activations.push_back(1e6 * integer(1, 9));
+      weights.push_back(1e6 * integer(1, 5));
+    }
+    const Workload w = chain(seconds, activations, weights);
+    StudySettings settings;
+    settings.microbatches = 60;
+    settings.ilp = false;
+    const std::vector<StudyPoint> own = pipedream_points(simulation, w, {}, settings);
+    settings.pipedream_ties = 50;
+    const std::vector<StudyPoint> all = pipedream_points(simulation, w, {}, settings);
+    ASSERT_GE(all.size(), own.size());
+    simulated += all.size() - own.size();
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      const std::string& config = all[i].config;
+      EXPECT_EQ(config.size() > 5 && config.substr(config.size() - 5) == " tied", i >= own.size()) << config;
+      if (i < own.size()) {
+        EXPECT_EQ(config, own[i].config);
+      }
+      if (all[i].pattern) {
+        EXPECT_EQ(all[i].peak_memory, all[i].analytic_peak) << config;
+      }
+    }
+    BaselineOptions options;
+    options.ties = 50;
+    bool capped = true;
+    const std::vector<BaselineConfig> tied = pipedream_configurations(w, p, options, &capped);
+    EXPECT_FALSE(capped);
+    tied_configurations += tied.size() - own.size();
+    std::vector<std::pair<double, double>> evaluated;  // peak, period of every configuration with a pattern
+    for (const BaselineConfig& c : tied) {
+      try {
+        Pattern pattern = pipedream_pattern(c.plan.allocation, c.noam, w, p);
+        pattern.buffers = BufferPolicy::Seed000;
+        const PatternTiming timing = pattern_timing(pattern, w, p);
+        const PatternMemory memory = pattern_memory(pattern, timing, w, p.size());
+        double peak = 0;
+        for (const PatternDeviceMemory& d : memory.devices) peak = std::max(peak, d.peak);
+        evaluated.emplace_back(peak, exact_period(pattern_event_graph(pattern, timing)).period / pattern.copies);
+      } catch (const std::invalid_argument&) {
+      }
+    }
+    for (const auto& [limit, unused] : evaluated) {
+      double best = std::numeric_limits<double>::infinity();
+      for (const auto& [peak, period] : evaluated)
+        if (peak <= limit) best = std::min(best, period);
+      const StudyPoint* study = best_within(all, "pipedream", limit);
+      ASSERT_NE(study, nullptr) << limit;
+      EXPECT_LE(study->period, best * (1 + 1e-9)) << limit;
+    }
+  }
+  EXPECT_EQ(tied_configurations, 204u);  // beside the planner's own
+  EXPECT_EQ(simulated, 46u);             // on the front, or without a pattern
+  BaselineOptions two;
+  two.ties = 2;
+  bool capped = false;
+  pipedream_configurations(
+      chain({0.01, 0.01, 0.01, 0.01, 0.08, 0.01, 0.01, 0.01}, std::vector<double>(8, 1e6), std::vector<double>(8, 1e6)),
+      p, two, &capped);
+  EXPECT_TRUE(capped);
 }
 
 // One accounting: a study point runs exactly what `schedule: pipedream` with

@@ -24,6 +24,9 @@ TEST(IlpAllocationSearch, BoundaryNeighboursMoveOneLayerAcrossEachBoundary) {
   const std::vector<Allocation> expected = {{0, 1, 1, 2}, {0, 0, 0, 2}, {0, 0, 2, 2}, {0, 0, 1, 1}};
   EXPECT_EQ(ilp::boundary_neighbours({0, 0, 1, 2}), expected);
   EXPECT_TRUE(ilp::boundary_neighbours({3, 3, 3}).empty());
+  // Reach 2: up to two layers of either side's run cross the boundary.
+  const std::vector<Allocation> reach2 = {{0, 1, 1, 1, 1}, {1, 1, 1, 1, 1}, {0, 0, 0, 1, 1}, {0, 0, 0, 0, 1}};
+  EXPECT_EQ(ilp::boundary_neighbours({0, 0, 1, 1, 1}, 2), reach2);
   EXPECT_EQ(ilp::pattern_allocation(make_pattern(2, 1, 1, {F(0, 1, 0), B(0, 1, 0), F(1, 0, 0), B(1, 0, 0)}), 2),
             (Allocation{1, 0}));
 }
@@ -77,15 +80,15 @@ TEST(IlpAllocationSearch, NeverSlowerAndLocallyOptimal) {
     const double best = s.period / s.best->copies;
     EXPECT_LE(best, per_microbatch(start) * (1 + 1e-12));
     const bool faster = best < per_microbatch(start) * (1 - 1e-9);
-    if (faster && improved++ == 0) {  // the same loop inside solve_optimal_pattern, given all its time
+    if (faster && improved++ == 0) {  // inside solve_optimal_pattern: the heuristic descent, then this one
       IlpOptions searching = o;
       searching.time_limit = 8;
       searching.allocation_search = 1;
       const IlpResult r = solve_optimal_pattern(c.workload, c.platform, searching);
       ASSERT_TRUE(r.pattern) << r.message;
-      EXPECT_LE(per_microbatch(r), best * (1 + 1e-9));  // then CBC, from it
-      EXPECT_NEAR(r.allocation_search_period, best, 1e-9 * best);
-      EXPECT_EQ(r.allocation_solves, s.solves);
+      EXPECT_LE(per_microbatch(r), r.allocation_search_period * (1 + 1e-9));  // then CBC, from it
+      EXPECT_LT(r.allocation_search_period, per_microbatch(start));
+      EXPECT_GT(r.allocation_solves, 0);
     }
     ASSERT_TRUE(s.local_optimum);  // tiny models: every solve ends well within its time
     ++local_optima;

@@ -11,9 +11,9 @@
 #include "schedules/pipedream/pipedream.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/exact_period.hpp"
-#include "tests/support/fixtures.hpp"
 #include "tests/patterns/pattern_simulation_check.hpp"
 #include "tests/patterns/test_pattern_fixtures.hpp"
+#include "tests/support/fixtures.hpp"
 
 namespace pipesim {
 namespace {
@@ -103,6 +103,36 @@ TEST(IlpOtherCopies, NeverSlowerThanTheEagerCycle) {
   // Without the other copies (the model's own question): the same here.
   o.other_copies = false;
   EXPECT_NEAR(solve_optimal_pattern(x.w, x.p, o).period, 12, 1e-6);
+}
+
+// A given candidate (a study's best baseline run) competes with the
+// heuristic's patterns by its copies: CBC's 12 s optimum, given to a run
+// without CBC, is its answer (the heuristic's best: 13 s per micro-batch);
+// one that does not fit is no answer.
+TEST(IlpOtherCopies, GivenCandidatesCompeteWithTheHeuristics) {
+  const Cycle x;
+  IlpOptions o;
+  o.threads = 1;
+  o.time_limit = 60;
+  const IlpResult optimum = solve_optimal_pattern(x.w, x.p, o);
+  ASSERT_TRUE(optimum.pattern) << optimum.message;
+  o.time_limit = 0;
+  o.candidates = {*optimum.pattern};
+  const IlpResult given = solve_optimal_pattern(x.w, x.p, o);
+  ASSERT_TRUE(given.pattern) << given.message;
+  EXPECT_EQ(given.pattern->copies, 1);
+  EXPECT_NEAR(given.period, 12, 1e-6);
+  expect_valid(given, x.w, x.p);
+
+  Platform scarce = with_memory(3, 1e9, 1e8);  // the optimum needs more
+  o.candidates = {*optimum.pattern};
+  std::string log;
+  o.log = [&](const std::string& line) { log += line + "\n"; };
+  const IlpResult refused = solve_optimal_pattern(x.w, scarce, o);
+  EXPECT_NE(log.find("ilp: a given candidate is no valid pattern here: "), std::string::npos) << log;
+  if (refused.pattern) {
+    EXPECT_GT(per_microbatch(refused), 12);
+  }
 }
 
 // Two layers on two devices with 22 bytes each (IlpExhaustive.TwoCopiesTwoLayers):
