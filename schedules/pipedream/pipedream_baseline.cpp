@@ -99,44 +99,40 @@ std::vector<BaselineConfig> pipedream_configurations(const Workload& workload, c
       settings.push_back({communication, fewer, lo, to, free});
     }
 
+  // The plans at one setting: the planner's own, or with ties > 1 up to that
+  // many of the partitions PipeDream may return (one more is asked for: it
+  // says the ties were capped, and is dropped).
+  auto plans_at = [&](const PipeDreamSettings& s) {
+    if (options.ties <= 1) return std::vector{pipedream_partition(chain, s)};
+    std::vector<PipeDreamPartition> plans = pipedream_tied_partitions(chain, s, options.ties + 1);
+    if (plans.size() > options.ties) {
+      plans.resize(options.ties);
+      if (capped) *capped = true;
+    }
+    return plans;
+  };
   std::vector<BaselineConfig> configs;
   std::set<std::pair<std::vector<int>, int>> seen;
-  for (std::size_t t = 0; t < targets.size(); ++t)
-    for (const Setting& setting : settings) {
-      if (t < setting.from || t >= setting.to) continue;
-      const PipeDreamSettings s = pipedream_settings(platform, {targets[t], setting.communication, setting.fewer});
-      // One more than asked: that one says the ties were capped, and is dropped.
-      std::vector<PipeDreamPartition> plans = options.ties > 1 ? pipedream_tied_partitions(chain, s, options.ties + 1)
-                                                               : std::vector{pipedream_partition(chain, s)};
-      if (plans.size() > options.ties) {
-        plans.resize(options.ties);
-        if (capped) *capped = true;
-      }
-      for (const PipeDreamPartition& p : plans)
-        for (int noam : noams)
-          if (seen.emplace(p.last_layer, noam).second)
-            configs.push_back({targets[t], noam, plan_of(p, L), setting.communication, setting.fewer});
-    }
-  // Without a memory target: the planner's own plan is nothing new (unless no
-  // target was tried: one device), but its ties may need more memory than
-  // any target above gave, so they are only here. Each with its own largest
-  // estimate as the target.
-  for (const Setting& setting : settings) {
-    std::vector<PipeDreamPartition> plans{setting.free};
-    if (options.ties > 1) {
-      const PipeDreamSettings s = pipedream_settings(platform, {0, setting.communication, setting.fewer});
-      plans = pipedream_tied_partitions(chain, s, options.ties + 1);
-      if (plans.size() > options.ties) {
-        plans.resize(options.ties);
-        if (capped) *capped = true;
-      }
-    }
+  // TARGET < 0: each partition's own largest estimate.
+  auto add = [&](const std::vector<PipeDreamPartition>& plans, double target, const Setting& setting) {
     for (const PipeDreamPartition& p : plans)
       for (int noam : noams)
         if (seen.emplace(p.last_layer, noam).second)
-          configs.push_back({*std::max_element(p.estimate.begin(), p.estimate.end()), noam, plan_of(p, L),
-                             setting.communication, setting.fewer});
-  }
+          configs.push_back({target >= 0 ? target : *std::max_element(p.estimate.begin(), p.estimate.end()), noam,
+                             plan_of(p, L), setting.communication, setting.fewer});
+  };
+  for (std::size_t t = 0; t < targets.size(); ++t)
+    for (const Setting& setting : settings)
+      if (t >= setting.from && t < setting.to)
+        add(plans_at(pipedream_settings(platform, {targets[t], setting.communication, setting.fewer})), targets[t],
+            setting);
+  // Without a memory target: the planner's own plan is nothing new (unless no
+  // target was tried: one device), but its ties may need more memory than
+  // any target above gave, so they are only here.
+  for (const Setting& setting : settings)
+    add(options.ties > 1 ? plans_at(pipedream_settings(platform, {0, setting.communication, setting.fewer}))
+                         : std::vector{setting.free},
+        -1, setting);
   return configs;
 }
 
