@@ -1,6 +1,8 @@
 #include "schedules/schedule_params.hpp"
 
 #include <climits>
+#include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "schedules/stages/stage_plan.hpp"
@@ -26,6 +28,18 @@ int positive_param(const Workload& w, const std::string& name, int fallback) {
   if (v.empty() || v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos || std::stoi(v) < 1)
     throw InputError(w.file, "schedule." + name, "expected a positive integer, got '" + v + "'");
   return std::stoi(v);
+}
+
+double number_param(const Workload& w, const std::string& name, double fallback, const std::string& expected,
+                    bool (*valid)(double)) {
+  const auto it = w.schedule_params.find(name);
+  if (it == w.schedule_params.end()) return fallback;
+  const std::string& text = it->second;
+  char* end = nullptr;
+  const double v = text.empty() ? std::nan("") : std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !valid(v))
+    throw InputError(w.file, "schedule." + name, "expected " + expected + ", got '" + text + "'");
+  return v;
 }
 
 WeightPolicy weights_param(const Workload& w) {

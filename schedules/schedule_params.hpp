@@ -16,6 +16,10 @@ namespace pipesim {
 void check_params(const Workload& w, const std::set<std::string>& known);
 // An integer parameter >= 1, or `fallback` when absent.
 int positive_param(const Workload& w, const std::string& name, int fallback);
+// A number parameter, `fallback` when absent: the whole text must be a
+// number that `valid` accepts, else "expected EXPECTED, got 'TEXT'".
+double number_param(const Workload& w, const std::string& name, double fallback, const std::string& expected,
+                    bool (*valid)(double));
 // `weights: flush | 2bw | stashing`, default 2bw (seed 000 eq. 33).
 WeightPolicy weights_param(const Workload& w);
 // `links: platform | pair`, default platform: which transfers exclude each

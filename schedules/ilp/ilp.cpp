@@ -149,9 +149,9 @@ class OptimalPatternSearch {
   // of the time limit: its best becomes the warm start (k copies) or the
   // pattern with other copies, whichever it competes with.
   void improve_allocation() {
-    std::vector<Pattern> starts;
-    if (warm_ && invalid_.empty()) starts.push_back(*warm_);
-    if (other_) starts.push_back(*other_);
+    std::vector<TimedPattern> starts;
+    if (warm_ && invalid_.empty()) starts.push_back({*warm_, exact(*warm_, workload_, platform_)});
+    if (other_) starts.push_back({*other_, other_period_});
     if (starts.empty()) return;
     const double budget = std::min(1.0, options_.allocation_search) * options_.time_limit;
     auto at = [&](double seconds) {
@@ -160,7 +160,7 @@ class OptimalPatternSearch {
     // First each allocation by its heuristic pattern (up to half the
     // budget), then by its model from the best of that.
     AllocationSearchResult quick = search_allocations(workload_, platform_, options_, starts, at(budget / 2), 0, 3);
-    if (quick.best) starts = {*quick.best};
+    if (quick.best) starts = {{*quick.best, quick.period}};
     say(log_time(since(t0_)) + "allocation search by heuristic patterns: " + std::to_string(quick.solves) +
         " allocations, " + std::to_string(quick.moves) + " moves" +
         (quick.best ? ", best " + g9(quick.period / quick.best->copies) + " s per micro-batch" : std::string()));
@@ -358,9 +358,11 @@ class OptimalPatternSearch {
   const Clock::time_point deadline_ = t0_ + std::chrono::duration_cast<Clock::duration>(
                                                 std::chrono::duration<double>(solving_ ? options_.time_limit : 0));
   const Instance base_;
-  std::optional<Pattern> warm_;   // the model's warm start, if any
-  std::string invalid_;           // why the warm start is no valid pattern; "" if valid
-  std::optional<Pattern> other_;  // a valid heuristic pattern with other copies, kept aside
+  std::optional<Pattern> warm_;  // the model's warm start, if any
+  std::string invalid_;          // why the warm start is no valid pattern; "" if valid
+  // A valid pattern kept aside, the answer when faster than the model's: the
+  // heuristic's with other copies, a candidate's, or the allocation search's.
+  std::optional<Pattern> other_;
   double other_period_ = 0, other_seconds_ = 0;
   std::string other_source_ = "PipeDream's eager pattern";
   std::optional<Formulation> formulation_;

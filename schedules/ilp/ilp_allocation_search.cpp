@@ -2,20 +2,9 @@
 
 #include <set>
 
-#include "patterns/pattern_analysis.hpp"
-#include "patterns/pattern_timing.hpp"
-#include "sim/exact_period.hpp"
-
 namespace pipesim::ilp {
-namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double exact(const Pattern& p, const Workload& w, const Platform& platform) {
-  return exact_period(pattern_event_graph(p, pattern_timing(p, w, platform))).period;
-}
-
-}  // namespace
 
 Allocation pattern_allocation(const Pattern& pattern, int layers) {
   Allocation allocation(layers, 0);
@@ -27,23 +16,27 @@ std::vector<Allocation> boundary_neighbours(const Allocation& allocation, int re
   const int L = static_cast<int>(allocation.size());
   std::vector<Allocation> neighbours;
   std::set<Allocation> seen{allocation};
-  auto add = [&](Allocation n) {
-    if (seen.insert(n).second) neighbours.push_back(std::move(n));
+  auto add = [&](const Allocation& n) {
+    if (seen.insert(n).second) neighbours.push_back(n);
   };
   for (int l = 0; l + 1 < L; ++l) {
     if (allocation[l] == allocation[l + 1]) continue;
     // Layers l, l-1, ... (on l's device) to l+1's device; then l+1, l+2, ... to l's.
-    Allocation n = allocation;
-    for (int j = l; j > l - reach && j >= 0 && allocation[j] == allocation[l]; --j) add((n[j] = allocation[l + 1], n));
-    n = allocation;
-    for (int j = l + 1; j < l + 1 + reach && j < L && allocation[j] == allocation[l + 1]; ++j)
-      add((n[j] = allocation[l], n));
+    Allocation left = allocation, right = allocation;
+    for (int j = l; j > l - reach && j >= 0 && allocation[j] == allocation[l]; --j) {
+      left[j] = allocation[l + 1];
+      add(left);
+    }
+    for (int j = l + 1; j < l + 1 + reach && j < L && allocation[j] == allocation[l + 1]; ++j) {
+      right[j] = allocation[l];
+      add(right);
+    }
   }
   return neighbours;
 }
 
 AllocationSearchResult search_allocations(const Workload& workload, const Platform& platform, const IlpOptions& options,
-                                          const std::vector<Pattern>& starts, Clock::time_point deadline,
+                                          const std::vector<TimedPattern>& starts, Clock::time_point deadline,
                                           double per_solve, int reach) {
   const int L = static_cast<int>(workload.layers.size());
   AllocationSearchResult result;
@@ -74,9 +67,9 @@ AllocationSearchResult search_allocations(const Workload& workload, const Platfo
   };
 
   Allocation current;
-  for (const Pattern& start : starts) {
-    const Allocation allocation = pattern_allocation(start, L);
-    if (consider(start, exact(start, workload, platform))) current = allocation;
+  for (const TimedPattern& start : starts) {
+    const Allocation allocation = pattern_allocation(start.pattern, L);
+    if (consider(start.pattern, start.period)) current = allocation;
     if (!solved.count(allocation) && solve(allocation)) current = allocation;
   }
   while (!current.empty() && !timed_out) {

@@ -24,6 +24,12 @@ struct AllocationSearchResult {
   bool local_optimum = false;   // every neighbour of the last allocation was solved and none was faster
 };
 
+// A pattern and its exact period (for its copies of each micro-batch).
+struct TimedPattern {
+  Pattern pattern;
+  double period = 0;
+};
+
 // Starts from each of `starts` (valid patterns that fit; their allocations),
 // with the options of the free-mode search (its memory, weights, copies and
 // links); each fixed-allocation model gets at most `per_solve` seconds (0:
@@ -31,7 +37,7 @@ struct AllocationSearchResult {
 // loop stops by `deadline`. The result is never slower per micro-batch than
 // the best start. The neighbours are boundary_neighbours(allocation, reach).
 AllocationSearchResult search_allocations(const Workload& workload, const Platform& platform, const IlpOptions& options,
-                                          const std::vector<Pattern>& starts,
+                                          const std::vector<TimedPattern>& starts,
                                           std::chrono::steady_clock::time_point deadline, double per_solve,
                                           int reach = 1);
 

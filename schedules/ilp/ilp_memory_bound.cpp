@@ -1,7 +1,6 @@
 #include "schedules/ilp/ilp_memory_bound.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 namespace pipesim::ilp {
 
@@ -13,19 +12,13 @@ double memory_period_bound(const Instance& in, double lower, double upper) {
     held[l] = in.duration[in.op(in.forward_task(l), 0)] + after;
     after += in.duration[in.op(in.forward_task(l), 0)] + in.duration[in.op(in.backward_task(l), 0)];
   }
-  // The averages of layer l at period T: its stash, and its weights with
-  // `versions` copies besides the current one (weight stashing).
+  // The averages at period T: layer l's stash, its micro-batches in flight,
+  // and the copies of its weights (weight stashing: the current one and one
+  // per micro-batch in flight).
   auto stash = [&](int l, double T) { return in.stash[l] * in.k * held[l] / T; };
   auto in_flight = [&](int l, double T) { return std::max(1.0, in.k * held[l] / T); };
-  auto weights = [&](int l, double versions) {
-    switch (in.weights) {
-      case WeightPolicy::Flush:
-        return 2 * in.weight[l];
-      case WeightPolicy::TwoBW:
-        return 3 * in.weight[l];
-      default:
-        return in.weight[l] * (1 + versions);
-    }
+  auto weight_copies = [&](double versions) {
+    return in.weights == WeightPolicy::Flush ? 2.0 : in.weights == WeightPolicy::TwoBW ? 3.0 : 1 + versions;
   };
   auto fits = [&](double T) {
     if (in.fixed) {
@@ -37,15 +30,13 @@ double memory_period_bound(const Instance& in, double lower, double upper) {
           weight += in.weight[l];
           versions = std::max(versions, in_flight(l, T));
         }
-        const double w = in.weights == WeightPolicy::Stashing ? weight * (1 + versions)
-                                                              : (in.weights == WeightPolicy::Flush ? 2 : 3) * weight;
-        if (bytes + w > in.memory[d]) return false;
+        if (bytes + weight * weight_copies(versions) > in.memory[d]) return false;
       }
       return true;
     }
     double total = 0;
     for (int l = 0; l < L; ++l) {
-      const double alone = stash(l, T) + weights(l, in_flight(l, T));
+      const double alone = stash(l, T) + in.weight[l] * weight_copies(in_flight(l, T));
       if (alone > in.memory[0]) return false;
       total += alone;
     }

@@ -3,7 +3,6 @@
 // other pattern, so that what the solver promised is simulated.
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <stdexcept>
 
 #include "patterns/pattern_timing.hpp"
@@ -72,15 +71,9 @@ ScheduleSize ilp_size(const Workload& w, const Platform& platform) {
   return size;
 }
 
-// The share of the time limit for the fixed-allocation improvement loop, 0 to 1 (default 0: none).
+// The share of the time limit for the fixed-allocation improvement loop (default 0: none).
 double allocation_search_param(const Workload& w) {
-  const auto it = w.schedule_params.find("allocation_search");
-  if (it == w.schedule_params.end()) return 0;
-  char* end = nullptr;
-  const double v = std::strtod(it->second.c_str(), &end);
-  if (it->second.empty() || *end != '\0' || !(v >= 0 && v <= 1))
-    throw InputError(w.file, "schedule.allocation_search", "expected a number from 0 to 1, got '" + it->second + "'");
-  return v;
+  return number_param(w, "allocation_search", 0, "a number from 0 to 1", [](double v) { return v >= 0 && v <= 1; });
 }
 
 const std::set<std::string> kParams = {"memory", "k", "time_limit", "weights", "allocation", "allocation_search"};

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -24,19 +23,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 std::string param(const Workload& w, const std::string& name, const std::string& fallback) {
   const auto it = w.schedule_params.find(name);
   return it == w.schedule_params.end() ? fallback : it->second;
-}
-
-// A number parameter: the whole text must be a finite number.
-double number_param(const Workload& w, const std::string& name, double fallback, const std::string& expected,
-                    bool (*valid)(double)) {
-  const auto it = w.schedule_params.find(name);
-  if (it == w.schedule_params.end()) return fallback;
-  const std::string& text = it->second;
-  char* end = nullptr;
-  const double v = text.empty() ? std::nan("") : std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || !valid(v))
-    throw InputError(w.file, "schedule." + name, "expected " + expected + ", got '" + text + "'");
-  return v;
 }
 
 // The bandwidth of worker k for h: the route from its first device to the

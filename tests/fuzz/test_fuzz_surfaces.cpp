@@ -552,6 +552,50 @@ TEST_P(IlpParameters, KeepsTheErrorContract) {
 
 INSTANTIATE_TEST_SUITE_P(Fuzz, IlpParameters, ::testing::Range(0, 16));
 
+// --- the study's inputs (pipesim study) ------------------------------------
+
+class StudyInputs : public SurfaceCase {
+  std::string format() const override { return "study"; }
+  std::uint64_t seed_base() const override { return 23000; }
+};
+
+TEST_P(StudyInputs, KeepsTheErrorContract) {
+  Rng rng(seed_);
+  write("platform.xml", source("platforms/complete-4.xml"));
+  const bool mutated_workload = rng.chance(40);
+  write("workload.yaml",
+        mutated_workload ? mutated(tiny_workload(), rng, yaml_rules("name|schedule", {"~", "[]"})) : tiny_workload());
+  // Short runs: a small chain, few micro-batches, a second of ILP.
+  std::vector<std::string> args = {"study",    "platform.xml", "workload.yaml",  "-o", "out",
+                                   "--memory", "1GiB",         "--microbatches", "12", "--ilp-time-limit",
+                                   "1"};
+  static const std::vector<std::string> options = {
+      "--ilp-allocation-search", "--pipedream-ties", "--ilp-time-limit", "--memory", "--noam", "--ilp-weights", "-o"};
+  if (rng.chance(mutated_workload ? 20 : 80)) {
+    static const std::vector<std::string> values = {
+        "0",      "0.5", "1",    "1.5", "-0.5",          "x",           "", "3", "nan", "2147483648",
+        "1e-400", "2bw", "out/", ".",   "workload.yaml", "platform.xml"};
+    const std::string option = chose("option", rng.pick(options)), value = chose("value", rng.pick(values));
+    const auto given = std::find(args.begin(), args.end(), option);
+    if (given != args.end())
+      *(given + 1) = value;
+    else
+      args.insert(args.end(), {option, value});
+  }
+  const std::string dir = *(std::find(args.begin(), args.end(), "-o") + 1);
+  std::vector<std::string> blame = {"workload.yaml", "platform.xml", "--microbatches", dir};
+  blame.insert(blame.end(), options.begin(), options.end());
+  Command c = pipesim_command(args, blame);
+  const bool here = dir == "." || dir == "./";
+  if (!here) c.folders = {dir.back() == '/' ? dir.substr(0, dir.size() - 1) : dir};
+  const std::string prefix = here ? "" : c.folders.empty() ? "" : c.folders[0] + "/";
+  c.files = {
+      {prefix + "points.csv", "source,"}, {prefix + "table.md", "| memory limit"}, {prefix + "plot.svg", "<svg"}};
+  conclude(run(c));
+}
+
+INSTANTIATE_TEST_SUITE_P(Fuzz, StudyInputs, ::testing::Range(0, 16));
+
 // --- the platform generator (scripts/make_platform.py) ---------------------
 
 class PlatformGenerator : public SurfaceCase {

@@ -124,15 +124,13 @@ TEST(IlpOtherCopies, GivenCandidatesCompeteWithTheHeuristics) {
   EXPECT_NEAR(given.period, 12, 1e-6);
   expect_valid(given, x.w, x.p);
 
-  Platform scarce = with_memory(3, 1e9, 1e8);  // the optimum needs more
+  Platform scarce = with_memory(3, 1e9, 1e8);  // the optimum needs 2.3 GB
   o.candidates = {*optimum.pattern};
   std::string log;
   o.log = [&](const std::string& line) { log += line + "\n"; };
   const IlpResult refused = solve_optimal_pattern(x.w, scarce, o);
   EXPECT_NE(log.find("ilp: a given candidate is no valid pattern here: "), std::string::npos) << log;
-  if (refused.pattern) {
-    EXPECT_GT(per_microbatch(refused), 12);
-  }
+  EXPECT_FALSE(refused.pattern) << refused.message;  // nothing else fits 1 GB either
 }
 
 // Two layers on two devices with 22 bytes each (IlpExhaustive.TwoCopiesTwoLayers):
