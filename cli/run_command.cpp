@@ -62,7 +62,8 @@ CLI::App* add_run_command(CLI::App& root, RunOptions& o) {
                   "memory the simulation itself may use, e.g. 32GiB (default:\n3/4 of this machine's, at most 16 GiB)")
       ->type_name("SIZE");
   run->add_option("--engine", o.engine,
-                  "simgrid, analytic (exact without SimGrid, refused where\nflows would share a link) or auto "
+                  "simgrid, analytic (exact without SimGrid, refused where\nit cannot be: lanes sharing a device, WIFI "
+                  "links...) or auto "
                   "(default: analytic\nwhen exact, else simgrid)")
       ->type_name("ENGINE")
       ->check(CLI::IsMember({"simgrid", "analytic", "auto"}));

@@ -38,12 +38,16 @@ std::string analytic_refusal(const std::map<std::string, std::string>& config, c
   settings.bounded_cpu = value("cpu/optim") == "Lazy";
   if (!value("surf/precision").empty())
     settings.timing_precision = std::strtod(value("surf/precision").c_str(), nullptr);
+  if (!value("maxmin/precision").empty())
+    settings.maxmin_precision = std::strtod(value("maxmin/precision").c_str(), nullptr);
   return {};
 }
 
 AnalyticOutcome run_analytic(const TaskGraph& graph, const Platform& platform, const AnalyticSettings& settings) {
+  // The longest-path pass where nothing shares a link; where something does, the event replay shares it.
   if (settings.list_fast_path)
-    if (std::optional<AnalyticOutcome> out = list_schedule(graph, platform, settings)) return std::move(*out);
+    if (std::optional<AnalyticOutcome> out = list_schedule(graph, platform, settings); out && out->timeline)
+      return std::move(*out);
   std::vector<std::size_t> resources;
   for (const Device& device : platform.devices) resources.push_back(std::max<std::size_t>(1, device.resources.size()));
   check_task_amounts(graph, resources, settings.bounded_cpu);

@@ -5,25 +5,27 @@
 // Under pipesim's SimGrid settings (CM02, no cross-traffic, no TCP window,
 // TI or Lazy CPUs) a transfer alone on its links takes exactly latency +
 // bytes / bottleneck bandwidth and a computation amount / (share x) speed.
-// While no two transfers move data over one Shared link at the same time
-// (a transfer holds no bandwidth while its route's latency elapses, as in
-// SimGrid's CM02; FatPipe links never conflict; the two directions of a
-// split-duplex link are two links)
-// and the lanes running on a resource never take more than its whole speed,
-// nothing shares anything, and the run is a list schedule with the
-// executor's dispatch rules: ordered lanes follow their order, lanes without
-// one take the lowest priority among the tasks ready at that instant.
+// Transfers whose data phases meet on a link share it as CM02 does: SimGrid's
+// max-min, each flow weighted by its route's latency, re-solved whenever a
+// flow starts or ends (analytic_sharing.hpp; a transfer holds no bandwidth
+// while its route's latency elapses, FatPipe links bound each flow alone, the
+// two directions of a split-duplex link are two links). While the lanes
+// running on a resource never take more than its whole speed, the run is
+// then a list schedule with the executor's dispatch rules: ordered lanes
+// follow their order, lanes without one take the lowest priority among the
+// tasks ready at that instant.
 // The evaluation replays SimGrid's rounds (clock sums, events closer than
 // surf/precision completing together, the zero-flop tick before a greedy
 // choice) so that times agree to rounding and choices exactly. It checks
 // the conditions as it goes and stops at the first one that fails.
 //
 // Graphs whose every compute task is in its device's order, on one lane,
-// (all shipped schedules but master and split) need no replay: a start is
-// the latest finish of what the task waits for, and the Shared links are
-// checked afterwards, interval by interval. Its times
-// differ from the replay's by rounding and by SimGrid's merging of events
-// closer than surf/precision (1 ns), which the replay reproduces.
+// (all shipped schedules but master and split) and whose transfers never
+// meet on a Shared link need no replay: a start is the latest finish of
+// what the task waits for, and the Shared links are checked afterwards,
+// interval by interval; where two transfers meet, the replay runs instead.
+// Its times differ from the replay's by rounding and by SimGrid's merging of
+// events closer than surf/precision (1 ns), which the replay reproduces.
 #pragma once
 
 #include <map>
@@ -38,6 +40,7 @@ namespace pipesim {
 
 struct AnalyticSettings {
   double timing_precision = 1e-9;  // SimGrid's surf/precision (seconds)
+  double maxmin_precision = 1e-5;  // SimGrid's maxmin/precision (the bandwidth sharing's)
   bool bounded_cpu = false;        // cpu/optim Lazy (executions can be bounded) rather than TI
   // Graphs whose compute tasks are all ordered, one lane per device, take a
   // longest-path pass instead of the event replay (tests turn it off to compare).
@@ -50,6 +53,7 @@ struct AnalyticSettings {
 struct AnalyticOutcome {
   std::optional<Timeline> timeline;  // present when the evaluation is exact
   std::string refusal;               // otherwise the first reason it is not, one line
+  bool shared = false;               // flows met on a link, shared as SimGrid shares them
 };
 
 // Why these SimGrid settings (effective_simgrid_config) or this platform make

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "sim/engine/analytic_sharing.hpp"
 #include "sim/engine/analytic_support.hpp"
 #include "sim/engine/dispatch.hpp"
 #include "sim/format.hpp"
@@ -29,6 +30,7 @@ struct Event {
   double date;
   std::uint32_t id;  // a task, or a slot for ticks
   EventKind kind;
+  std::uint32_t version = 0;  // a TransferEnd's: stale once its flow's rate is set again
 };
 struct Later {
   bool operator()(const Event& a, const Event& b) const {
@@ -38,11 +40,16 @@ struct Later {
 
 // The analytic driver of the dispatch policy (dispatch.hpp): what it starts
 // becomes events at the dates SimGrid would end them, replayed round by
-// round; it checks as it goes that nothing would be shared.
+// round; flows that meet on a link share it as SimGrid's CM02 does
+// (analytic_sharing.hpp), re-solved once per round as SimGrid does.
 class Replay {
  public:
   Replay(const TaskGraph& graph, const Platform& platform, const AnalyticSettings& settings)
-      : graph_(graph), platform_(platform), settings_(settings), dispatch_(graph, *this) {
+      : graph_(graph),
+        platform_(platform),
+        settings_(settings),
+        dispatch_(graph, *this),
+        sharing_(graph.size(), settings.maxmin_precision, settings.timing_precision) {
     index_slots();
     index_routes();
   }
@@ -50,21 +57,22 @@ class Replay {
   AnalyticOutcome run() {
     try {
       dispatch_.start();
-      while (!events_.empty()) {
+      share();
+      while (true) {
+        while (!events_.empty() && stale(events_.top())) events_.pop();
+        if (events_.empty()) break;
         ++round_;
         now_ = now_ + (events_.top().date - now_);  // SimGrid's clock: NOW += delta
         round_events_.clear();
         while (!events_.empty() && std::fabs(events_.top().date - now_) < settings_.timing_precision) {
-          round_events_.push_back(events_.top());
+          if (!stale(events_.top())) round_events_.push_back(events_.top());
           events_.pop();
         }
         // SimGrid's models end this round's actions before any completion callback runs.
         for (const Event& e : round_events_) release(e);
         for (const Event& e : round_events_) {
           if (e.kind == EventKind::LatencyEnd) {
-            const Route& r = routes_[route_of_[e.id]];
-            occupy(e.id, r);
-            events_.push({now_ + bytes(e.id) / r.bandwidth, e.id, EventKind::TransferEnd});
+            sharing_.start(e.id, bytes(e.id), routes_[route_of_[e.id]].latency, 0, constraints_[route_of_[e.id]], now_);
           } else if (e.kind == EventKind::Tick) {
             tick_round_[e.id] = kNoRound;
             fired_round_[e.id] = round_;
@@ -73,11 +81,12 @@ class Replay {
             dispatch_.completed(e.id);
           }
         }
+        share();
       }
     } catch (const Refused& refused) {
       return {std::nullopt, refused.why};
     }
-    return {dispatch_.take_timeline(), {}};
+    return {dispatch_.take_timeline(), {}, sharing_.ever_shared()};
   }
 
   // The driver's side of the policy.
@@ -103,13 +112,14 @@ class Replay {
     const Route& r = routes_[route_of_[t]];
     if (!r.other.empty())
       throw Refused{"transfer " + quoted(graph_, t) + " crosses link " + r.other +
-                    ", whose sharing (WIFI, NONLINEAR, or no link) the analytic engine does not model"};
-    if (r.latency > 0) {
-      events_.push({r.latency + now_, t, EventKind::LatencyEnd});  // holds its links from then on
-    } else {
-      occupy(t, r);
-      events_.push({now_ + bytes(t) / r.bandwidth, t, EventKind::TransferEnd});
-    }
+                    ", whose sharing (WIFI, NONLINEAR, no link, or one link twice) the analytic engine does not model"};
+    // CM02: a flow's sharing penalty is its route's latency, and it takes no
+    // bandwidth until that has elapsed; without latency, penalty 1 and its
+    // narrowest link as a bound (network/TCP-gamma:0 leaves no other).
+    if (r.latency > 0)
+      events_.push({r.latency + now_, t, EventKind::LatencyEnd});
+    else
+      sharing_.start(t, bytes(t), 1, r.bandwidth, constraints_[route_of_[t]], now_);
   }
 
   void start_compute(std::uint32_t s, TaskId t) {
@@ -170,7 +180,6 @@ class Replay {
   void index_routes() {
     Timeline& timeline = dispatch_.timeline();
     for (const NetworkLink& link : platform_.links) timeline.links.push_back({link.name, link.bandwidth});
-    occupant_.assign(platform_.links.size(), kNone);
     route_of_.assign(graph_.size(), 0);
     timeline.route_offsets.reserve(graph_.size() + 1);
     // Routes by device pair: a flat table unless the platform is huge.
@@ -200,24 +209,43 @@ class Replay {
     }
   }
 
+  // A route and the links its flow is shared on: its Shared links (a private
+  // pair link at the path's bandwidth) and its FatPipe links.
   Route make_route(const Task& task, const Path& path) {
     Route r = analytic::make_route(task, path, platform_, private_names_);
-    occupant_.resize(platform_.links.size() + private_names_.size(), kNone);
+    std::vector<std::uint32_t> on = r.shared;
+    for (const std::uint32_t l : r.shared)
+      sharing_.set_link(l, l < platform_.links.size() ? platform_.links[l].bandwidth : path.bandwidth, false);
+    for (const std::uint32_t l : r.links)
+      if (platform_.links.at(l).sharing == LinkSharing::FatPipe) {
+        sharing_.set_link(l, platform_.links[l].bandwidth, true);
+        on.push_back(l);
+      }
+    std::sort(on.begin(), on.end());
+    if (const auto twice = std::adjacent_find(on.begin(), on.end()); twice != on.end() && r.other.empty())
+      r.other = link_name(*twice) + " (twice on one route)";
+    constraints_.push_back(std::move(on));
     return r;
   }
 
-  // A transfer's data phase takes its Shared links: SimGrid's CM02 holds no
-  // bandwidth while a transfer's latency elapses, so only data phases share.
-  void occupy(TaskId t, const Route& r) {
-    for (const std::uint32_t l : r.shared) {
-      if (occupant_[l] != kNone) throw Refused{contention(graph_, occupant_[l], t, link_name(l), now_)};
-      occupant_[l] = t;
-    }
+  // The rates of the flows whose links changed this round, and their ends.
+  void share() {
+    TaskId starved = kNone;
+    if (!sharing_.solve(
+            now_,
+            [&](TaskId t, double end, std::uint32_t v) {
+              events_.push({end, t, EventKind::TransferEnd, v});
+            },
+            &starved))
+      throw Refused{"transfer " + quoted(graph_, starved) + " gets no bandwidth" + at_now() +
+                    " (SimGrid's max-min precision leaves it none)"};
   }
 
   std::string link_name(std::uint32_t occupancy) const {
     return analytic::link_name(occupancy, platform_, private_names_);
   }
+
+  bool stale(const Event& e) const { return e.kind == EventKind::TransferEnd && e.version != sharing_.version(e.id); }
 
   double bytes(TaskId t) const { return static_cast<double>(std::llround(graph_.task(t).amount)); }
 
@@ -266,8 +294,7 @@ class Replay {
   // What SimGrid's models do when an action ends, before the callbacks.
   void release(const Event& e) {
     if (e.kind == EventKind::TransferEnd) {
-      for (const std::uint32_t l : routes_[route_of_[e.id]].shared)
-        if (occupant_[l] == e.id) occupant_[l] = kNone;
+      sharing_.end(e.id);
     } else if (e.kind == EventKind::ExecEnd) {
       const std::uint32_t s = dispatch_.slot(e.id);
       const std::uint32_t r = slot_resource_[s];
@@ -297,8 +324,9 @@ class Replay {
   std::vector<double> resource_share_;
   std::vector<std::uint32_t> resource_running_;
   // Links.
+  BandwidthSharing sharing_;
   std::vector<Route> routes_;
-  std::vector<TaskId> occupant_;  // the transfer on each Shared link (then the private pair links)
+  std::vector<std::vector<std::uint32_t>> constraints_;  // per route: its Shared and FatPipe links
   std::vector<std::string> private_names_;
 };
 
