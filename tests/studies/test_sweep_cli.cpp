@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "studies/subprocess.hpp"
+#include "studies/sweep_plan.hpp"
 #include "tests/support/cli_runner.hpp"
 
 namespace pipesim {
@@ -431,6 +432,33 @@ TEST(SweepShipped, EverySpecInSweepsRunsAndTheDocumentedTableIsCurrent) {
     }
   }
   EXPECT_GE(specs, 2u);
+}
+
+// The specs of sweeps/large/ take minutes and gigabytes a run, so the suite
+// does not run them: their tables in docs/whatif/ are recorded by hand. Each
+// holds one valid row per run of its spec, with the spec's platform and
+// workload, in grid order.
+TEST(SweepShipped, LargeSpecsKeepTheirRecordedTables) {
+  const std::string root = std::string(PIPESIM_SOURCE_DIR) + "/";
+  std::size_t specs = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(root + "sweeps/large")) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++specs;
+    const SweepPlan plan = load_sweep_plan(entry.path().string());
+    std::istringstream table(read_text(root + "docs/whatif/" + entry.path().stem().string() + ".csv"));
+    std::string line;
+    ASSERT_TRUE(std::getline(table, line));
+    EXPECT_EQ(line.rfind("id,platform,workload,status,", 0), 0u) << line;
+    for (std::size_t i = 0; i < plan.size; ++i) {
+      ASSERT_TRUE(std::getline(table, line)) << entry.path() << ": no row " << i;
+      const SweepRun run = plan.run(i);
+      const std::string workload = plan.columns.size() > 1 ? run.values.at(1) : "";
+      EXPECT_EQ(line.rfind(run.id + "," + run.values.at(0) + "," + workload + ",valid,0,", 0), 0u)
+          << entry.path() << ": " << line;
+    }
+    EXPECT_FALSE(std::getline(table, line)) << "a row beyond the spec's runs: " << line;
+  }
+  EXPECT_GE(specs, 1u);
 }
 
 }  // namespace
