@@ -29,6 +29,7 @@ GIB = 1024**3
 SOURCES = {
     "E": "Korthikanti et al. 2022, Table 5",
     "H": "Qi et al. 2024 (zero bubble), Table 4",
+    "C": "Megatron-LM README, GPT-3 175B, 2021",
     "D": "Megatron-LM README, Sept. 2020",
     "G": "BLOOM pre-training benchmarks, 2022",
     "I": "NeMo 24.07 performance summary (H100, FP8)",

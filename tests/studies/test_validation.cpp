@@ -85,9 +85,9 @@ TEST(SweepValidation, EveryCaseGivesTheRecordedPredictionAndTheDocsAreItsTables)
   EXPECT_EQ(std::system(("python3 " + kRoot + "scripts/validation_report.py --check").c_str()), 0);
 }
 
-// The 530B and 1T cases on 280 and 512 GPUs (E5-E8): about a minute for the
-// four with -j 2 and 3 GB each, now that the analytic engine shares the NICs
-// that interleaving's transfers meet on.
+// The 530B and 1T cases on 280 and 512 GPUs (E5-E8) and GPT-3 175B on 1,024
+// (C1): about 3 minutes for the five with -j 2, up to 9.5 GB a run, now that
+// the analytic engine shares the NICs that their transfers meet on.
 TEST(SweepValidation, LargeCasesGiveTheRecordedPrediction) {
   expect_recorded_results("sweeps/validation/validation-large.yaml", "validation-large");
 }
