@@ -44,7 +44,7 @@ void BandwidthSharing::start(TaskId t, double bytes, double penalty, double boun
   flow.remains = bytes;
   flow.rate = 0;
   flow.last_update = now;
-  flow.links = links;
+  flow.links = &links;
   flow_of_[t] = f;
   for (const std::uint32_t l : links) {
     links_[l].flows.push_back(f);
@@ -55,7 +55,7 @@ void BandwidthSharing::start(TaskId t, double bytes, double penalty, double boun
 void BandwidthSharing::end(TaskId t) {
   const std::uint32_t f = flow_of_[t];
   if (f == kNoFlow) return;
-  for (const std::uint32_t l : flows_[f].links) {
+  for (const std::uint32_t l : *flows_[f].links) {
     std::vector<std::uint32_t>& on = links_[l].flows;
     on.erase(std::find(on.begin(), on.end(), f));
     if (!links_[l].dirty) links_[l].dirty = true, dirty_.push_back(l);
@@ -68,10 +68,10 @@ void BandwidthSharing::end(TaskId t) {
 // The links reachable from l through the flows on them (lmm's
 // update_modified_cnst_set_rec), and those flows.
 void BandwidthSharing::collect(std::uint32_t l) {
-  std::vector<std::uint32_t> stack{l};
-  while (!stack.empty()) {
-    const std::uint32_t at = stack.back();
-    stack.pop_back();
+  stack_.assign(1, l);
+  while (!stack_.empty()) {
+    const std::uint32_t at = stack_.back();
+    stack_.pop_back();
     if (links_[at].mark == epoch_) continue;
     links_[at].mark = epoch_;
     component_links_.push_back(at);
@@ -79,8 +79,8 @@ void BandwidthSharing::collect(std::uint32_t l) {
       if (flows_[f].mark == epoch_) continue;
       flows_[f].mark = epoch_;
       component_flows_.push_back(f);
-      for (const std::uint32_t next : flows_[f].links)
-        if (links_[next].mark != epoch_) stack.push_back(next);
+      for (const std::uint32_t next : *flows_[f].links)
+        if (links_[next].mark != epoch_) stack_.push_back(next);
     }
   }
 }
@@ -149,7 +149,7 @@ void BandwidthSharing::max_min() {
       light_.push_back(l);
     }
   }
-  std::vector<std::uint32_t> queue;
+  std::vector<std::uint32_t>& queue = queue_;
   while (!light_.empty()) {
     double min_usage = -1;
     for (const std::uint32_t l : light_)
@@ -177,7 +177,7 @@ void BandwidthSharing::max_min() {
       } else {
         continue;  // a later round
       }
-      for (const std::uint32_t l : flow.links) {
+      for (const std::uint32_t l : *flow.links) {
         Link& link = links_[l];
         if (!link.fatpipe) {
           subtract(link.remaining, flow.value, link.capacity * precision_);

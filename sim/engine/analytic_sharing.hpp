@@ -30,8 +30,8 @@ class BandwidthSharing {
   // Link l (an occupancy index, analytic_support.hpp): its bandwidth and policy.
   void set_link(std::uint32_t l, double capacity, bool fatpipe);
 
-  // t enters its data phase at `now` with `bytes` to move over `links`;
-  // bound 0: none.
+  // t enters its data phase at `now` with `bytes` to move over `links`
+  // (kept by reference: it must outlive the flow); bound 0: none.
   void start(TaskId t, double bytes, double penalty, double bound, const std::vector<std::uint32_t>& links, double now);
   void end(TaskId t);  // t's flow leaves its links (its end event fired)
   // The version of t's current end event: events of another version are stale.
@@ -50,7 +50,7 @@ class BandwidthSharing {
     double penalty = 1, bound = 0, remains = 0, rate = 0, last_update = 0, value = 0;
     std::uint32_t version = 0, mark = 0;
     bool queued = false;
-    std::vector<std::uint32_t> links;
+    const std::vector<std::uint32_t>* links = nullptr;
   };
   struct Link {
     double capacity = 0, remaining = 0, usage = 0, ratio = 0;  // ratio: remaining / usage
@@ -73,7 +73,8 @@ class BandwidthSharing {
   std::uint32_t epoch_ = 0;
   bool ever_shared_ = false;
   std::vector<std::uint32_t> component_links_, component_flows_;
-  std::vector<std::uint32_t> light_;  // the links still to saturate
+  std::vector<std::uint32_t> light_;          // the links still to saturate
+  std::vector<std::uint32_t> stack_, queue_;  // scratch of collect and max_min
 };
 
 }  // namespace pipesim::analytic
