@@ -22,17 +22,17 @@ using testing::transfer;
 using testing::write_file;
 
 // Three 1 Tf hosts; gpu0 and gpu1 reach gpu2 over one link "bus" (POLICY),
-// behind a private 1 us link each.
-std::string bus_platform(const std::string& policy) {
+// behind a private link each (gpu1's of latency A1, gpu0's of 1 us).
+std::string bus_platform(const std::string& policy, const std::string& a1 = "1us", const std::string& bus = "0s") {
   testing::PlatformXml x;
   for (const char* gpu : {"gpu0", "gpu1", "gpu2"}) x.host(gpu, "1Tf", {{"memory", "1TiB"}});
   return x.link("a0", "10GBps", "1us")
-      .link("a1", "10GBps", "1us")
-      .link("bus", "1GBps", "0s", policy)
+      .link("a1", "10GBps", a1)
+      .link("bus", "1GBps", bus, policy)
       .route("gpu0", "gpu2", {{"a0", ""}, {"bus", ""}})
       .route("gpu1", "gpu2", {{"a1", ""}, {"bus", ""}})
       .route("gpu0", "gpu1", {{"a0", ""}, {"a1", ""}})
-      .write("bus-" + policy + ".xml");
+      .write("bus-" + policy + "-" + a1 + "-" + bus + ".xml");
 }
 
 // gpu0 and gpu1 each compute, then send 1 GB to gpu2, which computes on both.
@@ -64,15 +64,7 @@ TEST(AnalyticEngine, TwoFlowsOnOneSharedLinkShareItAsInSimGrid) {
 // the bus. Both start at 0 with 1 GB; gpu0's ends at 1e9 / 0.75e9 s after
 // its latency, then gpu1's has the bus alone.
 TEST(AnalyticEngine, FlowsShareALinkInInverseProportionToTheirLatency) {
-  testing::PlatformXml x;
-  for (const char* gpu : {"gpu0", "gpu1", "gpu2"}) x.host(gpu, "1Tf", {{"memory", "1TiB"}});
-  Simulation sim(x.link("a0", "10GBps", "1us")
-                     .link("a1", "10GBps", "3us")
-                     .link("bus", "1GBps", "0s")
-                     .route("gpu0", "gpu2", {{"a0", ""}, {"bus", ""}})
-                     .route("gpu1", "gpu2", {{"a1", ""}, {"bus", ""}})
-                     .route("gpu0", "gpu1", {{"a0", ""}, {"a1", ""}})
-                     .write("rtt-bus.xml"));
+  Simulation sim(bus_platform("SHARED", "3us"));
   TaskGraph g(3);
   g.add(transfer(0, 2, 1e9, 0));
   g.add(transfer(1, 2, 1e9, 1));
@@ -102,15 +94,7 @@ TEST(AnalyticEngine, FlowsOneAfterTheOtherOnASharedLinkAreExact) {
 // the first's data phase, and both keep the whole bus. Only data phases that
 // overlap share it.
 TEST(AnalyticEngine, OnlyDataPhasesShareALink) {
-  testing::PlatformXml x;
-  for (const char* gpu : {"gpu0", "gpu1", "gpu2"}) x.host(gpu, "1Tf", {{"memory", "1TiB"}});
-  Simulation sim(x.link("a0", "10GBps", "1us")
-                     .link("a1", "10GBps", "1us")
-                     .link("bus", "1GBps", "1s")
-                     .route("gpu0", "gpu2", {{"a0", ""}, {"bus", ""}})
-                     .route("gpu1", "gpu2", {{"a1", ""}, {"bus", ""}})
-                     .route("gpu0", "gpu1", {{"a0", ""}, {"a1", ""}})
-                     .write("slow-bus.xml"));
+  Simulation sim(bus_platform("SHARED", "1us", "1s"));
   // First flow: latency [1, 2 + 1e-6), data until 3 + 1e-6. Second from 2.5 s: data from 3.5 + 1e-6.
   const TaskGraph g = two_flows(2.5e12);
   const AnalyticOutcome out = sim.run_analytic(g);
