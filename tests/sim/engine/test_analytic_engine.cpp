@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/engine/analytic_engine.hpp"
+#include "sim/engine/simgrid_settings.hpp"
 #include "sim/engine/simulation.hpp"
 #include "sim/input_error.hpp"
 #include "tests/sim/engine/analytic_test_support.hpp"
@@ -75,6 +76,63 @@ TEST(AnalyticEngine, FlowsShareALinkInInverseProportionToTheirLatency) {
   EXPECT_NEAR(out.timeline->finish[0], first, 1e-12);
   // gpu1's: 1/4 of the bus from 3 us to `first`, then all of it.
   EXPECT_NEAR(out.timeline->finish[1], first + (1e9 - 0.25e9 * (first - 3e-6)) / 1e9, 1e-12);
+  expect_same_timeline(*out.timeline, simgrid_timeline(sim, g));
+}
+
+// lmm's precision (maxmin/precision) decides when a link counts as full.
+// gpu0's 1 GB goes through its 0.9995 GB/s access link (1 us) and the 1 GB/s
+// bus; gpu1's 1 MB through its 10 GB/s, 10 ms access link and the bus: a
+// penalty 10^4 times gpu0's, so gpu0's access link saturates first and the
+// bus keeps 5e5 B/s for gpu1.
+std::string precision_bus() {
+  testing::PlatformXml x;
+  for (const char* gpu : {"gpu0", "gpu1", "gpu2"}) x.host(gpu, "1Tf", {{"memory", "1TiB"}});
+  return x.link("a0", "0.9995GBps", "1us")
+      .link("a1", "10GBps", "10ms")
+      .link("bus", "1GBps", "0s")
+      .route("gpu0", "gpu2", {{"a0", ""}, {"bus", ""}})
+      .route("gpu1", "gpu2", {{"a1", ""}, {"bus", ""}})
+      .route("gpu0", "gpu1", {{"a0", ""}, {"a1", ""}})
+      .write("precision-bus.xml");
+}
+
+// gpu0 sends once gpu1's flow is past its latency (10 ms).
+TaskGraph precision_flows() {
+  TaskGraph g(3);
+  const TaskId late = g.add(compute(0, 1e10));
+  g.add(transfer(0, 2, 1e9, 0), {late});
+  g.add(transfer(1, 2, 1e6, 1));
+  return g;
+}
+
+// At the default 1e-5 that remainder is gpu1's: alone on the bus for 1 us
+// (1e3 bytes), then 5e5 B/s beside gpu0's 0.9995 GB/s, then the bus alone.
+TEST(AnalyticEngine, TheMaxMinsDefaultPrecisionLeavesTheRemainder) {
+  Simulation sim(precision_bus());
+  const TaskGraph g = precision_flows();
+  const AnalyticOutcome out = sim.run_analytic(g);
+  ASSERT_TRUE(out.timeline) << out.refusal;
+  EXPECT_TRUE(out.shared);
+  const double both = 0.01 + 1e-6, first_end = both + 1e9 / 0.9995e9;
+  EXPECT_NEAR(out.timeline->finish[1], first_end, 1e-9);
+  EXPECT_NEAR(out.timeline->finish[2], first_end + (1e6 - 1e3 - 5e5 * (first_end - both)) / 1e9, 1e-9);
+  expect_same_timeline(*out.timeline, simgrid_timeline(sim, g));
+}
+
+// At 1e-3 the 5e5 B/s left on the bus is below its precision (1e6): the
+// bus counts as full before gpu1's flow is set, which then takes what its
+// access link allows, 10 GB/s, beyond the bus. That is SimGrid's answer
+// (lmm drops a saturated link from the rounds, maxmin.cpp), and the
+// analytic engine's: the setting reaches it through analytic_refusal.
+TEST(AnalyticEngine, ACoarseMaxMinPrecisionIsSimGrids) {
+  Simulation sim(precision_bus(), {"maxmin/precision:1e-3"});
+  AnalyticSettings settings;
+  ASSERT_EQ(analytic_refusal(effective_simgrid_config({"maxmin/precision:1e-3"}), sim.platform(), settings), "");
+  EXPECT_EQ(settings.maxmin_precision, 1e-3);
+  const TaskGraph g = precision_flows();
+  const AnalyticOutcome out = sim.run_analytic(g);
+  ASSERT_TRUE(out.timeline) << out.refusal;
+  EXPECT_NEAR(out.timeline->finish[2], 0.01 + 1e-6 + (1e6 - 1e3) / 1e10, 1e-12);
   expect_same_timeline(*out.timeline, simgrid_timeline(sim, g));
 }
 
