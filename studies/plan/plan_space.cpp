@@ -60,7 +60,8 @@ std::vector<PlanCandidate> plan_space(const PlanSpaceLimits& l) {
             for (int v : {2, 4})
               if (pp * v <= l.layers) schedules.emplace_back(s, v, 0);
           } else if (s == "kfkb") {
-            schedules.emplace_back(s, 0, 2);  // k = 1 is 1F1B
+            for (int k : {2, 3, 4})  // k = 1 is 1F1B
+              if (k <= microbatches) schedules.emplace_back(s, 0, k);
           } else {
             schedules.emplace_back(s, 0, 0);
           }
