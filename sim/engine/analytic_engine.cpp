@@ -45,9 +45,12 @@ std::string analytic_refusal(const std::map<std::string, std::string>& config, c
 
 AnalyticOutcome run_analytic(const TaskGraph& graph, const Platform& platform, const AnalyticSettings& settings) {
   // The longest-path pass where nothing shares a link; where something does, the event replay shares it.
-  if (settings.list_fast_path)
-    if (std::optional<AnalyticOutcome> out = list_schedule(graph, platform, settings); out && out->timeline)
+  if (settings.list_fast_path) {
+    AnalyticSettings list = settings;
+    list.stop_at_conflict = true;  // any conflict hands the run to the replay
+    if (std::optional<AnalyticOutcome> out = list_schedule(graph, platform, list); out && out->timeline)
       return std::move(*out);
+  }
   std::vector<std::size_t> resources;
   for (const Device& device : platform.devices) resources.push_back(std::max<std::size_t>(1, device.resources.size()));
   check_task_amounts(graph, resources, settings.bounded_cpu);

@@ -48,6 +48,9 @@ struct AnalyticSettings {
   // The longest-path pass only: every transfer at its route's full
   // bandwidth, shared links or not (see contention_free_timeline).
   bool ignore_sharing = false;
+  // The longest-path pass only: stop at the first conflict it meets (the
+  // event replay then shares the link), rather than finding the earliest.
+  bool stop_at_conflict = false;
 };
 
 struct AnalyticOutcome {

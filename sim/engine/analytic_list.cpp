@@ -93,6 +93,7 @@ class ListSchedule {
       used = ListPass::Queue;
     }
     if (taken) *taken = used;
+    if (stopped()) return {std::nullopt, conflict_message()};
     if (!settings_.ignore_sharing) {
       check_unsorted_links();
       if (conflict_.second != kNone) return {std::nullopt, conflict_message()};
@@ -164,6 +165,9 @@ class ListSchedule {
     timeline_.route_offsets.push_back(static_cast<std::uint32_t>(timeline_.route_links.size()));
   }
 
+  // A conflict met with settings_.stop_at_conflict: the pass ends there.
+  bool stopped() const { return settings_.stop_at_conflict && conflict_.second != kNone; }
+
   bool orders_increase() const {
     for (int d = 0; d < graph_.device_count(); ++d) {
       const std::vector<TaskId>& order = graph_.device_order(d);
@@ -199,6 +203,7 @@ class ListSchedule {
         free_at[d] = finish;
       } else if (c.route != kInstant) {
         finish = transfer_finish(t, c, start);
+        if (stopped()) return true;
       }
       timeline_.start.push_back(start);
       timeline_.finish.push_back(finish);
@@ -293,6 +298,7 @@ class ListSchedule {
         }
       } else {
         finish = c.route == kInstant ? start : transfer_finish(t, c, start);
+        if (stopped()) return;
       }
       timeline_.finish[t] = finish;
       for (std::uint32_t i = succ_offsets[t]; i < succ_offsets[t + 1]; ++i) {
