@@ -149,25 +149,24 @@ void BandwidthSharing::max_min() {
       light_.push_back(l);
     }
   }
-  std::vector<std::uint32_t>& queue = queue_;
   while (!light_.empty()) {
     double min_usage = -1;
     for (const std::uint32_t l : light_)
       if (min_usage < 0 || links_[l].ratio < min_usage) min_usage = links_[l].ratio;
-    queue.clear();
+    queue_.clear();
     for (const std::uint32_t l : light_) {
       if (links_[l].ratio != min_usage) continue;
       for (const std::uint32_t f : links_[l].flows)
-        if (flows_[f].value <= 0 && !flows_[f].queued) flows_[f].queued = true, queue.push_back(f);
+        if (flows_[f].value <= 0 && !flows_[f].queued) flows_[f].queued = true, queue_.push_back(f);
     }
-    if (queue.empty()) break;  // nothing left to raise: a flow at 0 is reported starved
+    if (queue_.empty()) break;  // nothing left to raise: a flow at 0 is reported starved
     double min_bound = -1;
-    for (const std::uint32_t f : queue) {
+    for (const std::uint32_t f : queue_) {
       const Flow& flow = flows_[f];
       if (flow.bound > 0 && flow.bound * flow.penalty < min_usage)
         min_bound = min_bound < 0 ? flow.bound * flow.penalty : std::min(min_bound, flow.bound * flow.penalty);
     }
-    for (const std::uint32_t f : queue) {
+    for (const std::uint32_t f : queue_) {
       Flow& flow = flows_[f];
       flow.queued = false;
       if (min_bound < 0) {

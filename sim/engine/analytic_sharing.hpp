@@ -48,7 +48,7 @@ class BandwidthSharing {
   struct Flow {
     TaskId task = 0;
     double penalty = 1, bound = 0, remains = 0, rate = 0, last_update = 0, value = 0;
-    std::uint32_t version = 0, mark = 0;
+    std::uint32_t mark = 0;
     bool queued = false;
     const std::vector<std::uint32_t>* links = nullptr;
   };

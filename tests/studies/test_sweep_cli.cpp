@@ -9,11 +9,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "studies/subprocess.hpp"
 #include "studies/sweep_plan.hpp"
@@ -452,13 +454,48 @@ TEST(SweepShipped, LargeSpecsKeepTheirRecordedTables) {
     for (std::size_t i = 0; i < plan.size; ++i) {
       ASSERT_TRUE(std::getline(table, line)) << entry.path() << ": no row " << i;
       const SweepRun run = plan.run(i);
-      const std::string workload = plan.columns.size() > 1 ? run.values.at(1) : "";
-      EXPECT_EQ(line.rfind(run.id + "," + run.values.at(0) + "," + workload + ",valid,0,", 0), 0u)
+      EXPECT_EQ(line.rfind(run.id + "," + run.values.at(0) + "," + run.values.at(1) + ",valid,0,", 0), 0u)
           << entry.path() << ": " << line;
     }
     EXPECT_FALSE(std::getline(table, line)) << "a row beyond the spec's runs: " << line;
   }
   EXPECT_GE(specs, 1u);
+}
+
+// docs/whatif.md's table for GPT-3 175B on 1,024 GPUs is what its recorded
+// CSV holds: per network, the iteration, throughput, MFU and worst bubble
+// as printed.
+TEST(SweepShipped, TheClusterScaleTableIsItsRecordedCsv) {
+  const std::string root = std::string(PIPESIM_SOURCE_DIR) + "/";
+  std::istringstream csv(read_text(root + "docs/whatif/gpt3-175b-networks.csv"));
+  std::string line;
+  ASSERT_TRUE(std::getline(csv, line));
+  std::vector<std::string> header;
+  for (std::istringstream cells(line); std::getline(cells, line, ',');) header.push_back(line);
+  auto column = [&](const std::string& name) {
+    return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  const std::string doc = read_text(root + "docs/whatif.md");
+  const char* networks[] = {"rail", "fat-tree 4:1", "Ethernet 100 Gb/s"};
+  std::size_t rows = 0;
+  for (std::string row; std::getline(csv, row); ++rows) {
+    ASSERT_LT(rows, 3u) << row;
+    std::vector<std::string> cells;
+    for (std::istringstream in(row); std::getline(in, line, ',');) cells.push_back(line);
+    ASSERT_EQ(cells.size(), header.size()) << row;
+    char printed[256];
+    std::snprintf(printed, sizeof printed, "| %s | %.2f s", networks[rows],
+                  std::stod(cells.at(column("iteration_time"))));
+    const std::size_t at = doc.find(printed);
+    ASSERT_NE(at, std::string::npos) << printed;
+    const std::string doc_row = doc.substr(at, doc.find('\n', at) - at);
+    std::snprintf(printed, sizeof printed, "| %.1f |", std::stod(cells.at(column("throughput"))));
+    EXPECT_NE(doc_row.find(printed), std::string::npos) << doc_row << " lacks " << printed;
+    std::snprintf(printed, sizeof printed, "| %.1f %% | %.3f |", 100 * std::stod(cells.at(column("training.mfu"))),
+                  std::stod(cells.at(column("worst_bubble_fraction"))));
+    EXPECT_NE(doc_row.find(printed), std::string::npos) << doc_row << " lacks " << printed;
+  }
+  EXPECT_EQ(rows, 3u);
 }
 
 }  // namespace

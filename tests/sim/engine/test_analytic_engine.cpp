@@ -136,6 +136,34 @@ TEST(AnalyticEngine, ACoarseMaxMinPrecisionIsSimGrids) {
   expect_same_timeline(*out.timeline, simgrid_timeline(sim, g));
 }
 
+// A flow whose only link lmm drops as full before setting it gets no rate
+// at all, which SimGrid cannot run (its lazy update dies there): with gpu1
+// straight on the bus (no latency: penalty 1, against gpu0's 1e-6) and
+// maxmin/precision 1e-3, gpu0's flow leaves the bus 5e5 B/s, below its
+// precision, and the analytic engine refuses, naming the flow.
+TEST(AnalyticEngine, AFlowTheMaxMinLeavesNoRateIsRefused) {
+  testing::PlatformXml x;
+  for (const char* gpu : {"gpu0", "gpu1", "gpu2"}) x.host(gpu, "1Tf", {{"memory", "1TiB"}});
+  Simulation sim(x.link("a0", "0.9995GBps", "1us")
+                     .link("bus", "1GBps", "0s")
+                     .route("gpu0", "gpu2", {{"a0", ""}, {"bus", ""}})
+                     .route("gpu1", "gpu2", {{"bus", ""}})
+                     .route("gpu0", "gpu1", {{"a0", ""}, {"bus", ""}})
+                     .write("starving-bus.xml"));
+  TaskGraph g(3);
+  g.add(transfer(0, 2, 1e9, 0));
+  g.add(transfer(1, 2, 1e9, 1));
+  AnalyticSettings coarse;
+  coarse.maxmin_precision = 1e-3;
+  const AnalyticOutcome out = run_analytic(g, sim.platform(), coarse);
+  ASSERT_FALSE(out.timeline);
+  EXPECT_EQ(out.refusal,
+            "transfer 'transfer mb 1 (dev 1->2)' gets no bandwidth at t = 1e-06 s (SimGrid's max-min precision "
+            "leaves it none)");
+  // At the default precision the remainder is its own: the run is exact.
+  EXPECT_TRUE(sim.run_analytic(g).timeline);
+}
+
 TEST(AnalyticEngine, FlowsOneAfterTheOtherOnASharedLinkAreExact) {
   Simulation sim(bus_platform("SHARED"));
   // The second flow starts when the first has finished (1 + 1e-6 + 1 s).
