@@ -40,9 +40,25 @@ class BusyTime {
   std::vector<double> before_;
 };
 
+// The calls of the whole job one call of this group stands for: its distinct
+// images under the replica shift (1 for a group across every replica).
+long long images(const std::vector<int>& group, const Folding* folding) {
+  if (!folding || !folding->folded()) return 1;
+  std::vector<int> original = group, image = group;
+  std::sort(original.begin(), original.end());
+  for (int k = 1; k < folding->copies; ++k) {
+    for (int& d : image) d = folding->next_device[d];
+    std::vector<int> sorted = image;
+    std::sort(sorted.begin(), sorted.end());
+    if (sorted == original) return k;
+  }
+  return folding->copies;
+}
+
 }  // namespace
 
-std::vector<CollectiveMetrics> collective_metrics(const TaskGraph& graph, const Timeline& timeline) {
+std::vector<CollectiveMetrics> collective_metrics(const TaskGraph& graph, const Timeline& timeline,
+                                                  const Folding* folding) {
   std::vector<CollectiveMetrics> out;
   if (graph.collective_instances().empty()) return out;
   std::vector<BusyTime> busy(graph.device_count());
@@ -52,6 +68,10 @@ std::vector<CollectiveMetrics> collective_metrics(const TaskGraph& graph, const 
       busy[task.device].add(timeline.start[t], timeline.finish[t]);
   }
   for (BusyTime& b : busy) b.seal();
+  const auto busy_of = [&](int d) -> const BusyTime& {
+    return busy[folding && folding->folded() ? folding->device_image[d] : d];
+  };
+  std::vector<long long> copies(graph.collectives().size(), 0);  // per record, once known
   std::map<std::string, std::size_t> index;
   for (const CollectiveInstance& call : graph.collective_instances()) {
     const CollectiveRecord& record = graph.collectives()[call.record];
@@ -69,12 +89,15 @@ std::vector<CollectiveMetrics> collective_metrics(const TaskGraph& graph, const 
     if (m.operation != record.operation) m.operation = "mixed";
     if (m.algorithm != record.algorithm) m.algorithm = "mixed";
     m.group_size = std::max(m.group_size, static_cast<int>(record.group.size()));
-    ++m.calls;
-    m.bytes += record.bytes;
-    m.time += finish - start;
+    long long& n = copies[call.record];
+    if (n == 0) n = images(record.group, folding);
+    m.calls += n;
+    m.bytes += static_cast<double>(n) * record.bytes;
+    m.time += static_cast<double>(n) * (finish - start);
     double idle = 0;
-    for (const int d : record.group) idle += (finish - start) - busy[d].within(start, finish);
-    m.exposed_time += record.group.empty() ? 0 : idle / static_cast<double>(record.group.size());
+    for (const int d : record.group) idle += (finish - start) - busy_of(d).within(start, finish);
+    m.exposed_time +=
+        record.group.empty() ? 0 : static_cast<double>(n) * idle / static_cast<double>(record.group.size());
   }
   return out;
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/folding.hpp"
 #include "sim/task_graph.hpp"
 #include "sim/timeline.hpp"
 
@@ -25,6 +26,9 @@ struct CollectiveMetrics {
 };
 
 // One entry per purpose, in the order purposes first appear. Empty without collectives.
-std::vector<CollectiveMetrics> collective_metrics(const TaskGraph& graph, const Timeline& timeline);
+// With a folding, each call stands for its images in every replica: a call
+// inside one replica counts once per replica, one across replicas once.
+std::vector<CollectiveMetrics> collective_metrics(const TaskGraph& graph, const Timeline& timeline,
+                                                  const Folding* folding = nullptr);
 
 }  // namespace pipesim

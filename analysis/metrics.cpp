@@ -1,5 +1,7 @@
 #include "analysis/metrics.hpp"
 
+#include "analysis/unfold_metrics.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <deque>
@@ -173,7 +175,7 @@ void resource_metrics(const TaskGraph& graph, const Timeline& timeline, const Pl
 }  // namespace
 
 Metrics compute_metrics(const TaskGraph& graph, const Timeline& timeline, const Platform& platform,
-                        int samples_per_microbatch) {
+                        int samples_per_microbatch, const Folding* folding) {
   if (graph.device_count() > platform.size())
     throw std::invalid_argument("metrics: the task graph has more devices than the platform");
   if (timeline.start.size() < graph.size() || timeline.finish.size() < graph.size())
@@ -233,7 +235,10 @@ Metrics compute_metrics(const TaskGraph& graph, const Timeline& timeline, const 
     if (!ran(timeline, t)) continue;
     for (auto it = timeline.route_begin(t); it != timeline.route_end(t); ++it) {
       if (*it >= L) throw std::invalid_argument("metrics: route through an unknown link");
-      m.links[*it].bytes += graph.shape(graph.shape_of(t)).task.amount;
+      const double amount = graph.shape(graph.shape_of(t)).task.amount;
+      // A folded flow stands for route_weights' flows of the whole job on each link.
+      m.links[*it].bytes +=
+          timeline.route_weights.empty() ? amount : amount * timeline.route_weights[it - timeline.route_links.data()];
     }
   }
   const std::vector<double> carried = union_lengths(L, [&](auto visit) {
@@ -250,7 +255,8 @@ Metrics compute_metrics(const TaskGraph& graph, const Timeline& timeline, const 
   }
 
   m.violations = memory.violations;
-  m.collectives = collective_metrics(graph, timeline);
+  m.collectives = collective_metrics(graph, timeline, folding);
+  if (folding && folding->folded()) unfold_metrics(m, *folding);
   m.completed = timeline.completed();
   m.blocked_tasks = timeline.blocked.size();
   m.deadlock = timeline.deadlock;

@@ -74,8 +74,10 @@ double steady_time_per_microbatch(const TaskGraph& graph, const Timeline& timeli
 
 // time_per_microbatch uses the last iteration and skips the first and last
 // quarter of micro-batches (fill and drain); with fewer than two micro-batches
-// left it falls back to iteration_time / microbatches.
+// left it falls back to iteration_time / microbatches. With a folding
+// (sim/folding.hpp) the graph is one replica's, and every device and link
+// gets the figures of the one it is an image of.
 Metrics compute_metrics(const TaskGraph& graph, const Timeline& timeline, const Platform& platform,
-                        int samples_per_microbatch);
+                        int samples_per_microbatch, const Folding* folding = nullptr);
 
 }  // namespace pipesim

@@ -38,7 +38,7 @@ std::vector<double> host_bound_by_device(const TaskGraph& graph, const Workload&
 }  // namespace
 
 std::optional<TrainingFigures> training_figures(const Workload& w, const Platform& platform, const Metrics& m,
-                                                const TaskGraph& graph) {
+                                                const TaskGraph& graph, const Folding* folding) {
   if (!w.model || !m.completed || !(m.makespan > 0)) return std::nullopt;
   TrainingFigures t;
   // Each DP replica trains its own micro-batches; a layer's flops are one
@@ -68,7 +68,9 @@ std::optional<TrainingFigures> training_figures(const Workload& w, const Platfor
   t.model_flops_per_gpu = t.model_flops_per_iteration / seconds / t.gpus;
   t.mfu = t.model_flops_per_iteration / seconds / peak;
   t.hfu = t.hardware_flops_per_iteration / seconds / peak;
-  const std::vector<double> host = host_bound_by_device(graph, w, m.devices.size());
+  std::vector<double> host = host_bound_by_device(graph, w, m.devices.size());
+  if (folding && folding->folded())  // every replica's devices as their images in the one simulated
+    for (std::size_t d = 0; d < host.size(); ++d) host[d] = host[folding->device_image[d]];
   for (std::size_t d = 0; d < host.size(); ++d)
     if (host[d] > 0 && (t.host_bound_device < 0 || host[d] > host[t.host_bound_device]))
       t.host_bound_device = static_cast<int>(d);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "analysis/metrics.hpp"
+#include "sim/folding.hpp"
 #include "sim/platform.hpp"
 #include "sim/task_graph.hpp"
 #include "workloads/workload.hpp"
@@ -32,8 +33,9 @@ struct TrainingFigures {
 };
 
 // nullopt when the workload has no model or the run did not complete.
-// GRAPH: the run's, for the host-bound time of each device.
+// GRAPH: the run's, for the host-bound time of each device (one replica's when folded).
 std::optional<TrainingFigures> training_figures(const Workload& workload, const Platform& platform,
-                                                const Metrics& metrics, const TaskGraph& graph);
+                                                const Metrics& metrics, const TaskGraph& graph,
+                                                const Folding* folding = nullptr);
 
 }  // namespace pipesim

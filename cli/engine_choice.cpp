@@ -1,5 +1,6 @@
 #include "cli/engine_choice.hpp"
 
+#include "folding/replica_folding.hpp"
 #include "sim/input_error.hpp"
 
 namespace pipesim {
@@ -15,6 +16,24 @@ EngineRun run_engine(Simulation& simulation, const TaskGraph& graph, const std::
     throw InputError("--engine", "analytic",
                      "not exact for this run: " + analytic.refusal + "; run it with --engine simgrid");
   return {simulation.run(graph), "simgrid", "simgrid (auto: " + analytic.refusal + ")"};
+}
+
+std::optional<EngineRun> run_folded(const Simulation& simulation, const TaskGraph& graph, const Folding& folding,
+                                    std::string& why) {
+  const Platform view = folded_platform(simulation.platform(), folding);
+  AnalyticOutcome analytic = simulation.run_analytic(graph, view);
+  if (!analytic.timeline) {
+    why = "the analytic engine is not exact for it: " + analytic.refusal;
+    return std::nullopt;
+  }
+  if (!analytic.timeline->completed()) {
+    why = "it deadlocks";
+    return std::nullopt;
+  }
+  return EngineRun{std::move(*analytic.timeline), "analytic",
+                   std::string("analytic (exact: ") +
+                       (analytic.shared ? "links shared as SimGrid's max-min" : "nothing shared") +
+                       "; folded: " + folding.what + ")"};
 }
 
 }  // namespace pipesim

@@ -67,6 +67,9 @@ CLI::App* add_run_command(CLI::App& root, RunOptions& o) {
                   "(default: analytic\nwhen exact, else simgrid)")
       ->type_name("ENGINE")
       ->check(CLI::IsMember({"simgrid", "analytic", "auto"}));
+  run->add_flag(
+      "--no-fold", o.no_fold,
+      "simulate every data-parallel replica, even where they are\nalike (default: one for all, docs/folding.md)");
   run->add_flag("--quiet", o.quiet, "no summary on stdout");
   return run;
 }
@@ -120,8 +123,11 @@ int run_command(const RunOptions& options) {
   Simulation simulation(options.platform, options.simgrid_config, limits.max_memory_bytes);
   const Platform& platform = simulation.platform();
   workload = time_model_layers(workload, platform);  // a model's passes on the platform's device type
-  const GeneratedSchedule schedule = generate_job(workload, platform, limits);
-  const TaskGraph& graph = schedule.graph;
+  // Alike replicas are simulated once, unless an output lists every task or the engine is SimGrid.
+  const bool fold = !options.no_fold && options.engine != "simgrid" && options.trace.empty() &&
+                    options.memory_trace.empty() && options.export_orders.empty() && options.export_pattern.empty() &&
+                    options.diagram.empty() && options.workers.empty();
+  GeneratedSchedule schedule = generate_job(workload, platform, limits, fold);
   // What the schedule's pattern promises (exact period, analytic memory), beside what was simulated.
   // Summarized before the run: its event graph is gone before the engine's memory is taken.
   std::optional<PatternSummary> pattern;
@@ -130,11 +136,21 @@ int run_command(const RunOptions& options) {
         *schedule.pattern,
         schedule.pattern_timing ? *schedule.pattern_timing : pattern_timing(*schedule.pattern, workload, platform),
         workload, platform.size());
-  const EngineRun engine = run_engine(simulation, graph, options.engine);
+  std::string not_folded = schedule.folding.what;
+  std::optional<EngineRun> folded;
+  if (schedule.folding.folded()) {
+    folded = run_folded(simulation, schedule.graph, schedule.folding, not_folded);
+    if (!folded) schedule = generate_job(workload, platform, limits, false);
+  }
+  const TaskGraph& graph = schedule.graph;
+  EngineRun engine = folded ? std::move(*folded) : run_engine(simulation, graph, options.engine);
+  if (!folded && fold && workload.parallel.dp > 1) engine.description += ", not folded: " + not_folded;
   const Timeline& timeline = engine.timeline;
+  const Folding* folding = schedule.folding.folded() ? &schedule.folding : nullptr;
   // Every data-parallel replica trains its own micro-batches.
-  const Metrics metrics = compute_metrics(graph, timeline, platform, workload.microbatch_size * workload.parallel.dp);
-  const std::optional<TrainingFigures> training = training_figures(workload, platform, metrics, graph);
+  const Metrics metrics =
+      compute_metrics(graph, timeline, platform, workload.microbatch_size * workload.parallel.dp, folding);
+  const std::optional<TrainingFigures> training = training_figures(workload, platform, metrics, graph, folding);
   const TrainingFigures* job = training ? &*training : nullptr;
   if (pattern) pattern->simulated_period = simulated_period(*pattern, metrics, graph, timeline);
   const PatternSummary* promised = pattern ? &*pattern : nullptr;

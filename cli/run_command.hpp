@@ -19,6 +19,7 @@ struct RunOptions {
   std::string diagram, workers, export_orders;
   std::string max_memory;       // SIZE for RunLimits, empty: the default
   std::string engine = "auto";  // simgrid, analytic or auto (cli/engine_choice.hpp)
+  bool no_fold = false;         // simulate every replica (docs/folding.md)
   bool quiet = false;
 };
 

@@ -39,6 +39,28 @@ collectives::StepList build_steps(const CollectiveSpec& spec, CollectiveAlgorith
   return list;
 }
 
+int record_of(TaskGraph& graph, const CollectiveSpec& spec, CollectiveAlgorithm algorithm, int record) {
+  if (record >= static_cast<int>(graph.collectives().size()))
+    throw std::invalid_argument("collective record " + std::to_string(record) + " does not exist");
+  return record >= 0 ? record
+                     : graph.add_collective({std::string(to_string(spec.op)), std::string(to_string(algorithm)),
+                                             spec.purpose, spec.group, spec.bytes});
+}
+
+// What every step of a collective copies from its tag.
+Task step_template(const Task& tag, int record) {
+  Task task;
+  task.kind = TaskKind::Transfer;
+  task.stage = tag.stage;
+  task.layer_first = tag.layer_first;
+  task.layer_last = tag.layer_last;
+  task.microbatch = tag.microbatch;
+  task.iteration = tag.iteration;
+  task.priority = tag.priority;
+  task.collective = record;
+  return task;
+}
+
 }  // namespace
 
 CollectiveTasks add_collective(TaskGraph& graph, const CollectiveSpec& spec, const Platform& platform,
@@ -48,24 +70,11 @@ CollectiveTasks add_collective(TaskGraph& graph, const CollectiveSpec& spec, con
   if (!ready.empty() && static_cast<int>(ready.size()) != n)
     throw std::invalid_argument("the " + std::string(to_string(spec.op)) + " has " + std::to_string(n) + " ranks and " +
                                 std::to_string(ready.size()) + " lists of ready tasks");
-  if (record >= static_cast<int>(graph.collectives().size()))
-    throw std::invalid_argument("collective record " + std::to_string(record) + " does not exist");
   const collectives::StepList list = build_steps(spec, algorithm, platform);
 
   CollectiveTasks result;
-  result.record = record >= 0
-                      ? record
-                      : graph.add_collective({std::string(to_string(spec.op)), std::string(to_string(algorithm)),
-                                              spec.purpose, spec.group, spec.bytes});
-  Task task;
-  task.kind = TaskKind::Transfer;
-  task.stage = tag.stage;
-  task.layer_first = tag.layer_first;
-  task.layer_last = tag.layer_last;
-  task.microbatch = tag.microbatch;
-  task.iteration = tag.iteration;
-  task.priority = tag.priority;
-  task.collective = result.record;
+  result.record = record_of(graph, spec, algorithm, record);
+  Task task = step_template(tag, result.record);
 
   const auto ready_of = [&](int rank) -> const std::vector<TaskId>& {
     static const std::vector<TaskId> kNone;
@@ -102,6 +111,38 @@ CollectiveTasks add_collective(TaskGraph& graph, const CollectiveSpec& spec, con
     task.amount = 0;
     result.done.push_back(graph.add(task, deps));
   }
+  return result;
+}
+
+CollectiveTasks add_folded_collective(TaskGraph& graph, const CollectiveSpec& spec, const Platform& platform,
+                                      const std::vector<TaskId>& ready, const Task& tag, int record) {
+  const CollectiveAlgorithm algorithm = choose_algorithm(spec, platform);
+  const int m = static_cast<int>(spec.group.size());
+  if (algorithm != CollectiveAlgorithm::Ring || spec.op == CollectiveOp::Broadcast || m < 2)
+    throw std::invalid_argument("only a ring all-reduce, reduce-scatter or all-gather folds");
+  collectives::route(spec, platform, 0, 1);
+  CollectiveTasks result;
+  result.record = record_of(graph, spec, algorithm, record);
+  Task task = step_template(tag, result.record);
+  task.device = spec.group[0];
+  task.peer = spec.group[1];
+  task.amount = spec.bytes / spec.chunks / m;  // as add_ring: one m-th of a chunk per step
+  const int steps = (spec.op == CollectiveOp::AllReduce ? 2 : 1) * (m - 1) * spec.chunks;
+  std::vector<TaskId> deps = ready;
+  std::sort(deps.begin(), deps.end());
+  deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+  TaskId last = 0;
+  for (int s = 0; s < steps; ++s) {
+    last = graph.add(task, deps);
+    deps = {last};
+  }
+  deps = ready;
+  deps.push_back(last);
+  std::sort(deps.begin(), deps.end());
+  deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+  task.peer = task.device;
+  task.amount = 0;
+  result.done.push_back(graph.add(task, deps));
   return result;
 }
 

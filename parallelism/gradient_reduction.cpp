@@ -69,10 +69,10 @@ void JobBuilder::reduce_gradients() {
   const CollectiveOp op = w_.parallel.zero >= 1 ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce;
   for (int p = 0; p < map_.pp; ++p)
     for (int t = 0; t < map_.tp; ++t) {
-      std::vector<TaskId> previous(map_.dp, kNone);
+      std::vector<TaskId> previous(built_dp_, kNone);
       for (const Bucket& b : buckets_[p]) {
-        std::vector<std::vector<TaskId>> ready(map_.dp);
-        for (int d = 0; d < map_.dp; ++d) {
+        std::vector<std::vector<TaskId>> ready(built_dp_);
+        for (int d = 0; d < built_dp_; ++d) {
           ready[d] = {gradient_ready(b, d * map_.tp + t)};
           if (previous[d] != kNone) ready[d].push_back(previous[d]);
         }
@@ -81,9 +81,10 @@ void JobBuilder::reduce_gradients() {
         tag.layer_first = b.first;
         tag.layer_last = b.last;
         tag.iteration = pipe_.task(b.ready).iteration;
-        previous = collective(op, w_.parallel.dp_algorithm, map_.dp_group(t, p), b.bytes, "dp gradients", ready, tag);
+        previous =
+            collective(op, w_.parallel.dp_algorithm, map_.dp_group(t, p), b.bytes, "dp gradients", ready, tag, fold_);
       }
-      for (int d = 0; d < map_.dp; ++d)
+      for (int d = 0; d < built_dp_; ++d)
         if (previous[d] != kNone) reduced_[static_cast<std::size_t>(p) * replicas() + d * map_.tp + t] = {previous[d]};
     }
 }

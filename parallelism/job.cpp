@@ -14,14 +14,15 @@ namespace {
 // (tp, dp) copy, and per TP collective at most a ring all-reduce's
 // 2(n-1) steps of n transfers plus n done markers (the gradient buckets are
 // few beside them). Refused like a schedule too large to simulate.
-void check_job_size(const TaskGraph& pipeline, const Workload& w, const RankMap& map, const RunLimits& limits) {
+void check_job_size(const TaskGraph& pipeline, const Workload& w, const RankMap& map, const RunLimits& limits,
+                    int replicas_built) {
   const double n = map.tp, per_collective = 2 * (n - 1) * n + n;
-  double tasks = static_cast<double>(pipeline.size()) * map.tp * map.dp;
+  double tasks = static_cast<double>(pipeline.size()) * map.tp * replicas_built;
   if (map.tp > 1)
     for (const Task& task : pipeline.tasks()) {
       if (is_transfer(task.kind) || task.layer_first < 0) continue;
       for (int l = task.layer_first; l <= task.layer_last; ++l) {
-        tasks += collectives_of(task.kind, w.layers[l].tp).count() * per_collective * map.dp;
+        tasks += collectives_of(task.kind, w.layers[l].tp).count() * per_collective * replicas_built;
       }
     }
   const double need = estimated_memory_bytes(tasks);
@@ -29,7 +30,8 @@ void check_job_size(const TaskGraph& pipeline, const Workload& w, const RankMap&
   if (need > limit)
     throw InputError(w.file, "parallel",
                      "this job needs about " + format_bytes(need) + " of memory to simulate (about " +
-                         std::to_string(static_cast<long long>(tasks)) + " tasks: " + std::to_string(map.tp * map.dp) +
+                         std::to_string(static_cast<long long>(tasks)) +
+                         " tasks: " + std::to_string(map.tp * replicas_built) +
                          " copies of the pipeline and their collectives); the limit is " + format_bytes(limit) +
                          " (raise it with --max-memory)");
 }
@@ -42,7 +44,7 @@ double job_static_bytes(const StaticMemory& m, const Parallel& parallel) {
   return divided ? m.bytes / parallel.dp : m.bytes;
 }
 
-GeneratedSchedule generate_job(const Workload& w, const Platform& platform, const RunLimits& limits) {
+GeneratedSchedule generate_job(const Workload& w, const Platform& platform, const RunLimits& limits, bool fold) {
   if (!w.parallel.given) return generate(w, platform, limits);
   if (w.parallel.zero >= 3)
     throw InputError(w.file, "parallel.zero",
@@ -50,8 +52,16 @@ GeneratedSchedule generate_job(const Workload& w, const Platform& platform, cons
   const RankMap map = make_rank_map(w, platform);
   const Platform view = pipeline_platform(platform, map.pipeline(0, 0));
   GeneratedSchedule pipeline = generate(w, view, limits);
-  check_job_size(pipeline.graph, w, map, limits);
-  GeneratedSchedule job(expand_job(pipeline.graph, w, platform, map));
+  std::string not_folded;
+  std::optional<std::pair<TaskGraph, Folding>> folded;
+  if (fold && map.dp > 1) {
+    check_job_size(pipeline.graph, w, map, limits, 1);
+    folded = expand_folded_job(pipeline.graph, w, platform, map, not_folded);
+  }
+  if (!folded) check_job_size(pipeline.graph, w, map, limits, map.dp);
+  GeneratedSchedule job(folded ? std::move(folded->first) : expand_job(pipeline.graph, w, platform, map));
+  if (folded) job.folding = std::move(folded->second);
+  if (!folded && fold) job.folding.what = map.dp > 1 ? not_folded : "one data-parallel replica";
   // The pattern's figures (exact period, analytic memory) describe one
   // pipeline alone, without the collectives: they would not be the run's.
   job.memory_saving = std::move(pipeline.memory_saving);

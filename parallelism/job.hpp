@@ -9,7 +9,11 @@
 
 namespace pipesim {
 
-GeneratedSchedule generate_job(const Workload& workload, const Platform& platform, const RunLimits& limits = {});
+// fold: when the DP replicas are provably alike, replica 0 alone with
+// GeneratedSchedule::folding set (docs/folding.md); otherwise the whole job,
+// with folding.what saying why it was not folded.
+GeneratedSchedule generate_job(const Workload& workload, const Platform& platform, const RunLimits& limits = {},
+                               bool fold = false);
 
 // What one of the job's devices holds of its pipeline device's static memory
 // M: the gradients divided by dp under ZeRO 2, the weights under ZeRO 3 (the

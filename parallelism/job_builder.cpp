@@ -2,6 +2,7 @@
 
 #include "parallelism/job.hpp"
 #include "parallelism/pass_collectives.hpp"
+#include "sim/units.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -16,17 +17,20 @@ std::string pass_name(TaskKind kind) {
 
 }  // namespace
 
-JobBuilder::JobBuilder(const TaskGraph& pipeline, const Workload& w, const Platform& platform, const RankMap& map)
+JobBuilder::JobBuilder(const TaskGraph& pipeline, const Workload& w, const Platform& platform, const RankMap& map,
+                       bool fold)
     : pipe_(pipeline),
       w_(w),
       platform_(platform),
       map_(map),
+      fold_(fold),
+      built_dp_(fold ? 1 : map.dp),
       job_(platform.size()),
-      first_(pipeline.size() * static_cast<std::size_t>(map.tp * map.dp), kNone),
+      first_(pipeline.size() * static_cast<std::size_t>(map.tp * built_dp_), kNone),
       last_(first_.size(), kNone),
       order_previous_(pipeline.size(), kNone),
       deferred_(pipeline.size(), false),
-      reduced_(static_cast<std::size_t>(map.pp) * map.tp * map.dp),
+      reduced_(static_cast<std::size_t>(map.pp) * map.tp * built_dp_),
       tied_(reduced_.size()),
       normed_(reduced_.size()),
       first_deferred_(map.pp, kNone),
@@ -89,7 +93,7 @@ void JobBuilder::plan_copy_order() {
 void JobBuilder::copy_passes() {
   for (const TaskId x : copy_order_) {
     if (deferred_[x]) continue;
-    for (int d = 0; d < map_.dp; ++d) {
+    for (int d = 0; d < built_dp_; ++d) {
       for (int t = 0; t < map_.tp; ++t) copy_task(x, d * map_.tp + t, {});
       add_tp_collectives(x, d);
     }
@@ -123,7 +127,7 @@ void JobBuilder::copy_deferred_task(TaskId x) {
   const bool on_device = task.device >= 0 && task.device < map_.pp;
   const bool first = on_device && first_deferred_[task.device] == x;
   const bool step = on_device && task.kind == TaskKind::Update;
-  for (int d = 0; d < map_.dp; ++d)
+  for (int d = 0; d < built_dp_; ++d)
     for (int t = 0; t < map_.tp; ++t) {
       const int r = d * map_.tp + t;
       std::vector<TaskId> after;
@@ -150,7 +154,7 @@ void JobBuilder::sum_gradient_norms() {
   field_ = "optimizer.clip_grad";
   // Megatron-core (optimizer/distrib_optimizer.py, get_grad_stats_parallel_group):
   // the model-parallel ranks, or every rank of the distributed optimizer.
-  const int groups = w_.parallel.zero >= 1 ? 1 : map_.dp, per_group = map_.dp / groups;
+  const int groups = w_.parallel.zero >= 1 ? 1 : built_dp_, per_group = w_.parallel.zero >= 1 ? map_.dp : 1;
   Task tag = pipe_.task(first_deferred_[stages.front()]);
   for (int g = 0; g < groups; ++g) {
     std::vector<int> group;
@@ -202,7 +206,7 @@ void JobBuilder::sum_tied_gradients() {
   tag.layer_first = 0;
   tag.layer_last = head;
   tag.iteration = pipe_.task(waits[last]).iteration;
-  for (int d = 0; d < map_.dp; ++d)
+  for (int d = 0; d < built_dp_; ++d)
     for (int t = 0; t < map_.tp; ++t) {
       const int r = d * map_.tp + t;
       const auto done = collective(CollectiveOp::AllReduce, "auto", {map_.device(t, d, first), map_.device(t, d, last)},
@@ -221,11 +225,11 @@ void JobBuilder::gather_weights(TaskId step) {
   field_ = "parallel.dp_algorithm";
   Task tag = pipe_.task(step);
   for (int t = 0; t < map_.tp; ++t) {
-    std::vector<std::vector<TaskId>> ready(map_.dp);
-    for (int d = 0; d < map_.dp; ++d) ready[d] = {last_[slot(step, d * map_.tp + t)]};
+    std::vector<std::vector<TaskId>> ready(built_dp_);
+    for (int d = 0; d < built_dp_; ++d) ready[d] = {last_[slot(step, d * map_.tp + t)]};
     const auto done = collective(CollectiveOp::AllGather, w_.parallel.dp_algorithm, map_.dp_group(t, p),
-                                 weight_bytes_[p], "dp weights", ready, tag);
-    for (int d = 0; d < map_.dp; ++d) last_[slot(step, d * map_.tp + t)] = done[d];
+                                 weight_bytes_[p], "dp weights", ready, tag, fold_);
+    for (int d = 0; d < built_dp_; ++d) last_[slot(step, d * map_.tp + t)] = done[d];
   }
 }
 
@@ -317,7 +321,8 @@ void JobBuilder::add_tp_collectives(TaskId x, int d) {
 
 std::vector<TaskId> JobBuilder::collective(CollectiveOp op, const std::string& algorithm, const std::vector<int>& group,
                                            double bytes, const std::string& purpose,
-                                           const std::vector<std::vector<TaskId>>& ready, const Task& tag) {
+                                           const std::vector<std::vector<TaskId>>& ready, const Task& tag,
+                                           bool folded) {
   CollectiveSpec spec;
   spec.op = op;
   spec.algorithm = *parse_collective_algorithm(algorithm);
@@ -327,11 +332,57 @@ std::vector<TaskId> JobBuilder::collective(CollectiveOp op, const std::string& a
   const auto key = std::make_tuple(static_cast<int>(op), bytes, purpose, group);
   const auto found = records_.find(key);
   const auto first = static_cast<TaskId>(job_.size());
-  const CollectiveTasks tasks =
-      add_collective(job_, spec, platform_, ready, tag, found == records_.end() ? -1 : found->second);
+  const int record = found == records_.end() ? -1 : found->second;
+  const CollectiveTasks tasks = folded ? add_folded_collective(job_, spec, platform_, ready[0], tag, record)
+                                       : add_collective(job_, spec, platform_, ready, tag, record);
   records_.emplace(key, tasks.record);
   job_.add_collective_instance(tasks.record, first);
   return tasks.done;
+}
+
+CollectiveSpec JobBuilder::dp_spec(CollectiveOp op, const std::string& algorithm, int t, int p, double bytes) const {
+  CollectiveSpec spec;
+  spec.op = op;
+  spec.algorithm = *parse_collective_algorithm(algorithm);
+  spec.group = map_.dp_group(t, p);
+  spec.bytes = bytes;
+  return spec;
+}
+
+// Checked before building: a replica folds only if every collective that
+// crosses replicas is a ring over one rank per replica.
+std::string JobBuilder::fold_refusal() const {
+  for (TaskId x = 0; x < pipe_.size(); ++x) {
+    const TaskKind kind = pipe_.task(x).kind;
+    if (kind == TaskKind::Offload || kind == TaskKind::Prefetch || kind == TaskKind::WeightFetch)
+      return "the pipeline moves data to host memory or fetches weights";
+  }
+  if (map_.dp == 1) return "one data-parallel replica";
+  for (int p = 0; p < map_.pp; ++p)
+    if (w_.parallel.zero >= 1 && first_deferred_[p] != kNone &&
+        pipe_.task(first_deferred_[p]).kind == TaskKind::GradientNorm)
+      return "the gradient norm is all-reduced over every rank (ZeRO " + std::to_string(w_.parallel.zero) +
+             " with clipping), as a tree no replica shift maps onto itself";
+  const CollectiveOp reduce = w_.parallel.zero >= 1 ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce;
+  for (int p = 0; p < map_.pp; ++p)
+    for (int t = 0; t < map_.tp; ++t) {
+      std::vector<CollectiveSpec> specs;
+      for (const Bucket& b : buckets_[p]) specs.push_back(dp_spec(reduce, w_.parallel.dp_algorithm, t, p, b.bytes));
+      if (w_.parallel.zero >= 1 && weight_bytes_[p] > 0)
+        specs.push_back(dp_spec(CollectiveOp::AllGather, w_.parallel.dp_algorithm, t, p, weight_bytes_[p]));
+      for (const CollectiveSpec& spec : specs) {
+        CollectiveAlgorithm algorithm = CollectiveAlgorithm::Ring;
+        try {
+          algorithm = choose_algorithm(spec, platform_);
+        } catch (const std::invalid_argument&) {
+          return "a data-parallel collective is refused (the unfolded run says why)";
+        }
+        if (algorithm != CollectiveAlgorithm::Ring)
+          return "a data-parallel " + std::string(to_string(spec.op)) + " of " + format_bytes(spec.bytes) +
+                 " runs as a " + std::string(to_string(algorithm)) + ", not a ring";
+      }
+    }
+  return {};
 }
 
 TaskGraph JobBuilder::finish() {
@@ -345,7 +396,7 @@ TaskGraph JobBuilder::finish() {
       }
   for (const StaticMemory& m : pipe_.static_memory()) {
     const double bytes = job_static_bytes(m, w_.parallel);
-    for (int d = 0; d < map_.dp; ++d)
+    for (int d = 0; d < built_dp_; ++d)
       for (int t = 0; t < map_.tp; ++t) job_.add_static_memory(map_.device(t, d, m.device), m.category, bytes);
   }
   return std::move(job_);

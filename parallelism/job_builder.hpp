@@ -20,7 +20,14 @@ namespace pipesim {
 
 class JobBuilder {
  public:
-  JobBuilder(const TaskGraph& pipeline, const Workload& w, const Platform& platform, const RankMap& map);
+  // fold: build replica 0 alone, its DP collectives as folded rings
+  // (collectives/: add_folded_collective), for a folded run (sim/folding.hpp).
+  JobBuilder(const TaskGraph& pipeline, const Workload& w, const Platform& platform, const RankMap& map,
+             bool fold = false);
+  // Why the job's own structure keeps its replicas from folding (a DP
+  // collective that is not a ring, the gradient norm summed over every rank,
+  // offloading); empty when it does not. Read before building.
+  std::string fold_refusal() const;
   void copy_passes();         // every task but those deferred, replica by replica
   void reduce_gradients();    // parallelism/gradient_reduction.cpp
   void sum_tied_gradients();  // the tied embeddings' gradient, between the first and last stage
@@ -30,15 +37,16 @@ class JobBuilder {
 
  private:
   static constexpr TaskId kNone = 0xffffffffu;
-  int replicas() const { return map_.tp * map_.dp; }
+  int replicas() const { return map_.tp * built_dp_; }  // the (t, d) copies built
   std::size_t slot(TaskId x, int r) const { return static_cast<std::size_t>(x) * replicas() + r; }
   void plan_copy_order();
   void copy_task(TaskId x, int r, const std::vector<TaskId>& extra_deps);
   void add_tp_collectives(TaskId x, int d);
-  // Adds one collective over `group`; ready[i] for rank i; returns the done tasks.
+  // Adds one collective over `group`; ready[i] for rank i; returns the done
+  // tasks. folded: a DP group's ring, rank 0's steps alone (ready[0], done[0]).
   std::vector<TaskId> collective(CollectiveOp op, const std::string& algorithm, const std::vector<int>& group,
                                  double bytes, const std::string& purpose,
-                                 const std::vector<std::vector<TaskId>>& ready, const Task& tag);
+                                 const std::vector<std::vector<TaskId>>& ready, const Task& tag, bool folded = false);
   struct Bucket {
     double bytes = 0;
     TaskId ready = 0;         // the pipeline task after which its gradients are final
@@ -50,12 +58,16 @@ class JobBuilder {
   void gather_weights(TaskId step);
   void copy_deferred_task(TaskId x);
   std::vector<TaskId> sent(int p, int r) const;
-  void sum_gradient_norms();  // the norms all-reduced: over each replica's model-parallel ranks, or all (ZeRO)
+  void sum_gradient_norms();
+  CollectiveSpec dp_spec(CollectiveOp op, const std::string& algorithm, int t, int p, double bytes)
+      const;  // the norms all-reduced: over each replica's model-parallel ranks, or all (ZeRO)
 
   const TaskGraph& pipe_;
   const Workload& w_;
   const Platform& platform_;
   const RankMap& map_;
+  const bool fold_;
+  const int built_dp_;  // the replicas built: 1 when folded
   TaskGraph job_;
   std::vector<TaskId> first_, last_;          // per (pipeline task, replica): its copy, and what finishes it
   std::vector<TaskId> order_previous_;        // per pipeline task: the ordered task before it on its device

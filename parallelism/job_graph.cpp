@@ -2,13 +2,15 @@
 
 #include <stdexcept>
 
+#include "folding/replica_folding.hpp"
 #include "parallelism/job_builder.hpp"
 #include "sim/input_error.hpp"
 
 namespace pipesim {
 
-TaskGraph expand_job(const TaskGraph& pipeline, const Workload& w, const Platform& platform, const RankMap& map) {
-  JobBuilder job(pipeline, w, platform, map);
+namespace {
+
+TaskGraph build(JobBuilder& job, const Workload& w) {
   try {
     job.copy_passes();
     job.reduce_gradients();
@@ -18,6 +20,29 @@ TaskGraph expand_job(const TaskGraph& pipeline, const Workload& w, const Platfor
     throw InputError(w.file, job.failing_field(), e.what());
   }
   return job.finish();
+}
+
+}  // namespace
+
+TaskGraph expand_job(const TaskGraph& pipeline, const Workload& w, const Platform& platform, const RankMap& map) {
+  JobBuilder job(pipeline, w, platform, map);
+  return build(job, w);
+}
+
+std::optional<std::pair<TaskGraph, Folding>> expand_folded_job(const TaskGraph& pipeline, const Workload& w,
+                                                               const Platform& platform, const RankMap& map,
+                                                               std::string& why) {
+  JobBuilder job(pipeline, w, platform, map, true);
+  why = job.fold_refusal();
+  if (why.empty()) why = replica_devices_differ(platform, map);
+  if (!why.empty()) return std::nullopt;
+  TaskGraph graph = build(job, w);
+  Folding folding = fold_replicas(platform, map, graph);
+  if (!folding.folded()) {
+    why = folding.what;
+    return std::nullopt;
+  }
+  return std::make_pair(std::move(graph), std::move(folding));
 }
 
 }  // namespace pipesim

@@ -5,6 +5,12 @@
 // step (docs/parallelism.md). Knows nothing of SimGrid or of schedules.
 #pragma once
 
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "sim/folding.hpp"
+
 #include "layout/rank_map.hpp"
 #include "sim/platform.hpp"
 #include "sim/task_graph.hpp"
@@ -16,5 +22,12 @@ namespace pipesim {
 // replica 0); the result on `platform`'s devices. Throws InputError on a
 // collective algorithm impossible for its group.
 TaskGraph expand_job(const TaskGraph& pipeline, const Workload& w, const Platform& platform, const RankMap& map);
+
+// The job of replica 0 alone, folded (folding/, docs/folding.md), with the
+// Folding that lets analysis give every replica its figures; nullopt, and
+// `why` filled, when the replicas are not provably alike.
+std::optional<std::pair<TaskGraph, Folding>> expand_folded_job(const TaskGraph& pipeline, const Workload& w,
+                                                               const Platform& platform, const RankMap& map,
+                                                               std::string& why);
 
 }  // namespace pipesim

@@ -12,6 +12,7 @@
 
 #include "patterns/pattern.hpp"
 #include "patterns/pattern_timing.hpp"
+#include "sim/folding.hpp"
 #include "sim/memory_saving_summary.hpp"
 #include "sim/platform.hpp"
 #include "sim/split_plan.hpp"
@@ -39,6 +40,8 @@ struct GeneratedSchedule {
   // is one period, so a figure computed from it could only restate the run,
   // and building it cost more than the simulation at large M.
   std::function<Pattern()> iteration_pattern{};
+  // A job folded to one replica (parallelism/, docs/folding.md); copies 1 when not.
+  Folding folding{};
 };
 
 // What a schedule will build, counted by its family before building it, so

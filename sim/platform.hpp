@@ -73,6 +73,11 @@ struct Path {
   // the unordered device pair as one resource, as seed 000 does
   // (patterns/link_resources.hpp).
   std::vector<int> links{};
+  // Per entry of `links`: how many flows of the whole job one flow on this
+  // route stands for on that link (a folded job simulates one replica for
+  // all: sim/folding.hpp). Empty: 1 each. Read on Shared links only; a
+  // FatPipe link bounds each flow alone, however many there are.
+  std::vector<double> weights{};
 };
 
 // Finds paths on demand, for platforms too large to tabulate (every pair of

@@ -23,6 +23,9 @@ struct Timeline {
   // Links crossed by each task, compressed rows (empty for compute tasks).
   std::vector<std::uint32_t> route_offsets{0};
   std::vector<std::uint32_t> route_links;
+  // Per route_links entry: the flows of the whole job that crossing stands
+  // for (Path::weights: a folded job's). Empty when every entry is 1.
+  std::vector<double> route_weights;
   // Tasks that never ran because of a deadlock; empty when all completed.
   std::vector<TaskId> blocked;
   std::string deadlock;  // explanation when blocked is not empty

@@ -21,9 +21,9 @@ namespace {
 
 const fs::path kRoot = PIPESIM_SOURCE_DIR;
 // Code of the program itself; tests and benchmarks sit beside it.
-const std::vector<std::string> kCodeTops = {"sim",      "devices",     "traces",   "models",    "workloads",
-                                            "layout",   "collectives", "patterns", "schedules", "parallelism",
-                                            "analysis", "reports",     "studies",  "cli"};
+const std::vector<std::string> kCodeTops = {"sim",         "devices",  "traces",      "models",   "workloads",
+                                            "layout",      "folding",  "collectives", "patterns", "schedules",
+                                            "parallelism", "analysis", "reports",     "studies",  "cli"};
 
 std::string read(const fs::path& p) {
   std::ifstream in(p);
@@ -80,36 +80,40 @@ TEST(Architecture, FoldersIncludeEachOtherOneWayOnly) {
 TEST(Architecture, EachLayerSeesOnlyWhatLiesBelow) {
   const std::map<std::string, std::vector<std::string>> forbidden = {
       {"sim",
-       {"devices", "traces", "models", "workloads", "layout", "collectives", "patterns", "schedules", "parallelism",
-        "analysis", "reports", "studies", "cli"}},
+       {"devices", "traces", "models", "workloads", "layout", "folding", "collectives", "patterns", "schedules",
+        "parallelism", "analysis", "reports", "studies", "cli"}},
       {"devices",
-       {"traces", "models", "workloads", "layout", "collectives", "patterns", "schedules", "parallelism", "sim/engine",
-        "analysis", "reports", "studies", "cli"}},
+       {"traces", "models", "workloads", "layout", "folding", "collectives", "patterns", "schedules", "parallelism",
+        "sim/engine", "analysis", "reports", "studies", "cli"}},
       // A trace becomes a calibration of the device model's op keys: it knows no model or workload.
       {"traces",
-       {"models", "workloads", "layout", "collectives", "patterns", "schedules", "parallelism", "sim/engine",
+       {"models", "workloads", "layout", "folding", "collectives", "patterns", "schedules", "parallelism", "sim/engine",
         "analysis", "reports", "studies", "cli"}},
       {"models",
-       {"traces", "workloads", "layout", "collectives", "patterns", "schedules", "parallelism", "sim/engine",
+       {"traces", "workloads", "layout", "folding", "collectives", "patterns", "schedules", "parallelism", "sim/engine",
         "analysis", "reports", "studies", "cli"}},
       {"workloads",
-       {"layout", "collectives", "patterns", "schedules", "parallelism", "sim/engine", "analysis", "reports", "studies",
-        "cli"}},
+       {"layout", "folding", "collectives", "patterns", "schedules", "parallelism", "sim/engine", "analysis", "reports",
+        "studies", "cli"}},
       // The layout maps ranks to devices; collectives become transfers of a
       // task graph: neither knows a schedule, and collectives know no workload.
       {"layout",
+       {"folding", "collectives", "patterns", "schedules", "parallelism", "sim/engine", "analysis", "reports",
+        "studies", "cli"}},
+      // Folding finds alike replicas from the layout and the platform's routes: it builds nothing.
+      {"folding",
        {"collectives", "patterns", "schedules", "parallelism", "sim/engine", "analysis", "reports", "studies", "cli"}},
       {"collectives",
-       {"devices", "traces", "models", "workloads", "layout", "patterns", "schedules", "parallelism", "sim/engine",
-        "analysis", "reports", "studies", "cli"}},
-      {"patterns", {"parallelism", "sim/engine", "analysis", "reports", "studies", "cli", "schedules"}},
-      {"schedules", {"parallelism", "sim/engine", "analysis", "reports", "studies", "cli"}},
+       {"devices", "traces", "models", "workloads", "layout", "folding", "patterns", "schedules", "parallelism",
+        "sim/engine", "analysis", "reports", "studies", "cli"}},
+      {"patterns", {"folding", "parallelism", "sim/engine", "analysis", "reports", "studies", "cli", "schedules"}},
+      {"schedules", {"folding", "parallelism", "sim/engine", "analysis", "reports", "studies", "cli"}},
       {"parallelism", {"sim/engine", "analysis", "reports", "studies", "cli"}},
       {"sim/engine",
-       {"devices", "traces", "models", "workloads", "layout", "collectives", "patterns", "schedules", "parallelism",
-        "analysis", "reports", "studies", "cli"}},
-      {"analysis", {"schedules", "parallelism", "sim/engine", "reports", "studies", "cli"}},
-      {"reports", {"schedules", "parallelism", "sim/engine", "studies", "cli"}},
+       {"devices", "traces", "models", "workloads", "layout", "folding", "collectives", "patterns", "schedules",
+        "parallelism", "analysis", "reports", "studies", "cli"}},
+      {"analysis", {"folding", "schedules", "parallelism", "sim/engine", "reports", "studies", "cli"}},
+      {"reports", {"folding", "schedules", "parallelism", "sim/engine", "studies", "cli"}},
       {"studies", {"cli"}},
   };
   for (const auto& [folder, targets] : folder_includes())

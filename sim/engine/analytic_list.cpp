@@ -51,7 +51,7 @@ class ListSchedule {
         if (task.device != task.peer && task.amount > 0) {
           cost.route = route(task);
           const Route& r = routes_[cost.route];
-          cost.seconds = static_cast<double>(std::llround(task.amount)) / r.bandwidth;
+          cost.seconds = static_cast<double>(std::llround(task.amount)) / r.alone_bandwidth;
           cost.latency = r.latency;
         } else {
           cost.route = kInstant;
@@ -159,8 +159,7 @@ class ListSchedule {
 
   void add_route_row(const Cost& c) {
     if (!(c.route & kComputeFlag) && c.route != kInstant) {
-      const Route& r = routes_[c.route];
-      timeline_.route_links.insert(timeline_.route_links.end(), r.links.begin(), r.links.end());
+      append_route(timeline_, routes_[c.route]);
     }
     timeline_.route_offsets.push_back(static_cast<std::uint32_t>(timeline_.route_links.size()));
   }

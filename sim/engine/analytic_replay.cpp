@@ -72,7 +72,8 @@ class Replay {
         for (const Event& e : round_events_) release(e);
         for (const Event& e : round_events_) {
           if (e.kind == EventKind::LatencyEnd) {
-            sharing_.start(e.id, bytes(e.id), routes_[route_of_[e.id]].latency, 0, constraints_[route_of_[e.id]], now_);
+            const std::uint32_t r = route_of_[e.id];
+            sharing_.start(e.id, bytes(e.id), routes_[r].latency, 0, constraints_[r], constraint_weights_[r], now_);
           } else if (e.kind == EventKind::Tick) {
             tick_round_[e.id] = kNoRound;
             fired_round_[e.id] = round_;
@@ -119,7 +120,7 @@ class Replay {
     if (r.latency > 0)
       events_.push({r.latency + now_, t, EventKind::LatencyEnd});
     else
-      sharing_.start(t, bytes(t), 1, r.bandwidth, constraints_[route_of_[t]], now_);
+      sharing_.start(t, bytes(t), 1, r.bandwidth, constraints_[route_of_[t]], constraint_weights_[route_of_[t]], now_);
   }
 
   void start_compute(std::uint32_t s, TaskId t) {
@@ -202,8 +203,7 @@ class Replay {
           routes_.push_back(make_route(task, platform_.path(task.device, task.peer)));
         }
         route_of_[t] = *id;
-        const Route& r = routes_[*id];
-        timeline.route_links.insert(timeline.route_links.end(), r.links.begin(), r.links.end());
+        append_route(timeline, routes_[*id]);
       }
       timeline.route_offsets.push_back(static_cast<std::uint32_t>(timeline.route_links.size()));
     }
@@ -213,18 +213,26 @@ class Replay {
   // pair link at the path's bandwidth) and its FatPipe links.
   Route make_route(const Task& task, const Path& path) {
     Route r = analytic::make_route(task, path, platform_, private_names_);
-    std::vector<std::uint32_t> on = r.shared;
-    for (const std::uint32_t l : r.shared)
+    std::vector<std::pair<std::uint32_t, double>> on;  // (link, consumption weight)
+    for (std::size_t i = 0; i < r.shared.size(); ++i) {
+      const std::uint32_t l = r.shared[i];
       sharing_.set_link(l, l < platform_.links.size() ? platform_.links[l].bandwidth : path.bandwidth, false);
+      on.push_back({l, r.shared_weights[i]});
+    }
     for (const std::uint32_t l : r.links)
       if (platform_.links.at(l).sharing == LinkSharing::FatPipe) {
         sharing_.set_link(l, platform_.links[l].bandwidth, true);
-        on.push_back(l);
+        on.push_back({l, 1});
       }
     std::sort(on.begin(), on.end());
-    if (const auto twice = std::adjacent_find(on.begin(), on.end()); twice != on.end() && r.other.empty())
-      r.other = link_name(*twice) + " (twice on one route)";
-    constraints_.push_back(std::move(on));
+    const auto same_link = [](const auto& a, const auto& b) { return a.first == b.first; };
+    if (const auto twice = std::adjacent_find(on.begin(), on.end(), same_link); twice != on.end() && r.other.empty())
+      r.other = link_name(twice->first) + " (twice on one route)";
+    std::vector<std::uint32_t> links;
+    std::vector<double> weights;
+    for (const auto& [l, w] : on) links.push_back(l), weights.push_back(w);
+    constraints_.push_back(std::move(links));
+    constraint_weights_.push_back(std::move(weights));
     return r;
   }
 
@@ -327,6 +335,7 @@ class Replay {
   BandwidthSharing sharing_;
   std::vector<Route> routes_;
   std::vector<std::vector<std::uint32_t>> constraints_;  // per route: its Shared and FatPipe links
+  std::vector<std::vector<double>> constraint_weights_;  // per route: their consumption weights
   std::vector<std::string> private_names_;
 };
 

@@ -28,7 +28,7 @@ void BandwidthSharing::set_link(std::uint32_t l, double capacity, bool fatpipe) 
 std::uint32_t BandwidthSharing::version(TaskId t) const { return version_[t]; }
 
 void BandwidthSharing::start(TaskId t, double bytes, double penalty, double bound,
-                             const std::vector<std::uint32_t>& links, double now) {
+                             const std::vector<std::uint32_t>& links, const std::vector<double>& weights, double now) {
   std::uint32_t f = 0;
   if (free_.empty()) {
     f = static_cast<std::uint32_t>(flows_.size());
@@ -45,6 +45,7 @@ void BandwidthSharing::start(TaskId t, double bytes, double penalty, double boun
   flow.rate = 0;
   flow.last_update = now;
   flow.links = &links;
+  flow.weights = &weights;
   flow_of_[t] = f;
   for (const std::uint32_t l : links) {
     links_[l].flows.push_back(f);
@@ -112,6 +113,12 @@ bool BandwidthSharing::solve(double now, const std::function<void(TaskId, double
   return true;
 }
 
+// A flow's consumption weight on its link l.
+double BandwidthSharing::consumption(const Flow& flow, std::uint32_t l) const {
+  const auto at = std::find(flow.links->begin(), flow.links->end(), l) - flow.links->begin();
+  return (*flow.weights)[static_cast<std::size_t>(at)];
+}
+
 // A link leaves the links to saturate once its usage or its remaining capacity is spent.
 void BandwidthSharing::drop_or_keep(Link& link) {
   if (link.usage > precision_ && link.remaining > link.capacity * precision_) {
@@ -141,7 +148,7 @@ void BandwidthSharing::max_min() {
     if (link.flows.size() > 1) ever_shared_ = true;
     for (const std::uint32_t f : link.flows) {
       const double weight = 1 / flows_[f].penalty;
-      link.usage = link.fatpipe ? std::max(link.usage, weight) : link.usage + weight;
+      link.usage = link.fatpipe ? std::max(link.usage, weight) : link.usage + consumption(flows_[f], l) * weight;
     }
     if (link.usage > 0) {
       link.light = static_cast<int>(light_.size());
@@ -179,8 +186,9 @@ void BandwidthSharing::max_min() {
       for (const std::uint32_t l : *flow.links) {
         Link& link = links_[l];
         if (!link.fatpipe) {
-          subtract(link.remaining, flow.value, link.capacity * precision_);
-          subtract(link.usage, 1 / flow.penalty, precision_);
+          const double weight = consumption(flow, l);
+          subtract(link.remaining, weight * flow.value, link.capacity * precision_);
+          subtract(link.usage, weight / flow.penalty, precision_);
         } else {
           link.usage = 0;
           for (const std::uint32_t other : link.flows)

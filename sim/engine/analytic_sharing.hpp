@@ -31,8 +31,11 @@ class BandwidthSharing {
   void set_link(std::uint32_t l, double capacity, bool fatpipe);
 
   // t enters its data phase at `now` with `bytes` to move over `links`
-  // (kept by reference: it must outlive the flow); bound 0: none.
-  void start(TaskId t, double bytes, double penalty, double bound, const std::vector<std::uint32_t>& links, double now);
+  // (kept by reference: it must outlive the flow); bound 0: none. weights[i]:
+  // the consumption of links[i] per unit of rate (lmm's consumption weight:
+  // the flows of a folded job this one stands for), read on Shared links.
+  void start(TaskId t, double bytes, double penalty, double bound, const std::vector<std::uint32_t>& links,
+             const std::vector<double>& weights, double now);
   void end(TaskId t);  // t's flow leaves its links (its end event fired)
   // The version of t's current end event: events of another version are stale.
   std::uint32_t version(TaskId t) const;
@@ -51,6 +54,7 @@ class BandwidthSharing {
     std::uint32_t mark = 0;
     bool queued = false;
     const std::vector<std::uint32_t>* links = nullptr;
+    const std::vector<double>* weights = nullptr;  // per link
   };
   struct Link {
     double capacity = 0, remaining = 0, usage = 0, ratio = 0;  // ratio: remaining / usage
@@ -62,6 +66,7 @@ class BandwidthSharing {
   void collect(std::uint32_t l);
   void max_min();
   void drop_or_keep(Link& link);
+  double consumption(const Flow& flow, std::uint32_t l) const;
 
   double precision_, surf_precision_;
   std::vector<Link> links_;

@@ -11,6 +11,7 @@
 
 #include "sim/platform.hpp"
 #include "sim/task_graph.hpp"
+#include "sim/timeline.hpp"
 
 namespace pipesim::analytic {
 
@@ -27,9 +28,14 @@ struct Refused {
 struct Route {
   double latency = 0;
   double bandwidth = 0;
-  std::vector<std::uint32_t> links;   // Path::links, for the timeline
-  std::vector<std::uint32_t> shared;  // occupancy indices of its Shared links
-  std::string other;                  // a link whose sharing is not modelled, if any
+  std::vector<std::uint32_t> links;    // Path::links, for the timeline
+  std::vector<double> weights;         // Path::weights (empty: 1 each), for the timeline
+  std::vector<std::uint32_t> shared;   // occupancy indices of its Shared links
+  std::vector<double> shared_weights;  // per Shared link: the flows this one stands for on it (Path::weights)
+  // Its rate alone on its links: the bandwidth, or less where a weighted
+  // Shared link splits among the flows this one stands for.
+  double alone_bandwidth = 0;
+  std::string other;  // a link whose sharing is not modelled, if any
 };
 
 // The route of task's transfer. Occupancy indices are Platform::links
@@ -37,6 +43,8 @@ struct Route {
 // (no Platform::links), whose name is appended to private_names: a caller's
 // occupancy array needs platform.links.size() + private_names.size() entries.
 Route make_route(const Task& task, const Path& path, const Platform& platform, std::vector<std::string>& private_names);
+// Appends a transfer's links (and, once any route is weighted, their weights) to the timeline's routes.
+void append_route(Timeline& timeline, const Route& route);
 std::string link_name(std::uint32_t occupancy, const Platform& platform, const std::vector<std::string>& private_names);
 
 std::string quoted(const TaskGraph& graph, TaskId t);  // 'forward stage 1 mb 7 (dev 3)'

@@ -99,7 +99,9 @@ Timeline Simulation::run(const TaskGraph& graph) {
   return execute(*simgrid_->engine, simgrid_->hosts, graph);
 }
 
-AnalyticOutcome Simulation::run_analytic(const TaskGraph& graph) const {
+AnalyticOutcome Simulation::run_analytic(const TaskGraph& graph) const { return run_analytic(graph, platform_); }
+
+AnalyticOutcome Simulation::run_analytic(const TaskGraph& graph, const Platform& view) const {
   AnalyticSettings settings;
   settings.bounded_cpu = simgrid_->bounds;
   std::string refusal = analytic_refusal(simgrid_->config, platform_, settings);
@@ -109,7 +111,7 @@ AnalyticOutcome Simulation::run_analytic(const TaskGraph& graph) const {
     check_task_amounts(graph, resources, simgrid_->bounds);
     return {std::nullopt, std::move(refusal)};
   }
-  return pipesim::run_analytic(graph, platform_, settings);
+  return pipesim::run_analytic(graph, view, settings);
 }
 
 }  // namespace pipesim

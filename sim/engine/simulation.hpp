@@ -42,6 +42,9 @@ class Simulation {
   // timeline run() would give, or why that is not provably the same (these
   // settings, this platform, or the first conflict). Leaves run() available.
   AnalyticOutcome run_analytic(const TaskGraph& graph) const;
+  // The same on a view of this platform with other paths (a folded job's,
+  // folding/replica_folding.hpp): same devices and links, SimGrid's settings.
+  AnalyticOutcome run_analytic(const TaskGraph& graph, const Platform& view) const;
 
  private:
   struct SimGridState;

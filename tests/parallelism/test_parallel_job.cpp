@@ -313,11 +313,15 @@ TEST(ParallelJob, AJobTooLargeToSimulateIsRefusedBeforeItIsBuilt) {
   const std::string w = write_file("large-job.yaml", kSmallModel + "parallel: {tp: 2, pp: 2, dp: 2}\n");
   const CliResult ok = run_pipesim("run " + kRoot + "platforms/nvswitch-8gpu.xml " + w + " --quiet --max-memory 1GiB");
   EXPECT_EQ(ok.exit_code, 0) << ok.err;
-  const CliResult r =
-      run_pipesim("run " + kRoot + "platforms/nvswitch-8gpu.xml " + w + " --set microbatches=64 --max-memory 53MiB");
+  const std::string large =
+      "run " + kRoot + "platforms/nvswitch-8gpu.xml " + w + " --set microbatches=64 --max-memory 53MiB";
+  const CliResult r = run_pipesim(large + " --no-fold");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err.rfind("pipesim: error: " + w + ": parallel: this job needs about ", 0), 0u) << r.err;
   EXPECT_NE(r.err.find("4 copies of the pipeline and their collectives"), std::string::npos) << r.err;
+  // Folded (docs/folding.md), one replica's 2 copies are built: it fits.
+  const CliResult folded = run_pipesim(large + " --quiet");
+  EXPECT_EQ(folded.exit_code, 0) << folded.err;
 }
 
 struct BadLayout {

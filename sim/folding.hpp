@@ -1,0 +1,31 @@
+// A job simulated once for a group of identical data-parallel replicas: the
+// task graph holds one replica's tasks, each standing for its image in every
+// other replica, and its transfers cross one link of each orbit of links,
+// weighted by how many flows of the whole job cross each link of that orbit
+// (Path::weights). Analysis gives every image the figures of the device or
+// link it copies. What is folded, when, and why it is exact: docs/folding.md.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace pipesim {
+
+struct Folding {
+  int copies = 1;  // D: each simulated device and flow stands for D; 1 = nothing folded
+  // Per platform device: the device after it in the next replica (a cycle of
+  // length D over the replicas' devices); itself outside the job.
+  std::vector<int> next_device;
+  // Per platform device: the simulated device whose figures it has (itself if simulated or outside the job).
+  std::vector<int> device_image;
+  // Per Platform::links entry: the link its orbit is simulated on, and the orbit's size.
+  std::vector<int> link_canonical;
+  std::vector<int> link_orbit;
+  std::string what;  // one line: what was folded ("16 data-parallel replicas, simulated as one")
+
+  bool folded() const { return copies > 1; }
+  // The flows of the whole job that one simulated crossing of canonical link c stands for, on each link of c's orbit.
+  double link_weight(int c) const { return static_cast<double>(copies) / link_orbit[c]; }
+};
+
+}  // namespace pipesim

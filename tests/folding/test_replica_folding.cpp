@@ -1,0 +1,194 @@
+// Folding (docs/folding.md): a job simulated for one data-parallel replica
+// gives the same report as the whole job, to 1e-9, and is refused where the
+// replicas are not provably alike (a slower GPU, an uneven uplink, a tree
+// across replicas).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <regex>
+#include <string>
+
+#include "tests/support/cli_runner.hpp"
+
+namespace pipesim {
+namespace {
+
+using testing::read_json;
+using testing::read_text;
+using testing::run_pipesim;
+using testing::temp_path;
+using testing::write_file;
+
+const std::string kRoot = std::string(PIPESIM_SOURCE_DIR) + "/";
+
+// make_platform.py cluster ARGS as XML, edited by `edit` (a regex and its replacement), or "" when refused.
+std::string cluster(const std::string& args, const std::string& name, const std::string& from = "",
+                    const std::string& to = "") {
+  const std::string out = temp_path(name);
+  const std::string command =
+      "python3 " + kRoot + "scripts/make_platform.py cluster " + args + " -o " + out + " >/dev/null 2>&1";
+  if (std::system(command.c_str()) != 0) return "";
+  if (!from.empty())
+    write_file(name, std::regex_replace(read_text(out), std::regex(from), to, std::regex_constants::format_first_only));
+  return out;
+}
+
+// Every number equal to 1e-9 (relative, absolute below 1), every other value equal.
+void expect_same(const nlohmann::json& a, const nlohmann::json& b, const std::string& at, int& differences) {
+  if (a.is_number() && b.is_number()) {
+    const double x = a.get<double>(), y = b.get<double>();
+    if (!(std::fabs(x - y) <= 1e-9 * std::max(1.0, std::fabs(x))) && differences++ < 5)
+      ADD_FAILURE() << at << ": " << x << " folded, " << y << " whole";
+    return;
+  }
+  if (a.type() != b.type() || a.size() != b.size()) {
+    if (differences++ < 5) ADD_FAILURE() << at << ": " << a.dump().substr(0, 200) << " vs " << b.dump().substr(0, 200);
+    return;
+  }
+  if (a.is_object()) {
+    for (auto it = a.begin(); it != a.end(); ++it) {
+      if (!b.contains(it.key())) {
+        if (differences++ < 5) ADD_FAILURE() << at << "/" << it.key() << " missing";
+        continue;
+      }
+      expect_same(it.value(), b.at(it.key()), at + "/" + it.key(), differences);
+    }
+  } else if (a.is_array()) {
+    for (std::size_t i = 0; i < a.size(); ++i) expect_same(a[i], b[i], at + "[" + std::to_string(i) + "]", differences);
+  } else if (a != b && differences++ < 5) {
+    ADD_FAILURE() << at << ": " << a.dump() << " vs " << b.dump();
+  }
+}
+
+struct Outcome {
+  bool folded = false;
+  std::string engine;  // the summary's engine line
+};
+
+// Runs the job folded (the default) and whole (--no-fold); both reports must agree.
+Outcome run_both(const std::string& platform, const std::string& workload, const std::string& label) {
+  const std::string folded = temp_path("folded.json"), whole = temp_path("whole.json");
+  const auto a = run_pipesim("run " + platform + " " + workload + " --json " + folded);
+  const auto b = run_pipesim("run " + platform + " " + workload + " --json " + whole + " --no-fold --quiet");
+  EXPECT_EQ(a.exit_code, b.exit_code) << label << a.err << b.err;
+  Outcome o;
+  std::smatch line;
+  if (std::regex_search(a.out, line, std::regex("engine +([^\n]*)"))) o.engine = line[1];
+  o.folded = o.engine.find("; folded:") != std::string::npos;
+  if (a.exit_code > 1 || b.exit_code > 1) {
+    ADD_FAILURE() << label << ": " << a.err << b.err;
+    return o;
+  }
+  int differences = 0;
+  expect_same(read_json(folded), read_json(whole), label, differences);
+  EXPECT_EQ(differences, 0) << label << " (" << o.engine << ")";
+  return o;
+}
+
+std::string workload(int tp, int pp, int dp, const std::string& order, int zero, bool clip, const std::string& schedule,
+                     int microbatches) {
+  return "name: fold\n"
+         "model: {preset: gpt2-xl, layers: 8, hidden: 256, heads: 4, seq_length: 128, microbatch_size: 1}\n"
+         "optimizer: {name: adam, clip_grad: " +
+         std::string(clip ? "true" : "false") + "}\nmicrobatches: " + std::to_string(microbatches) +
+         "\nschedule: " + schedule + "\nparallel: {tp: " + std::to_string(tp) + ", pp: " + std::to_string(pp) +
+         ", dp: " + std::to_string(dp) + ", order: " + order + ", zero: " + std::to_string(zero) + "}\n";
+}
+
+TEST(ReplicaFolding, RandomLayoutsGiveTheWholeJobsReport) {
+  if (std::system("python3 --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
+  std::mt19937 random(2026);
+  const auto pick = [&](auto options) { return options[random() % options.size()]; };
+  int cases = 0, folded = 0;
+  for (int i = 0; cases < 24; ++i) {
+    const int boxes = pick(std::vector<int>{2, 4}), gpus = pick(std::vector<int>{2, 4}), n = boxes * gpus;
+    const std::string network = pick(std::vector<std::string>{"fat-tree", "rail", "ethernet"});
+    const std::string over = network == "rail" ? "" : pick(std::vector<std::string>{"", " --oversubscription 2"});
+    const int dp = pick(std::vector<int>{2, 4});
+    const int tp = pick(std::vector<int>{1, 2});
+    if (n % (dp * tp) != 0 || n / (dp * tp) > 8) continue;
+    const int pp = n / (dp * tp);
+    const std::string order = pick(std::vector<std::string>{"tp-dp-pp", "tp-pp-dp", "dp-tp-pp", "pp-dp-tp"});
+    const int zero = pick(std::vector<int>{0, 1});
+    const bool clip = zero == 0 || random() % 3 == 0;  // ZeRO 1 with clipping: a tree over every rank, not folded
+    const int microbatches = pick(std::vector<int>{2, 4});
+    std::string schedule =
+        pick(std::vector<std::string>{"1f1b", "gpipe", "{name: interleaved-1f1b, virtual_stages: 2}"});
+    if (schedule[0] == '{' && (microbatches % pp != 0 || 8 % (2 * pp) != 0)) schedule = "1f1b";
+    const std::string args =
+        "--boxes " + std::to_string(boxes) + " --gpus " + std::to_string(gpus) + " --network " + network + over;
+    const std::string platform = cluster(args, "fold-" + std::to_string(i) + ".xml");
+    ASSERT_FALSE(platform.empty()) << args;
+    const std::string w = write_file("fold-" + std::to_string(i) + ".yaml",
+                                     workload(tp, pp, dp, order, zero, clip, schedule, microbatches));
+    const std::string label = args + " tp " + std::to_string(tp) + " pp " + std::to_string(pp) + " dp " +
+                              std::to_string(dp) + " " + order + " zero " + std::to_string(zero) +
+                              (clip ? " clip " : " ") + schedule + " mb " + std::to_string(microbatches);
+    const Outcome o = run_both(platform, w, label);
+    if (zero >= 1 && clip) {
+      EXPECT_FALSE(o.folded) << label;
+    }
+    folded += o.folded;
+    ++cases;
+  }
+  // About half fold; the others are refused for a tree over every rank, a
+  // DP ring that crosses boxes at some steps only, or an Ethernet core
+  // whose direction depends on the boxes' order.
+  EXPECT_GE(folded, 10) << "of " << cases;
+  EXPECT_GE(cases - folded, 5) << "of " << cases;
+}
+
+// One GPU slower than its peers: its replica is not its images', nothing folds, and the report is the whole job's.
+TEST(ReplicaFolding, ASlowerGpuKeepsEveryReplica) {
+  if (std::system("python3 --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
+  const std::string w = write_file("slow.yaml", workload(1, 2, 2, "tp-dp-pp", 0, true, "1f1b", 4));
+  const std::string even = cluster("--boxes 2 --gpus 2 --network fat-tree", "even.xml");
+  EXPECT_TRUE(run_both(even, w, "even").folded);
+  const std::string slow = cluster("--boxes 2 --gpus 2 --network fat-tree", "slow.xml",
+                                   "id=\"box1-gpu1\" speed=\"156Tf\"", "id=\"box1-gpu1\" speed=\"120Tf\"");
+  const Outcome o = run_both(slow, w, "slow");
+  EXPECT_FALSE(o.folded);
+  EXPECT_NE(o.engine.find("not folded: devices box1-gpu0 and box1-gpu1 (the same rank in replicas 0 and 1) differ"),
+            std::string::npos)
+      << o.engine;
+}
+
+// One box's uplink narrower than the others': the replicas' routes differ, nothing folds.
+TEST(ReplicaFolding, AnUnevenUplinkKeepsEveryReplica) {
+  if (std::system("python3 --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
+  const std::string w = write_file("uplink.yaml", workload(1, 2, 4, "pp-dp-tp", 0, true, "1f1b", 4));
+  const std::string even = cluster("--boxes 4 --gpus 2 --network fat-tree", "even4.xml");
+  EXPECT_TRUE(run_both(even, w, "even").folded);
+  const std::string uneven =
+      cluster("--boxes 4 --gpus 2 --network fat-tree", "uneven.xml", "id=\"box2-uplink\" bandwidth=\"25GBps\"",
+              "id=\"box2-uplink\" bandwidth=\"20GBps\"");
+  const Outcome o = run_both(uneven, w, "uneven");
+  EXPECT_FALSE(o.folded);
+  EXPECT_NE(o.engine.find("cross unlike links"), std::string::npos) << o.engine;
+}
+
+// The first code block after `heading` in docs/folding.md, without its fences.
+std::string example_after(const std::string& heading) {
+  const std::string text = read_text(kRoot + "docs/folding.md");
+  const std::size_t open = text.find("```", text.find(heading));
+  const std::size_t begin = text.find('\n', open) + 1;
+  return text.substr(begin, text.find("```", begin) - begin);
+}
+
+TEST(ReplicaFolding, TheDocsExamplesAreWhatTheRunPrints) {
+  const std::string run = "run platforms/a100-4x8-rail-200g.yaml workloads/examples/gpt3-13b-tp8.yaml";
+  const std::string dir = kRoot;
+  const auto first = run_pipesim(run + " --set parallel.zero=0", "", dir);
+  const auto second = run_pipesim(run, "", dir);
+  const auto three_lines = [](const std::string& out) {
+    std::size_t end = 0;
+    for (int i = 0; i < 3; ++i) end = out.find('\n', end) + 1;
+    return out.substr(0, end);
+  };
+  EXPECT_EQ(example_after("# Folding"), "$ pipesim " + run + " --set parallel.zero=0\n" + three_lines(first.out));
+  EXPECT_EQ(example_after("The `engine` line says"), "$ pipesim " + run + "\n" + three_lines(second.out));
+}
+
+}  // namespace
+}  // namespace pipesim
