@@ -78,7 +78,7 @@ void BM_ClusterPlatform(benchmark::State& state) {
 // GPT-3 175B, TP 8 inside each box, interleaved 1F1B (3 virtual stages),
 // full recompute, every collective as flows, on `boxes` boxes: the whole
 // command's time and peak memory.
-void run_gpt3(benchmark::State& state, int boxes, int pp, int microbatches, int zero) {
+void run_gpt3(benchmark::State& state, int boxes, int pp, int microbatches, int zero, bool dp_ring = false) {
   const std::string tag = "gpt3-" + std::to_string(boxes) + "-" + std::to_string(pp) + "-" +
                           std::to_string(microbatches) + "-" + std::to_string(zero);
   const std::string platform = generate(boxes, tag + ".yaml");
@@ -96,7 +96,8 @@ void run_gpt3(benchmark::State& state, int boxes, int pp, int microbatches, int 
           std::to_string(microbatches) +
           "\nschedule: {name: interleaved-1f1b, virtual_stages: 3}\n"
           "parallel: {tp: 8, pp: " +
-          std::to_string(pp) + ", dp: " + std::to_string(dp) + ", zero: " + std::to_string(zero) + "}\n");
+          std::to_string(pp) + ", dp: " + std::to_string(dp) + ", zero: " + std::to_string(zero) +
+          (dp_ring ? ", dp_algorithm: ring" : "") + "}\n");
   const std::string json = pipesim::testing::temp_path(tag + ".json");
   double seconds = 0;
   long rss = 0;
@@ -124,12 +125,14 @@ void BM_Gpt3Job(benchmark::State& state) {
   run_gpt3(state, static_cast<int>(state.range(0)), 8, static_cast<int>(state.range(1)), 1);
 }
 
-// The same job with ZeRO 0: the replicas fold (docs/folding.md). boxes, pp,
-// micro-batches per replica: 128, 8, 96 is issue 24's 1,024-GPU job (global
-// batch 1,536); 1,024, 16, 24 its 8,192-GPU one (TP 8, PP 16, DP 64).
+// The same job with ZeRO 0 and ring DP collectives (what `auto` picks up to
+// DP 16; at DP 64 it would pick a tree): the replicas fold
+// (docs/folding.md). boxes, pp, micro-batches per replica: 128, 8, 96 is
+// issue 24's 1,024-GPU job (global batch 1,536); 1,024, 16, 24 its
+// 8,192-GPU one (TP 8, PP 16, DP 64, global batch 1,536).
 void BM_Gpt3Folded(benchmark::State& state) {
   run_gpt3(state, static_cast<int>(state.range(0)), static_cast<int>(state.range(1)), static_cast<int>(state.range(2)),
-           0);
+           0, true);
 }
 
 }  // namespace

@@ -15,7 +15,7 @@ namespace {
 // 2(n-1) steps of n transfers plus n done markers (the gradient buckets are
 // few beside them). Refused like a schedule too large to simulate.
 void check_job_size(const TaskGraph& pipeline, const Workload& w, const RankMap& map, const RunLimits& limits,
-                    int replicas_built) {
+                    int replicas_built, const std::string& not_folded = "") {
   const double n = map.tp, per_collective = 2 * (n - 1) * n + n;
   double tasks = static_cast<double>(pipeline.size()) * map.tp * replicas_built;
   if (map.tp > 1)
@@ -33,7 +33,8 @@ void check_job_size(const TaskGraph& pipeline, const Workload& w, const RankMap&
                          std::to_string(static_cast<long long>(tasks)) +
                          " tasks: " + std::to_string(map.tp * replicas_built) +
                          " copies of the pipeline and their collectives); the limit is " + format_bytes(limit) +
-                         " (raise it with --max-memory)");
+                         " (raise it with --max-memory)" +
+                         (not_folded.empty() ? "" : "; its replicas were not folded: " + not_folded));
 }
 
 }  // namespace
@@ -58,7 +59,7 @@ GeneratedSchedule generate_job(const Workload& w, const Platform& platform, cons
     check_job_size(pipeline.graph, w, map, limits, 1);
     folded = expand_folded_job(pipeline.graph, w, platform, map, not_folded);
   }
-  if (!folded) check_job_size(pipeline.graph, w, map, limits, map.dp);
+  if (!folded) check_job_size(pipeline.graph, w, map, limits, map.dp, not_folded);
   GeneratedSchedule job(folded ? std::move(folded->first) : expand_job(pipeline.graph, w, platform, map));
   if (folded) job.folding = std::move(folded->second);
   if (!folded && fold) job.folding.what = map.dp > 1 ? not_folded : "one data-parallel replica";
