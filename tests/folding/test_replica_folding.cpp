@@ -9,6 +9,8 @@
 #include <regex>
 #include <string>
 
+#include "folding/replica_folding.hpp"
+#include "sim/engine/simulation.hpp"
 #include "tests/support/cli_runner.hpp"
 
 namespace pipesim {
@@ -32,6 +34,60 @@ std::string cluster(const std::string& args, const std::string& name, const std:
   if (!from.empty())
     write_file(name, std::regex_replace(read_text(out), std::regex(from), to, std::regex_constants::format_first_only));
   return out;
+}
+
+// Two boxes of two GPUs on a fat tree; replica d on GPU d of each box,
+// pipeline rank p in box p. The shift swaps the GPUs of each box: their
+// NICs form orbits of 2 (weight 1), and each box's uplink, which both
+// replicas' pipeline transfers cross, is its own orbit (weight 2).
+TEST(ReplicaFolding, LinksSharedByReplicasCarryTheirCount) {
+  if (std::system("python3 --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
+  Simulation simulation(cluster("--boxes 2 --gpus 2 --network fat-tree", "weights.xml"));
+  const Platform& platform = simulation.platform();
+  RankMap map;
+  map.pp = 2;
+  map.dp = 2;
+  for (int d = 0; d < 2; ++d)
+    for (int p = 0; p < 2; ++p)
+      map.devices.push_back(platform.find("box" + std::to_string(p) + "-gpu" + std::to_string(d)));
+  ASSERT_EQ(replica_devices_differ(platform, map), "");
+  TaskGraph replica0(platform.size());
+  Task send;
+  send.kind = TaskKind::Transfer;
+  send.amount = 1e6;
+  send.device = map.device(0, 0, 0);
+  send.peer = map.device(0, 0, 1);  // the pipeline's send, box 0 to box 1
+  replica0.add(send);
+  send.peer = map.device(0, 1, 0);  // a DP ring's step, to replica 1
+  replica0.add(send);
+  const Folding f = fold_replicas(platform, map, replica0);
+  ASSERT_TRUE(f.folded()) << f.what;
+  EXPECT_EQ(f.what, "2 data-parallel replicas simulated as one");
+  EXPECT_EQ(f.device_image[static_cast<std::size_t>(platform.find("box1-gpu1"))], platform.find("box1-gpu0"));
+  const auto link = [&](const std::string& name) {
+    for (std::size_t l = 0; l < platform.links.size(); ++l)
+      if (platform.links[l].name == name) return static_cast<int>(l);
+    return -1;
+  };
+  EXPECT_EQ(f.link_canonical[link("box0-gpu1-nic_UP")], link("box0-gpu0-nic_UP"));
+  EXPECT_EQ(f.link_weight(link("box0-gpu0-nic_UP")), 1);
+  EXPECT_EQ(f.link_canonical[link("box0-uplink_UP")], link("box0-uplink_UP"));
+  EXPECT_EQ(f.link_weight(link("box0-uplink_UP")), 2);
+  const Platform folded = folded_platform(platform, f);
+  const Path& path = folded.path(map.device(0, 0, 0), map.device(0, 0, 1));
+  EXPECT_EQ(path.weights, (std::vector<double>{1, 2, 2, 1}));
+  EXPECT_EQ(path.links.size(), platform.path(map.device(0, 0, 0), map.device(0, 0, 1)).links.size());
+  // A slower uplink that both replicas cross alike keeps the symmetry; a
+  // slower NIC on replica 1's GPU breaks it.
+  Platform slow_uplink = platform;
+  slow_uplink.links[link("box1-uplink_DOWN")].bandwidth /= 2;
+  EXPECT_TRUE(fold_replicas(slow_uplink, map, replica0).folded());
+  Platform slow_nic = platform;
+  slow_nic.links[link("box0-gpu1-nic_UP")].bandwidth /= 2;
+  const Folding refused = fold_replicas(slow_nic, map, replica0);
+  EXPECT_FALSE(refused.folded());
+  EXPECT_NE(refused.what.find("cross unlike links (box0-gpu0-nic_UP, box0-gpu1-nic_UP)"), std::string::npos)
+      << refused.what;
 }
 
 // Every number equal to 1e-9 (relative, absolute below 1), every other value equal.

@@ -59,6 +59,41 @@ TEST(AnalyticEngine, TwoFlowsOnOneSharedLinkShareItAsInSimGrid) {
   expect_same_timeline(*out.timeline, simgrid_timeline(sim, g));
 }
 
+// A path's weights (a folded job's: docs/folding.md) are lmm's consumption
+// weights: gpu0's flow, standing for 2 flows on the bus, shares it with
+// gpu1's as the 3 flows would (each gets a third of 1 GB/s: both end at
+// 1 us + 3 s); alone it gets half the bus (1 us + 2 s), by the list pass.
+TEST(AnalyticEngine, AWeightedFlowSharesALinkAsTheFlowsItStandsFor) {
+  Simulation sim(bus_platform("SHARED"));
+  Platform view = sim.platform();
+  const int n = view.size();
+  view.paths.assign(static_cast<std::size_t>(n) * n, Path{});
+  for (int a = 0; a < n; ++a)
+    for (int b = 0; b < n; ++b) view.paths[a * n + b] = sim.platform().path(a, b);
+  view.paths[0 * n + 2].weights = {1, 2};  // a0, bus
+  TaskGraph both(3);
+  both.add(transfer(0, 2, 1e9, 0));
+  both.add(transfer(1, 2, 1e9, 1));
+  const AnalyticOutcome shared = sim.run_analytic(both, view);
+  ASSERT_TRUE(shared.timeline) << shared.refusal;
+  EXPECT_NEAR(shared.timeline->finish[0], 1e-6 + 3, 1e-9);
+  EXPECT_NEAR(shared.timeline->finish[1], 1e-6 + 3, 1e-9);
+  TaskGraph three(3);  // the flows it stands for, on SimGrid
+  three.add(transfer(0, 2, 1e9, 0));
+  three.add(transfer(0, 2, 1e9, 1));
+  three.add(transfer(1, 2, 1e9, 2));
+  const Timeline whole = simgrid_timeline(sim, three);
+  EXPECT_NEAR(shared.timeline->finish[0], whole.finish[0], 1e-9);
+  EXPECT_NEAR(shared.timeline->finish[1], whole.finish[2], 1e-9);
+  EXPECT_EQ(shared.timeline->route_weights, (std::vector<double>{1, 2, 1, 1}));
+  TaskGraph alone(3);
+  alone.add(transfer(0, 2, 1e9, 0));
+  const AnalyticOutcome half = sim.run_analytic(alone, view);
+  ASSERT_TRUE(half.timeline) << half.refusal;
+  EXPECT_FALSE(half.shared);
+  EXPECT_NEAR(half.timeline->finish[0], 1e-6 + 2, 1e-9);
+}
+
 // CM02's sharing penalty is a flow's route latency: on one link, rates are
 // in inverse proportion to latency (RTT unfairness). gpu0 reaches gpu2 with
 // 1 us of latency, gpu1 with 3 us: while both send, gpu0's flow gets 3/4 of
