@@ -4,21 +4,24 @@
 
 namespace pipesim {
 
+namespace {
+
+// Each item whose image is another takes that one's figures, keeping its name.
+template <class Item>
+void copy_images(std::vector<Item>& items, const std::vector<int>& image) {
+  for (std::size_t i = 0; i < items.size() && i < image.size(); ++i) {
+    if (image[i] == static_cast<int>(i)) continue;
+    std::string name = std::move(items[i].name);
+    items[i] = items[image[i]];
+    items[i].name = std::move(name);
+  }
+}
+
+}  // namespace
+
 void unfold_metrics(Metrics& m, const Folding& folding) {
-  for (std::size_t d = 0; d < m.devices.size() && d < folding.device_image.size(); ++d) {
-    const int image = folding.device_image[d];
-    if (image == static_cast<int>(d)) continue;
-    std::string name = std::move(m.devices[d].name);
-    m.devices[d] = m.devices[image];
-    m.devices[d].name = std::move(name);
-  }
-  for (std::size_t l = 0; l < m.links.size() && l < folding.link_canonical.size(); ++l) {
-    const int image = folding.link_canonical[l];
-    if (image == static_cast<int>(l)) continue;
-    std::string name = std::move(m.links[l].name);
-    m.links[l] = m.links[image];
-    m.links[l].name = std::move(name);
-  }
+  copy_images(m.devices, folding.device_image);
+  copy_images(m.links, folding.link_canonical);
   std::vector<MemoryViolation> all;
   for (const MemoryViolation& v : m.violations)
     for (std::size_t d = 0; d < folding.device_image.size(); ++d)

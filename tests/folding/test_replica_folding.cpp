@@ -26,13 +26,15 @@ const std::string kRoot = std::string(PIPESIM_SOURCE_DIR) + "/";
 
 // make_platform.py cluster ARGS as XML, edited by `edit` (a regex and its replacement), or "" when refused.
 std::string cluster(const std::string& args, const std::string& name, const std::string& from = "",
-                    const std::string& to = "") {
+                    const std::string& to = "", bool every = false) {
   const std::string out = temp_path(name);
   const std::string command =
       "python3 " + kRoot + "scripts/make_platform.py cluster " + args + " -o " + out + " >/dev/null 2>&1";
   if (std::system(command.c_str()) != 0) return "";
   if (!from.empty())
-    write_file(name, std::regex_replace(read_text(out), std::regex(from), to, std::regex_constants::format_first_only));
+    write_file(name, std::regex_replace(
+                         read_text(out), std::regex(from), to,
+                         every ? std::regex_constants::format_default : std::regex_constants::format_first_only));
   return out;
 }
 
@@ -222,6 +224,18 @@ TEST(ReplicaFolding, AnUnevenUplinkKeepsEveryReplica) {
   const Outcome o = run_both(uneven, w, "uneven");
   EXPECT_FALSE(o.folded);
   EXPECT_NE(o.engine.find("cross unlike links"), std::string::npos) << o.engine;
+}
+
+// GPUs too small for the job: every replica's violation is reported, as the whole job's run reports them.
+TEST(ReplicaFolding, MemoryViolationsRepeatOnEveryReplica) {
+  if (std::system("python3 --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
+  const std::string w = write_file("small-gpus.yaml", workload(1, 2, 2, "tp-dp-pp", 0, true, "1f1b", 4));
+  const std::string small =
+      cluster("--boxes 2 --gpus 2 --network fat-tree", "small.xml", "value=\"80GiB\"", "value=\"100MiB\"", true);
+  EXPECT_TRUE(run_both(small, w, "small").folded);
+  const nlohmann::json j = read_json(temp_path("folded.json"));
+  EXPECT_EQ(j["violations"].size(), 4u);
+  EXPECT_EQ(j["violations"][3]["device"], "box1-gpu1");
 }
 
 // The first code block after `heading` in docs/folding.md, without its fences.
