@@ -79,6 +79,10 @@ CLI::App* add_plan_command(CLI::App& root, PlanCommandOptions& o) {
                    "the schedules tried on pipelines (default: all but kfkb):\n"
                    "1f1b,gpipe,interleaved-1f1b,kfkb,zb-h1,zb-h2,zbv,dualpipev")
       ->type_name("LIST");
+  plan->add_option("--zero", o.zero,
+                   "the ZeRO stages tried where dp > 1 (default: 0,1,2);\n"
+                   "0 alone keeps replicas foldable (docs/folding.md)")
+      ->type_name("LIST");
   plan->add_flag("--screen-only", o.screen_only,
                  "the bounds of every candidate, nothing simulated\n(plan.csv and the fastest bounds)");
   plan->add_option("-j,--jobs", o.jobs, "runs at once (default: the machine's cores)")->type_name("N");
@@ -136,6 +140,17 @@ int plan_command(const PlanCommandOptions& o) {
       if (std::find(screen.limits.schedules.begin(), screen.limits.schedules.end(), name) ==
           screen.limits.schedules.end())
         screen.limits.schedules.push_back(name);
+    }
+  }
+  if (!o.zero.empty()) {
+    screen.limits.zero_stages.clear();
+    std::stringstream list(o.zero);
+    for (std::string stage; std::getline(list, stage, ',');) {
+      if (stage != "0" && stage != "1" && stage != "2")
+        throw UsageError("--zero: '" + stage + "' is not a ZeRO stage a plan tries; expected some of 0, 1, 2");
+      if (std::find(screen.limits.zero_stages.begin(), screen.limits.zero_stages.end(), std::stoi(stage)) ==
+          screen.limits.zero_stages.end())
+        screen.limits.zero_stages.push_back(std::stoi(stage));
     }
   }
   if (screen.limits.global_batch ==

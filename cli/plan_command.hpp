@@ -16,6 +16,7 @@ struct PlanCommandOptions {
   int jobs = 0;  // 0: the machine's cores
   bool screen_only = false;
   std::string schedules;           // comma-separated; "": default_plan_schedules()
+  std::string zero;                // comma-separated ZeRO stages; "": 0, 1 and 2
   std::string objective = "time";  // time or memory
   std::vector<std::string> simgrid_config;
 };

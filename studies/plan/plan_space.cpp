@@ -68,7 +68,7 @@ std::vector<PlanCandidate> plan_space(const PlanSpaceLimits& l) {
         }
         for (const auto& [schedule, v, k] : schedules)
           for (const char* recompute : {"none", "selective", "full"})
-            for (int zero = 0; zero <= (dp > 1 ? 2 : 0); ++zero) {
+            for (const int zero : dp > 1 ? l.zero_stages : std::vector<int>{0}) {
               PlanCandidate c;
               c.tp = tp, c.pp = pp, c.dp = dp, c.zero = zero;
               c.microbatch_size = mbs, c.microbatches = microbatches;

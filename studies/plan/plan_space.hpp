@@ -45,6 +45,7 @@ struct PlanSpaceLimits {
   int global_batch = 0;  // samples per iteration, over every replica
   int layers = 0;        // the workload's layer chain: no more pipeline stages than layers
   std::vector<std::string> schedules = default_plan_schedules();  // tried on pipelines of two stages or more
+  std::vector<int> zero_stages = {0, 1, 2};                       // tried where dp > 1 (0 alone where dp = 1)
 };
 
 // Every candidate, in a fixed order (layout, micro-batch size, schedule,

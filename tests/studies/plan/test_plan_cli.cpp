@@ -307,6 +307,11 @@ TEST(PlanCli, BadInputIsOneLine) {
             std::string::npos)
       << family.err;
   EXPECT_FALSE(fs::exists(temp_path("z") + "/plan.csv"));
+  const CliResult zero =
+      run_pipesim("plan " + kPlatform + " " + small_workload() + " -o " + temp_path("zero") + " --zero 0,3");
+  EXPECT_EQ(zero.exit_code, 2);
+  EXPECT_EQ(zero.err, "pipesim: error: --zero: '3' is not a ZeRO stage a plan tries; expected some of 0, 1, 2; see 'pipesim plan --help'\n");
+  EXPECT_FALSE(fs::exists(temp_path("zero") + "/plan.csv"));
   const CliResult cost =
       run_pipesim("plan " + kPlatform + " " + small_workload() + " -o " + temp_path("c") + " --objective cost");
   EXPECT_EQ(cost.exit_code, 2);

@@ -50,6 +50,22 @@ TEST(PlanSpace, EveryLayoutOfTheGpusAndEveryMicroBatchThatDividesTheBatch) {
   EXPECT_EQ(kfkb, (3u * 3 + 1) * 3);
 }
 
+// --zero 0: every candidate keeps ZeRO 0, so that a job's replicas can fold
+// (docs/folding.md); the other fields are enumerated as before.
+TEST(PlanSpace, ZeroStagesAreTheOnesAskedFor) {
+  PlanSpaceLimits limits;
+  limits.gpus = 8, limits.node_gpus = 4, limits.global_batch = 16, limits.layers = 6;
+  const std::size_t all = plan_space(limits).size();
+  limits.zero_stages = {0};
+  const std::vector<PlanCandidate> zero = plan_space(limits);
+  std::size_t replicated = 0;
+  for (const PlanCandidate& c : zero) {
+    EXPECT_EQ(c.zero, 0) << c.label();
+    replicated += c.dp > 1;
+  }
+  EXPECT_EQ(all, zero.size() + 2 * replicated);  // dp > 1 had 0, 1 and 2
+}
+
 TEST(PlanSpace, OverridesSayTheCandidateAsRunSetsWould) {
   PlanCandidate c;
   c.tp = 8, c.pp = 4, c.dp = 2, c.zero = 1, c.microbatch_size = 1, c.microbatches = 64;
