@@ -450,7 +450,7 @@ SHIPPED = {
     # Cluster descriptions (pipesim builds them, each route computed when needed): issue-scale jobs,
     # GPT-3 175B on 1,024 and 8,192 A100s (bench/README.md), and the whole-network study of docs/whatif.md.
     "a100-4x8-rail-200g.yaml": lambda: cluster_description(4, 8, "A100", "nvswitch", "rail", rate("200Gbps")),
-    # Megatron-LM SC'21 Table 1's second to seventh rows (docs/plan.md).
+    # Megatron-LM SC'21 Table 1's second to tenth rows (docs/plan.md).
     "a100-8x8-rail-200g.yaml": lambda: cluster_description(8, 8, "A100", "nvswitch", "rail", rate("200Gbps")),
     "a100-16x8-rail-200g.yaml": lambda: cluster_description(16, 8, "A100", "nvswitch", "rail", rate("200Gbps")),
     "a100-32x8-rail-200g.yaml": lambda: cluster_description(32, 8, "A100", "nvswitch", "rail", rate("200Gbps")),
@@ -458,6 +458,9 @@ SHIPPED = {
     "a100-64x8-rail-200g.yaml": lambda: cluster_description(64, 8, "A100", "nvswitch", "rail", rate("200Gbps")),
     "a100-128x8-rail-200g.yaml": lambda: cluster_description(128, 8, "A100", "nvswitch", "rail", rate("200Gbps")),
     "a100-192x8-rail-200g.yaml": lambda: cluster_description(192, 8, "A100", "nvswitch", "rail", rate("200Gbps")),
+    "a100-240x8-rail-200g.yaml": lambda: cluster_description(240, 8, "A100", "nvswitch", "rail", rate("200Gbps")),
+    "a100-315x8-rail-200g.yaml": lambda: cluster_description(315, 8, "A100", "nvswitch", "rail", rate("200Gbps")),
+    "a100-384x8-rail-200g.yaml": lambda: cluster_description(384, 8, "A100", "nvswitch", "rail", rate("200Gbps")),
     "a100-1024x8-rail-200g.yaml": lambda: cluster_description(1024, 8, "A100", "nvswitch", "rail", rate("200Gbps")),
 }
 

@@ -322,7 +322,7 @@ TEST(ValidPlatforms, EveryShippedPlatformRuns) {
     EXPECT_EQ(tasks, 2 * 8 * stages);
     EXPECT_GE(report.value("makespan", 0.0), busiest);
   }
-  EXPECT_EQ(count, 22);  // with the two clusters of docs/whatif.md, the two single GPUs, nine cluster descriptions
+  EXPECT_EQ(count, 25);  // with the two clusters of docs/whatif.md, the two single GPUs, twelve cluster descriptions
 }
 
 TEST(ValidPlatforms, MultiCoreHostsRunByDefault) {
