@@ -498,14 +498,26 @@ class ParallelWorkload : public FuzzCase {
 
 TEST_P(ParallelWorkload, KeepsTheErrorContract) {
   Rng rng(seed_);
-  const std::string workload =
+  std::string workload =
       "model: {layers: 4, hidden: 256, heads: 4, vocab: 1000, seq_length: 64}\n"
       "optimizer: {name: adam}\nmicrobatches: 4\nschedule: 1f1b\n"
       "parallel: {tp: 2, pp: 1, dp: 2, order: tp-dp-pp, zero: 1, bucket: 8MB, overlap_gradient_reduce: true,\n"
       "           overlap_tp: false, tp_algorithm: ring, dp_algorithm: auto, devices: [gpu0, gpu1, gpu2, gpu3]}\n";
+  // Without --trace, and with ZeRO 0, the unmutated job folds its two replicas (docs/folding.md).
+  const bool folded = rng.chance(50);
+  if (folded) {
+    mutations_.push_back("no --trace, zero 0: folding on");
+    workload = edited(workload, "zero: 1", "zero: 0");
+  }
   write("workload.yaml", mutated(workload, rng, kParallelRules));
-  write("platform.xml", source("platforms/complete-4.xml"));
-  conclude(run(run_call("platform.xml", "workload.yaml", {}, {"platform.xml", "workload.yaml"})));
+  // A platform whose GPUs have a device type, so that the unmutated job runs.
+  write("platform.xml", source("platforms/nvswitch-4gpu.xml"));
+  Invocation call = run_call("platform.xml", "workload.yaml", {}, {"platform.xml", "workload.yaml"});
+  if (folded) {
+    call.args = {"run", "platform.xml", "workload.yaml", "--json", "out.json", "--quiet"};
+    call.outputs = {{"out.json", "{"}};
+  }
+  conclude(run(call));
 }
 
 INSTANTIATE_TEST_SUITE_P(Fuzz, ParallelWorkload, ::testing::Range(0, kCasesPerFormat));
