@@ -74,7 +74,7 @@ Allocation workload_allocation(const Workload& w, const Platform& platform) {
       for (int l = st.first_layer; l <= st.last_layer; ++l) a[l] = st.device;
     return a;
   }
-  if (!w.placement.automatic || w.placement.stages != 0)
+  if (!w.placement.automatic || w.placement.stages != 0 || w.placement.partition != PartitionRule::Auto)
     throw InputError(w.file, "placement", "not used with schedule.allocation, which places every layer");
   try {
     return parse_allocation(it->second, static_cast<int>(w.layers.size()), platform.size());

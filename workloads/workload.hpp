@@ -92,12 +92,18 @@ inline double operator_activations(const Layer& layer) {
   return layer.operator_activations ? *layer.operator_activations : layer.activation;
 }
 
+// How automatic placement splits the layers into stages
+// (docs/workload-format.md#placement): Auto is each schedule family's own
+// rule (flush and pattern schedules Balanced, the PyTorch schedules Even).
+enum class PartitionRule { Auto, Even, Balanced };
+
 struct Placement {
   bool automatic = true;
   int stages = 0;  // with automatic: number of stages (0 = one per device)
   // Explicit: inclusive 0-based layer range of each stage, and its host name.
   std::vector<std::pair<int, int>> stage_layers;
   std::vector<std::string> stage_hosts;
+  PartitionRule partition = PartitionRule::Auto;  // with automatic
 };
 
 // Seed 002's memory saving applied to every stage of a flush pipeline

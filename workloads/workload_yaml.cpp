@@ -43,7 +43,7 @@ const std::vector<std::string> kLayerKeys = {"name",
                                              "times"};
 const std::vector<std::string> kResourceTimeKeys = {"forward", "backward"};
 const std::vector<std::string> kStageKeys = {"layers", "host"};
-const std::vector<std::string> kAutoPlacementKeys = {"stages"};
+const std::vector<std::string> kAutoPlacementKeys = {"stages", "partition"};
 
 const char* const kCostExpected = "a duration like '3ms' or a flop count like '2Tf'";
 constexpr double kMaxLayerBytes = 9.2e18;  // just below 2^63, as the engine checks
@@ -318,7 +318,7 @@ class Loader : public YamlFields {
   }
 
   void load_placement(const YAML::Node& n, Workload& w) const {
-    const char* expected = "'auto', {stages: N} or a list of {layers: 'a-b', host: NAME}";
+    const char* expected = "'auto', {stages: N, partition: even|balanced} or a list of {layers: 'a-b', host: NAME}";
     Placement& p = w.placement;
     const int count = static_cast<int>(w.layers.size());
     if (n.IsScalar()) {
@@ -326,12 +326,24 @@ class Loader : public YamlFields {
         fail(n, "placement", std::string("expected ") + expected + ", got " + describe(n));
     } else if (n.IsMap()) {
       const Fields f = fields(n, "placement", &kAutoPlacementKeys);
-      const YAML::Node& s = require(f, n, "placement", "stages", "an integer >= 1");
-      p.stages = integer(s, "placement.stages", 1);
-      if (p.stages > count)
-        fail(s, "placement.stages",
-             "expected at most one stage per layer (" + std::to_string(count) + " layers), got " +
-                 std::to_string(p.stages));
+      if (f.empty()) fail(n, "placement", "expected 'stages' or 'partition' (or placement: auto)");
+      if (auto* e = get(f, "stages")) {
+        p.stages = integer(e->value, "placement.stages", 1);
+        if (p.stages > count)
+          fail(e->value, "placement.stages",
+               "expected at most one stage per layer (" + std::to_string(count) + " layers), got " +
+                   std::to_string(p.stages));
+      }
+      if (auto* e = get(f, "partition")) {
+        const char* rules = "auto, even or balanced";
+        const std::string rule = lower(text(e->value, "placement.partition", rules));
+        if (rule == "even")
+          p.partition = PartitionRule::Even;
+        else if (rule == "balanced")
+          p.partition = PartitionRule::Balanced;
+        else if (rule != "auto")
+          fail(e->value, "placement.partition", std::string("expected ") + rules + ", got '" + rule + "'");
+      }
     } else if (n.IsSequence() && n.size() > 0) {
       p.automatic = false;
       int next = 0;  // first layer not yet assigned

@@ -359,6 +359,9 @@ std::vector<MasterStage> workload_stages(const Workload& w, double ref) {
     throw InputError(w.file, "placement",
                      "schedule 'master' places work with its maps; give placement: auto (one stage per layer) or "
                      "{stages: N}, not a list of hosts");
+  if (w.placement.partition != PartitionRule::Auto)
+    throw InputError(w.file, "placement.partition",
+                     "schedule 'master' balances its stages' flops itself (the min-max partition); leave it out");
   const int S = w.placement.stages > 0 ? w.placement.stages : L;
   if (w.placement.stages < 0) throw InputError(w.file, "placement.stages", "must be positive");
   if (S > L)

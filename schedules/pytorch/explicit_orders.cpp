@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "schedules/stages/stage_plan.hpp"
+#include "schedules/stages/stage_split.hpp"
 #include "sim/input_error.hpp"
 #include "sim/input_file.hpp"
 
@@ -116,31 +117,6 @@ Cell parse_single(std::string_view cell, const std::string& file, const std::str
 
 std::string device_name(const Platform& platform, int d) { return platform.devices.at(d).name; }
 
-// A layer generated from a model, by its op keys ("embedding.forward", ...).
-bool model_layer(const Layer& layer, const std::string& kind) {
-  return layer.ops && layer.ops->forward.key.rfind(kind + ".", 0) == 0;
-}
-
-// Without a placement: a model's transformer blocks evenly over the stages,
-// the embedding with the first and the head with the last, as Megatron-LM
-// builds its (virtual) pipeline stages when they divide the layers
-// (megatron/core/transformer/transformer_block.py, get_num_layers_to_build);
-// else, and for layer chains, equal counts of the whole chain, as PyTorch's
-// pipeline split.
-std::vector<std::pair<int, int>> automatic_stage_layers(const Workload& w, int S) {
-  const int L = static_cast<int>(w.layers.size());
-  std::vector<std::pair<int, int>> layers;
-  const bool ends = L > 2 && model_layer(w.layers.front(), "embedding") && model_layer(w.layers.back(), "head");
-  if (ends && (L - 2) % S == 0) {
-    const int per = (L - 2) / S;
-    for (int s = 0; s < S; ++s) layers.push_back({s == 0 ? 0 : 1 + s * per, s + 1 == S ? L - 1 : s * per + per});
-    return layers;
-  }
-  for (int s = 0; s < S; ++s)
-    layers.push_back({static_cast<int>(1LL * s * L / S), static_cast<int>(1LL * (s + 1) * L / S) - 1});
-  return layers;
-}
-
 }  // namespace
 
 std::string cell_name(const OrderedOp& op) {
@@ -237,7 +213,8 @@ std::vector<std::pair<int, int>> orders_stage_layers(const ExplicitOrders& order
       throw InputError(orders.file, "stages",
                        std::to_string(S) + " stages, but the workload has only " + std::to_string(L) +
                            " layers (at most one stage per layer)");
-    layers = automatic_stage_layers(w, S);
+    layers =
+        pl.partition == PartitionRule::Balanced ? balanced_stage_layers(w, platform, rank) : even_stage_layers(w, S);
   }
   for (int s = 0; s + 1 < S; ++s) {
     if (rank[s] < 0 || rank[s + 1] < 0 || rank[s] == rank[s + 1]) continue;

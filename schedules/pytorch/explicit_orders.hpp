@@ -87,7 +87,8 @@ ExplicitOrders read_orders_csv(const std::string& path);
 
 // Layers of every stage (inclusive, 0-based). Explicit placement: its ranges,
 // one per stage, and each stage's host must be its rank's device; automatic
-// placement: stage s gets layers floor(s*L/S) .. floor((s+1)*L/S) - 1.
+// placement: even_stage_layers, or with partition: balanced
+// balanced_stage_layers on the stages' ranks (schedules/stages/stage_split.hpp).
 // Also checks that ranks are devices of the platform and consecutive stages
 // on different devices have a route. Throws InputError.
 std::vector<std::pair<int, int>> orders_stage_layers(const ExplicitOrders& orders, const Workload& workload,

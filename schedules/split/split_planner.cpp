@@ -215,6 +215,8 @@ SplitPlan plan_split(const Workload& w, const Platform& platform) {
     throw InputError(w.file, "placement",
                      "schedule 'split' cuts the chain itself (eq. 1); give placement: auto or {stages: N} "
                      "(or schedule.workers), not a list of hosts");
+  if (w.placement.partition != PartitionRule::Auto)
+    throw InputError(w.file, "placement.partition", "schedule 'split' cuts the chain itself (eq. 1); leave it out");
   const std::string grouping = param(w, "grouping", "none");
   if (grouping != "none" && grouping != "algorithm2" && grouping != "brute-force" && grouping != "sorting")
     throw InputError(w.file, "schedule.grouping",

@@ -4,7 +4,7 @@
 #include <set>
 #include <string>
 
-#include "schedules/stages/partition.hpp"
+#include "schedules/stages/stage_split.hpp"
 #include "sim/input_error.hpp"
 
 namespace pipesim {
@@ -20,10 +20,6 @@ std::string device_names(const Platform& platform) {
 std::string one_per_device(const Workload& w) {
   const std::string name = w.schedule.empty() ? "this schedule" : "schedule '" + w.schedule + "'";
   return "; " + name + " runs one stage per device (gpipe and 1f1b run several)";
-}
-
-double layer_flops(const Layer& layer, double ref) {
-  return cost_flops(layer.forward, ref) + cost_flops(layer.backward, ref);
 }
 
 // Consecutive stages exchange activations one way and gradients the other.
@@ -114,29 +110,17 @@ StagePlan automatic_plan(const Workload& w, const Platform& p, double ref, Stage
     for (int s = 0; s < S; ++s) blocks[s] = devices[static_cast<long long>(s) * D / S];
     devices = std::move(blocks);
   }
+  devices.resize(S);
   for (int s = 1; s < S; ++s) check_route(w, p, devices[s - 1], devices[s], "placement");
 
-  PartitionProblem pb;
-  pb.layer_seconds.assign(S, std::vector<double>(L));
-  pb.boundary_seconds.assign(S - 1, std::vector<double>(L));
-  for (int s = 0; s < S; ++s) {
-    const double speed = p.devices[devices[s]].speed;
-    if (!(speed > 0)) throw InputError(p.file, "host " + p.devices[devices[s]].name, "speed must be positive");
-    for (int l = 0; l < L; ++l) {
-      pb.layer_seconds[s][l] = layer_flops(w.layers[l], ref) / speed;
-      // Activation forward and its gradient backward, as PipeDream counts it.
-      // Stages on one device exchange nothing.
-      if (s + 1 < S && devices[s] != devices[s + 1])
-        pb.boundary_seconds[s][l] = 2 * p.transfer_time(devices[s], devices[s + 1], w.layers[l].activation);
-    }
-  }
-  const Partition part = partition_chain(pb);
+  for (int s = 0; s < S; ++s)
+    if (!(p.devices[devices[s]].speed > 0))
+      throw InputError(p.file, "host " + p.devices[devices[s]].name, "speed must be positive");
+  const StageLayers layers =
+      w.placement.partition == PartitionRule::Even ? even_stage_layers(w, S) : balanced_stage_layers(w, p, devices);
   StagePlan plan;
-  int first = 0;
-  for (int s = 0; s < S; ++s) {
-    plan.stages.push_back(make_stage(w, p, ref, first, part.last_layer[s], devices[s]));
-    first = part.last_layer[s] + 1;
-  }
+  for (int s = 0; s < S; ++s)
+    plan.stages.push_back(make_stage(w, p, ref, layers[s].first, layers[s].second, devices[s]));
   return plan;
 }
 

@@ -35,8 +35,9 @@ enum class StagesPerDevice { One, Several };
 // Explicit placement is checked (hosts exist, are routed, and with
 // StagesPerDevice::One are distinct); automatic placement puts stage i on
 // device i, or, with StagesPerDevice::Several and more stages N than compute
-// devices D, stage s on device floor(s*D/N) (contiguous blocks), and balances
-// layers with partition_chain. Throws InputError on bad input; a placement
+// devices D, stage s on device floor(s*D/N) (contiguous blocks), and splits
+// the layers by placement.partition (balanced unless told even,
+// schedules/stages/stage_split.hpp). Throws InputError on bad input; a placement
 // that shares a device under StagesPerDevice::One is refused naming the
 // workload's schedule.
 StagePlan make_stage_plan(const Workload& workload, const Platform& platform,

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <optional>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -11,6 +13,7 @@
 #include "parallelism/job.hpp"
 #include "parallelism/pass_collectives.hpp"
 #include "schedules/registry.hpp"
+#include "schedules/stages/stage_split.hpp"
 #include "sim/engine/analytic_engine.hpp"
 #include "sim/input_error.hpp"
 
@@ -106,6 +109,13 @@ TaskGraph with_tp_collectives(const TaskGraph& graph, const Workload& w, const P
   return out;
 }
 
+std::string stages_text(const StageLayers& layers) {
+  std::string text;
+  for (const auto& [first, last] : layers)
+    text += (text.empty() ? "" : " ") + std::to_string(first) + "-" + std::to_string(last);
+  return text;
+}
+
 }  // namespace
 
 PlanBounds plan_bounds(const Workload& w, const Platform& platform) {
@@ -124,6 +134,18 @@ PlanBounds plan_bounds(const Workload& w, const Platform& platform) {
   std::vector<double> level(n, 0);
   for (const StaticMemory& m : graph.static_memory()) level[m.device] += job_static_bytes(m, w.parallel);
   PlanBounds b;
+  // The stages, by their forwards: layers and device.
+  std::map<std::pair<int, int>, int> stages;
+  for (const Task& task : graph.tasks())
+    if (task.kind == TaskKind::Forward && task.layer_first >= 0)
+      stages.emplace(std::pair{task.layer_first, task.layer_last}, task.device);
+  StageLayers layers;
+  std::vector<int> device;
+  for (const auto& [range, d] : stages) layers.push_back(range), device.push_back(d);
+  b.stages = stages_text(layers);
+  b.balanced_stages = w.placement.partition == PartitionRule::Even && !layers.empty()
+                          ? stages_text(balanced_stage_layers(w, view, device))
+                          : b.stages;
   for (int d = 0; d < n; ++d) {
     double peak = level[d], busy = 0;
     // The device's own effects in its order: each pass allocates at its

@@ -12,6 +12,8 @@
 //   simulation of the candidate can be faster.
 #pragma once
 
+#include <string>
+
 #include "sim/platform.hpp"
 #include "workloads/workload.hpp"
 
@@ -22,6 +24,11 @@ struct PlanBounds {
   int memory_rank = 0;  // the pipeline rank whose bound is largest
   double capacity = 0;  // bytes, that device's memory
   double time = 0;      // seconds
+  std::string stages;   // each pipeline stage's layers, "0-2 3-4 5-7" (a partition's fingerprint)
+  // The stages placement.partition: balanced would give this pipeline (its
+  // stages on the same devices): computed for an even candidate, whose
+  // balanced twin is the same pipeline where the two are equal; else stages.
+  std::string balanced_stages;
 };
 
 // WORKLOAD is timed (workloads/model_costs) and has its `parallel:` section;

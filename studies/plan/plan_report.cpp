@@ -35,7 +35,7 @@ std::string plan_csv(const std::vector<PlanEntry>& entries, PlanObjective object
   for (std::size_t r = 0; r < ranked.size(); ++r) rank[ranked[r]] = r + 1;
   for (const std::size_t i : plan_front(entries)) front[i] = true;
   std::ostringstream out;
-  out << "id,tp,pp,dp,zero,microbatch_size,microbatches,schedule,virtual_stages,k,recompute,fate,reason,"
+  out << "id,tp,pp,dp,zero,microbatch_size,microbatches,schedule,virtual_stages,k,recompute,partition,fate,reason,"
          "time_bound,memory_bound,memory_capacity,status,iteration_time,training.tokens_per_second,training.mfu,"
          "max_peak_memory,max_peak_largest_part,worst_bubble_fraction,exposed_communication,rank,front\n";
   for (std::size_t i = 0; i < entries.size(); ++i) {
@@ -45,7 +45,7 @@ std::string plan_csv(const std::vector<PlanEntry>& entries, PlanObjective object
     const auto metric = [&](const char* column) { return e.run ? run_metric(*e.run, column) : std::string(); };
     out << i << ',' << c.tp << ',' << c.pp << ',' << c.dp << ',' << c.zero << ',' << c.microbatch_size << ','
         << c.microbatches << ',' << c.schedule << ',' << c.virtual_stages << ',' << c.k << ',' << c.recompute << ','
-        << csv_field(fate_name(e.fate)) << ',' << csv_field(e.reason) << ','
+        << c.partition << ',' << csv_field(fate_name(e.fate)) << ',' << csv_field(e.reason) << ','
         << (bounded ? json_number(e.bounds.time) : "") << ',' << (bounded ? json_number(e.bounds.memory) : "") << ','
         << (bounded ? json_number(e.bounds.capacity) : "") << ',' << (e.run ? csv_field(e.run->status) : "") << ','
         << metric("iteration_time") << ',' << metric("training.tokens_per_second") << ',' << metric("training.mfu")
@@ -77,7 +77,10 @@ void write_plan_summary(std::ostream& os, const std::vector<PlanEntry>& entries,
      << count[PlanFate::Slower] << (by_time ? " slower by their time bound, " : " larger by their memory bound, ")
      << (count[PlanFate::Screened] ? std::to_string(count[PlanFate::Screened]) + " screened, " : "")
      << count[PlanFate::OverMemory] << " over memory by their bound, " << count[PlanFate::NotApplicable]
-     << " not applicable\n";
+     << " not applicable"
+     << (count[PlanFate::SameStages] ? ", " + std::to_string(count[PlanFate::SameStages]) + " with their twin's stages"
+                                     : "")
+     << "\n";
   if (count[PlanFate::Screened] > 0) {  // --screen-only: the bounds alone
     std::vector<const PlanEntry*> fits;
     for (const PlanEntry& e : entries)
@@ -91,7 +94,7 @@ void write_plan_summary(std::ostream& os, const std::vector<PlanEntry>& entries,
     for (std::size_t r = 0; r < fits.size() && r < top; ++r) {
       const PlanCandidate& c = fits[r]->candidate;
       rows.push_back({std::to_string(c.tp), std::to_string(c.pp), std::to_string(c.dp),
-                      std::to_string(c.microbatch_size) + " x " + std::to_string(c.microbatches), c.schedule_label(),
+                      std::to_string(c.microbatch_size) + " x " + std::to_string(c.microbatches), c.stages_label(),
                       c.recompute, std::to_string(c.zero), fmt::time(fits[r]->bounds.time),
                       fmt::bytes(fits[r]->bounds.memory)});
     }
@@ -112,7 +115,7 @@ void write_plan_summary(std::ostream& os, const std::vector<PlanEntry>& entries,
     const PlanEntry& e = entries[ranked[r]];
     const PlanCandidate& c = e.candidate;
     rows.push_back({std::to_string(r + 1), std::to_string(c.tp), std::to_string(c.pp), std::to_string(c.dp),
-                    std::to_string(c.microbatch_size) + " x " + std::to_string(c.microbatches), c.schedule_label(),
+                    std::to_string(c.microbatch_size) + " x " + std::to_string(c.microbatches), c.stages_label(),
                     c.recompute, std::to_string(c.zero), fmt::time(e.iteration_time()),
                     fixed_or_dash(value(e, "training.tokens_per_second"), 0), percent_or_dash(value(e, "training.mfu")),
                     fmt::bytes(value(e, "max_peak_memory")) + " " + run_metric(*e.run, "max_peak_largest_part"),

@@ -35,6 +35,8 @@ const char* fate_name(PlanFate fate) {
       return "slower";
     case PlanFate::Simulated:
       return "simulated";
+    case PlanFate::SameStages:
+      return "same stages";
   }
   return "";
 }
@@ -66,16 +68,16 @@ double objective_bound(const PlanEntry& e, PlanObjective objective) {
 
 namespace {
 
-// Screens entries first, first + step, ... (below the end): bounds, or why
-// a candidate is not applicable; DONE hears how many so far.
-void screen_some(const PlanScreen& s, std::vector<PlanEntry>& entries, std::size_t first, std::size_t step,
-                 const std::function<void(std::size_t)>& done) {
+// Screens entries IDS[first], IDS[first + step], ...: bounds, or why a
+// candidate is not applicable; DONE hears how many so far.
+void screen_some(const PlanScreen& s, std::vector<PlanEntry>& entries, const std::vector<std::size_t>& ids,
+                 std::size_t first, std::size_t step, const std::function<void(std::size_t)>& done) {
   // The layers' timing depends only on TP, micro-batch size and recompute: timed once per triple.
   std::map<std::tuple<int, int, std::string>, Workload> timed;
   const WorkloadLoader load = workload_loader(s.workload);
   std::size_t count = 0;
-  for (std::size_t i = first; i < entries.size(); i += step) {
-    PlanEntry& e = entries[i];
+  for (std::size_t k = first; k < ids.size(); k += step) {
+    PlanEntry& e = entries[ids[k]];
     try {
       const Workload loaded = load(e.candidate.overrides());
       const auto key = std::make_tuple(e.candidate.tp, e.candidate.microbatch_size, e.candidate.recompute);
@@ -93,33 +95,80 @@ void screen_some(const PlanScreen& s, std::vector<PlanEntry>& entries, std::size
 }
 
 // What a screening process sends back: per entry its fate, bounds (exact,
-// in hexadecimal) and reason.
-std::string screened_text(const std::vector<PlanEntry>& entries, std::size_t first, std::size_t step) {
+// in hexadecimal), reason and stages.
+std::string screened_text(const std::vector<PlanEntry>& entries, const std::vector<std::size_t>& ids, std::size_t first,
+                          std::size_t step) {
   std::string text;
   char line[256];
-  for (std::size_t i = first; i < entries.size(); i += step) {
-    const PlanEntry& e = entries[i];
-    std::snprintf(line, sizeof line, "%d %a %d %a %a %zu\n", static_cast<int>(e.fate), e.bounds.memory,
-                  e.bounds.memory_rank, e.bounds.capacity, e.bounds.time, e.reason.size());
-    text += line + e.reason;
+  for (std::size_t k = first; k < ids.size(); k += step) {
+    const PlanEntry& e = entries[ids[k]];
+    std::snprintf(line, sizeof line, "%d %a %d %a %a %zu %zu %zu\n", static_cast<int>(e.fate), e.bounds.memory,
+                  e.bounds.memory_rank, e.bounds.capacity, e.bounds.time, e.reason.size(), e.bounds.stages.size(),
+                  e.bounds.balanced_stages.size());
+    text += line + e.reason + e.bounds.stages + e.bounds.balanced_stages;
   }
   return text;
 }
 
-void read_screened(const std::string& text, std::vector<PlanEntry>& entries, std::size_t first, std::size_t step) {
+void read_screened(const std::string& text, std::vector<PlanEntry>& entries, const std::vector<std::size_t>& ids,
+                   std::size_t first, std::size_t step) {
   const char* at = text.c_str();
-  for (std::size_t i = first; i < entries.size(); i += step) {
-    PlanEntry& e = entries[i];
+  for (std::size_t k = first; k < ids.size(); k += step) {
+    PlanEntry& e = entries[ids[k]];
     char* end = nullptr;
     e.fate = static_cast<PlanFate>(std::strtol(at, &end, 10));
     e.bounds.memory = std::strtod(end, &end);
     e.bounds.memory_rank = static_cast<int>(std::strtol(end, &end, 10));
     e.bounds.capacity = std::strtod(end, &end);
     e.bounds.time = std::strtod(end, &end);
-    const std::size_t length = std::strtoull(end, &end, 10);
-    e.reason.assign(end + 1, length);  // after the newline
-    at = end + 1 + length;
+    const std::size_t reason = std::strtoull(end, &end, 10), stages = std::strtoull(end, &end, 10),
+                      balanced = std::strtoull(end, &end, 10);
+    at = end + 1;  // after the newline
+    e.reason.assign(at, reason);
+    e.bounds.stages.assign(at + reason, stages);
+    e.bounds.balanced_stages.assign(at + reason + stages, balanced);
+    at += reason + stages + balanced;
   }
+}
+
+// Screens the entries IDS, in -j forked processes where they are many: one
+// per share, every parts-th candidate (neighbours cost alike, so the shares
+// do too). Candidates are independent, so the entries are those of one
+// process, bit for bit. The first share tells the progress, scaled to the
+// whole, after DONE_BEFORE of TOTAL.
+void screen_ids(const PlanScreen& s, std::vector<PlanEntry>& entries, const std::vector<std::size_t>& ids,
+                const PlanProgress& progress, std::size_t done_before, std::size_t total) {
+  const std::size_t n = ids.size();
+  const std::size_t parts = std::min<std::size_t>(std::max(1, s.jobs), n / 64 + 1);  // a process for 64 at least
+  if (parts <= 1) {
+    screen_some(s, entries, ids, 0, 1, [&](std::size_t done) {
+      if (progress) progress(done_before + done, total);
+    });
+    return;
+  }
+  std::vector<std::function<std::string()>> shares;
+  for (std::size_t k = 0; k < parts; ++k)
+    shares.push_back([&, k] {
+      screen_some(s, entries, ids, k, parts, [&](std::size_t done) {
+        if (progress && k == 0 && done * parts < n) progress(done_before + done * parts, total);
+      });
+      return screened_text(entries, ids, k, parts);
+    });
+  const std::vector<std::string> screened = run_forked_all(shares);
+  for (std::size_t k = 0; k < parts; ++k) read_screened(screened[k], entries, ids, k, parts);
+  if (progress) progress(done_before + n, total);
+}
+
+// Of an even and a balanced twin with the same stages, one is weighed: the
+// even one, or the workload's own configuration. The other is SameStages,
+// with the same bounds (the same pipeline), so that no run is made twice.
+void mark_same_stages(PlanEntry& even, PlanEntry& balanced) {
+  PlanEntry& kept = balanced.given ? balanced : even;
+  PlanEntry& dropped = balanced.given ? even : balanced;
+  dropped.bounds = kept.bounds;
+  dropped.fate = PlanFate::SameStages;
+  dropped.reason = std::string("its stages (layers ") + kept.bounds.stages + ") are those of its " +
+                   (balanced.given ? "balanced" : "even") + " twin";
 }
 
 }  // namespace
@@ -132,33 +181,42 @@ std::vector<PlanEntry> screen_plan(const PlanScreen& s, const PlanProgress& prog
     if (given == space.size()) space.push_back(*s.given);
   }
   std::vector<PlanEntry> entries(space.size());
+  std::map<std::string, std::size_t> even;  // the even candidates by their label
   for (std::size_t i = 0; i < space.size(); ++i) {
     entries[i].candidate = space[i];
     entries[i].given = i == given;
+    if (space[i].partition == "even") even.emplace(space[i].label(), i);
   }
-  const std::size_t n = entries.size();
-  const std::size_t parts = std::min<std::size_t>(std::max(1, s.jobs), n / 64 + 1);  // a process for 64 at least
-  if (parts <= 1) {
-    screen_some(s, entries, 0, 1, [&](std::size_t done) {
-      if (progress) progress(done, n);
-    });
-    return entries;
+  // A balanced candidate is screened after its even twin, whose bounds name
+  // the stages the balanced partition would give the same pipeline: where
+  // those are the even ones, the two are one pipeline, bounded once.
+  std::vector<std::size_t> first, later, twin(entries.size(), entries.size());
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    PlanCandidate c = entries[i].candidate;
+    if (c.partition == "balanced") {
+      c.partition = "even";
+      if (const auto found = even.find(c.label()); found != even.end()) {
+        twin[i] = found->second;
+        later.push_back(i);
+        continue;
+      }
+    }
+    first.push_back(i);
   }
-  // One forked process per share, every parts-th candidate (neighbours cost
-  // alike, so the shares do too): candidates are independent, so the
-  // entries are those of one process, bit for bit. The first share tells
-  // the progress, scaled to the whole.
-  std::vector<std::function<std::string()>> shares;
-  for (std::size_t k = 0; k < parts; ++k)
-    shares.push_back([&, k] {
-      screen_some(s, entries, k, parts, [&](std::size_t done) {
-        if (progress && k == 0 && done * parts < n) progress(done * parts, n);
-      });
-      return screened_text(entries, k, parts);
-    });
-  const std::vector<std::string> screened = run_forked_all(shares);
-  for (std::size_t k = 0; k < parts; ++k) read_screened(screened[k], entries, k, parts);
-  if (progress) progress(n, n);
+  screen_ids(s, entries, first, progress, 0, entries.size());
+  std::vector<std::size_t> second;
+  for (const std::size_t i : later) {
+    PlanEntry& t = entries[twin[i]];
+    if (!entries[i].given && t.fate != PlanFate::NotApplicable && t.bounds.balanced_stages == t.bounds.stages)
+      mark_same_stages(t, entries[i]);
+    else
+      second.push_back(i);
+  }
+  screen_ids(s, entries, second, progress, first.size(), first.size() + second.size());
+  for (const std::size_t i : second)  // the workload's own balanced candidate may be its twin's pipeline too
+    if (entries[i].fate != PlanFate::NotApplicable && entries[twin[i]].fate != PlanFate::NotApplicable &&
+        entries[i].bounds.stages == entries[twin[i]].bounds.stages)
+      mark_same_stages(entries[twin[i]], entries[i]);
   return entries;
 }
 
@@ -215,6 +273,11 @@ PlanCandidate given_candidate(const Workload& w, int gpus) {
     c.k = k == w.schedule_params.end() ? 0 : std::atoi(k->second.c_str());
   }
   c.recompute = w.model ? w.model->recompute : "none";
+  const PartitionRule rule = w.placement.partition;
+  c.partition = c.pp == 1                         ? "even"
+                : rule == PartitionRule::Auto     ? default_partition(c.schedule)
+                : rule == PartitionRule::Balanced ? "balanced"
+                                                  : "even";
   return c;
 }
 

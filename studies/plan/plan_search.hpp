@@ -26,6 +26,7 @@ enum class PlanFate {
   Screened,       // within memory by its bound, not simulated (yet: --screen-only stops here)
   Slower,         // its time bound is no better than the K-th simulated run
   Simulated,      // PlanEntry::run holds the run
+  SameStages,     // its twin of the other partition rule has the same stages: that one is weighed
 };
 const char* fate_name(PlanFate fate);
 

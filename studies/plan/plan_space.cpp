@@ -17,6 +17,7 @@ std::vector<WorkloadOverride> PlanCandidate::overrides() const {
                                      {"schedule", schedule}};
   if (virtual_stages > 0) o.push_back({"schedule.virtual_stages", std::to_string(virtual_stages)});
   if (k > 0) o.push_back({"schedule.k", std::to_string(k)});
+  o.push_back({"placement.partition", partition});
   return o;
 }
 
@@ -25,9 +26,11 @@ std::string PlanCandidate::schedule_label() const {
   return k > 0 ? schedule + " k" + std::to_string(k) : schedule;
 }
 
+std::string PlanCandidate::stages_label() const { return schedule_label() + (pp > 1 ? " " + partition : ""); }
+
 std::string PlanCandidate::label() const {
   return "tp " + std::to_string(tp) + " pp " + std::to_string(pp) + " dp " + std::to_string(dp) + ", mb " +
-         std::to_string(microbatch_size) + " x " + std::to_string(microbatches) + ", " + schedule_label() + ", " +
+         std::to_string(microbatch_size) + " x " + std::to_string(microbatches) + ", " + stages_label() + ", " +
          recompute + ", zero " + std::to_string(zero);
 }
 
@@ -41,6 +44,10 @@ std::vector<std::string> default_plan_schedules() {
   std::vector<std::string> names = plan_schedule_choices();
   names.erase(std::find(names.begin(), names.end(), "kfkb"));
   return names;
+}
+
+std::string default_partition(const std::string& schedule) {
+  return schedule == "1f1b" || schedule == "gpipe" || schedule == "kfkb" ? "balanced" : "even";
 }
 
 std::vector<PlanCandidate> plan_space(const PlanSpaceLimits& l) {
@@ -67,14 +74,17 @@ std::vector<PlanCandidate> plan_space(const PlanSpaceLimits& l) {
           }
         }
         for (const auto& [schedule, v, k] : schedules)
-          for (const char* recompute : {"none", "selective", "full"})
-            for (const int zero : dp > 1 ? l.zero_stages : std::vector<int>{0}) {
-              PlanCandidate c;
-              c.tp = tp, c.pp = pp, c.dp = dp, c.zero = zero;
-              c.microbatch_size = mbs, c.microbatches = microbatches;
-              c.schedule = schedule, c.virtual_stages = v, c.k = k, c.recompute = recompute;
-              out.push_back(c);
-            }
+          for (const char* partition :
+               pp > 1 ? std::vector<const char*>{"even", "balanced"} : std::vector<const char*>{"even"})
+            for (const char* recompute : {"none", "selective", "full"})
+              for (const int zero : dp > 1 ? l.zero_stages : std::vector<int>{0}) {
+                PlanCandidate c;
+                c.tp = tp, c.pp = pp, c.dp = dp, c.zero = zero;
+                c.microbatch_size = mbs, c.microbatches = microbatches;
+                c.schedule = schedule, c.virtual_stages = v, c.k = k, c.recompute = recompute;
+                c.partition = partition;
+                out.push_back(c);
+              }
       }
     }
   }

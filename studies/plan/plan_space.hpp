@@ -20,15 +20,18 @@ struct PlanCandidate {
   int virtual_stages = 0;  // interleaved schedules; 0 for the others
   int k = 0;               // kfkb: forwards (and backwards) in a row; 0 for the others
   std::string recompute;   // none, selective, full
+  // placement.partition: even or balanced (the same on one stage, where only even is tried)
+  std::string partition = "even";
 
   std::vector<WorkloadOverride> overrides() const;
-  // "tp 8 pp 4 dp 2, mb 1 x 64, interleaved-1f1b v2, selective, zero 1"
+  // "tp 8 pp 4 dp 2, mb 1 x 64, interleaved-1f1b v2 balanced, selective, zero 1"
   std::string label() const;
   std::string schedule_label() const;  // "interleaved-1f1b v2", "kfkb k2", "1f1b"
+  std::string stages_label() const;    // the schedule's label and, on two stages or more, the partition
   bool operator==(const PlanCandidate& o) const {
-    return std::tie(tp, pp, dp, zero, microbatch_size, microbatches, schedule, virtual_stages, k, recompute) ==
-           std::tie(o.tp, o.pp, o.dp, o.zero, o.microbatch_size, o.microbatches, o.schedule, o.virtual_stages, o.k,
-                    o.recompute);
+    return std::tie(tp, pp, dp, zero, microbatch_size, microbatches, schedule, virtual_stages, k, recompute,
+                    partition) == std::tie(o.tp, o.pp, o.dp, o.zero, o.microbatch_size, o.microbatches, o.schedule,
+                                           o.virtual_stages, o.k, o.recompute, o.partition);
   }
 };
 
@@ -38,6 +41,11 @@ struct PlanCandidate {
 // bound where the others take ~1 ms (--schedules adds it).
 const std::vector<std::string>& plan_schedule_choices();
 std::vector<std::string> default_plan_schedules();
+
+// The partition a schedule uses where the workload says placement.partition:
+// auto (docs/workload-format.md#placement): balanced for the flush and
+// pattern schedules, even for PyTorch's.
+std::string default_partition(const std::string& schedule);
 
 struct PlanSpaceLimits {
   int gpus = 0;          // the platform's compute devices
@@ -49,9 +57,10 @@ struct PlanSpaceLimits {
 };
 
 // Every candidate, in a fixed order (layout, micro-batch size, schedule,
-// recompute, ZeRO): TP a power of two up to 8 inside a box, PP dividing the
-// GPUs left, micro-batch sizes 1, 2, 4, 8 that divide the global batch per
-// replica. Whether the workload's model takes a candidate (heads divisible
+// partition, recompute, ZeRO): TP a power of two up to 8 inside a box, PP
+// dividing the GPUs left, micro-batch sizes 1, 2, 4, 8 that divide the
+// global batch per replica, the even and the balanced partition where there
+// are two stages or more. Whether the workload's model takes a candidate (heads divisible
 // by TP, enough layers for the stages) is for the workload loader and the
 // generators to say.
 std::vector<PlanCandidate> plan_space(const PlanSpaceLimits& limits);

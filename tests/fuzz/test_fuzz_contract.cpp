@@ -486,9 +486,28 @@ INSTANTIATE_TEST_SUITE_P(Fuzz, ProfilerTrace, ::testing::Range(0, kCasesPerForma
 
 const FormatRules kParallelRules = {
     {std::regex(R"re(\b[a-z_]+: *[^,{}\n#]*)re"), std::regex(R"re(\[[^\]\n]*\])re")},
-    std::regex(R"re(\b(?:tp|pp|dp|zero|order|bucket|tp_algorithm|dp_algorithm|devices|schedule): *([^,{}\n#]+))re"),
-    {"3", "4", "0", "-1", "1000000", "pp-tp-dp", "tp-tp-pp", "tree", "hierarchical", "ring", "[gpu0, gpu0]", "[gpu9]",
-     "1e30TB", "zbv", "interleaved-1f1b", "~", "[]", "{}"},
+    std::regex(
+        R"re(\b(?:tp|pp|dp|zero|order|bucket|tp_algorithm|dp_algorithm|devices|schedule|partition): *([^,{}\n#]+))re"),
+    {"3",
+     "4",
+     "0",
+     "-1",
+     "1000000",
+     "pp-tp-dp",
+     "tp-tp-pp",
+     "tree",
+     "hierarchical",
+     "ring",
+     "[gpu0, gpu0]",
+     "[gpu9]",
+     "1e30TB",
+     "zbv",
+     "interleaved-1f1b",
+     "even",
+     "balanced",
+     "~",
+     "[]",
+     "{}"},
     ""};
 
 class ParallelWorkload : public FuzzCase {
@@ -500,7 +519,7 @@ TEST_P(ParallelWorkload, KeepsTheErrorContract) {
   Rng rng(seed_);
   std::string workload =
       "model: {layers: 4, hidden: 256, heads: 4, vocab: 1000, seq_length: 64}\n"
-      "optimizer: {name: adam}\nmicrobatches: 4\nschedule: 1f1b\n"
+      "optimizer: {name: adam}\nmicrobatches: 4\nschedule: 1f1b\nplacement: {partition: balanced}\n"
       "parallel: {tp: 2, pp: 1, dp: 2, order: tp-dp-pp, zero: 1, bucket: 8MB, overlap_gradient_reduce: true,\n"
       "           overlap_tp: false, tp_algorithm: ring, dp_algorithm: auto, devices: [gpu0, gpu1, gpu2, gpu3]}\n";
   // Without --trace, and with ZeRO 0, the unmutated job folds its two replicas (docs/folding.md).

@@ -257,6 +257,21 @@ TEST_F(WorkloadYaml, BadPlacement) {
   expect_error("microbatches: 2\nplacement: manual\n" + std::string(kLayers), {"placement", "'manual'"});
   expect_error("microbatches: 2\nplacement: []\n" + std::string(kLayers), {"placement", "empty list"});
   expect_error("microbatches: 2\nplacement: {stages: 5}\n" + std::string(kLayers), {"placement.stages"});
+  expect_error("microbatches: 2\nplacement: {partition: uneven}\n" + std::string(kLayers),
+               {"line 2: placement.partition", "expected auto, even or balanced, got 'uneven'"});
+  expect_error("microbatches: 2\nplacement: {}\n" + std::string(kLayers),
+               {"placement", "expected 'stages' or 'partition'"});
+}
+
+TEST_F(WorkloadYaml, PartitionRule) {
+  const auto rule = [&](const std::string& placement) {
+    return load_workload(write("microbatches: 2\nplacement: " + placement + "\n" + std::string(kLayers)))
+        .placement.partition;
+  };
+  EXPECT_EQ(rule("auto"), PartitionRule::Auto);
+  EXPECT_EQ(rule("{partition: even}"), PartitionRule::Even);
+  EXPECT_EQ(rule("{stages: 2, partition: Balanced}"), PartitionRule::Balanced);
+  EXPECT_EQ(rule("{stages: 2}"), PartitionRule::Auto);
 }
 
 TEST_F(WorkloadYaml, BadSchedule) {

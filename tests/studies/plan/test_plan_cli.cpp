@@ -80,7 +80,7 @@ const Row* winner(const std::vector<Row>& rows) {
 std::string candidate(const Row& r) {
   return r.at("tp") + "/" + r.at("pp") + "/" + r.at("dp") + " " + r.at("microbatch_size") + "x" + r.at("microbatches") +
          " " + r.at("schedule") + " v" + r.at("virtual_stages") + " k" + r.at("k") + " " + r.at("recompute") +
-         " zero " + r.at("zero");
+         " zero " + r.at("zero") + " " + r.at("partition");
 }
 
 const std::string kEveryFamily = "1f1b,gpipe,interleaved-1f1b,kfkb,zb-h1,zb-h2,zbv,dualpipev";
@@ -147,7 +147,7 @@ TEST(PlanCli, WhatIsPrunedForMemoryDoesNotFitAndTheWinnerRunsAsWritten) {
       sets += std::string(" --set parallel.") + key + "=" + row.at(key);
     sets += " --set model.microbatch_size=" + row.at("microbatch_size") +
             " --set model.recompute=" + row.at("recompute") + " --set microbatches=" + row.at("microbatches") +
-            " --set schedule=" + row.at("schedule");
+            " --set schedule=" + row.at("schedule") + " --set placement.partition=" + row.at("partition");
     if (row.at("virtual_stages") != "0") sets += " --set schedule.virtual_stages=" + row.at("virtual_stages");
     if (row.at("k") != "0") sets += " --set schedule.k=" + row.at("k");
     const CliResult run = run_pipesim("run " + platform + " " + workload + sets + " --quiet");
@@ -159,7 +159,7 @@ TEST(PlanCli, WhatIsPrunedForMemoryDoesNotFitAndTheWinnerRunsAsWritten) {
   const CliResult run = run_pipesim("run " + platform + " " + out + "/winner.yaml --json " + out + "/winner.json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(json_number(read_json(out + "/winner.json"), "/iteration_time"), number(*best, "iteration_time"));
-  EXPECT_NE(r.out.find("the workload's own configuration: tp 1 pp 4 dp 1, mb 2 x 4, 1f1b, none, zero 0"),
+  EXPECT_NE(r.out.find("the workload's own configuration: tp 1 pp 4 dp 1, mb 2 x 4, 1f1b balanced, none, zero 0"),
             std::string::npos)
       << r.out;
   // Run again: every record is found, nothing runs, the same report.
@@ -210,7 +210,8 @@ TEST(PlanCli, TheDocumentedExampleIsWhatThePlanPrints) {
   EXPECT_EQ(doc_block_after("## Example"), replaced(replaced(r.out, kRoot, ""), out, "plan-small"));
   const std::string header = read_text(out + "/plan.csv").substr(0, read_text(out + "/plan.csv").find('\n'));
   EXPECT_EQ(header,
-            "id,tp,pp,dp,zero,microbatch_size,microbatches,schedule,virtual_stages,k,recompute,fate,reason,time_bound,"
+            "id,tp,pp,dp,zero,microbatch_size,microbatches,schedule,virtual_stages,k,recompute,partition,fate,reason,"
+            "time_bound,"
             "memory_bound,memory_capacity,status,iteration_time,training.tokens_per_second,training.mfu,"
             "max_peak_memory,max_peak_largest_part,worst_bubble_fraction,exposed_communication,rank,front");
   // The plot: written, and the same bytes twice.
@@ -230,11 +231,11 @@ TEST(PlanCli, MegatronsFirstRowKeepsItsLayout) {
   const CliResult r = run_pipesim("plan " + kRoot + "platforms/a100-4x8-rail-200g.yaml " + kRoot +
                                   "workloads/examples/megatron-1.7b.yaml -o " + out + " -j 2");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("candidates  3132: 53 simulated (53 fit), 2583 slower by their time bound, 496 over memory"),
+  EXPECT_NE(r.out.find("candidates  6120: 64 simulated (64 fit), 4082 slower by their time bound, 920 over memory"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("winner        tp 1 pp 1 dp 32, mb 2 x 8, 1f1b, none, zero 0"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("  rank 53 or worse, 3.44 s (+25.9 % against the winner)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  rank 64 or worse, 3.44 s (+25.9 % against the winner)"), std::string::npos) << r.out;
 }
 
 // SC'21 Table 1's second row: a faster layout than the published one, whose
@@ -244,10 +245,10 @@ TEST(PlanCli, MegatronsSecondRowFindsAFasterLayout) {
   const CliResult r = run_pipesim("plan " + kRoot + "platforms/a100-8x8-rail-200g.yaml " + kRoot +
                                   "workloads/examples/megatron-3.6b.yaml -o " + out + " -j 2 --top 1");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("candidates  4284: 91 simulated (91 fit), 3360 slower by their time bound, 797 over memory"),
+  EXPECT_NE(r.out.find("candidates  8424: 91 simulated (91 fit), 3795 slower by their time bound, 798 over memory"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("winner        tp 1 pp 8 dp 8, mb 1 x 64, zbv, none, zero 1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("winner        tp 1 pp 8 dp 8, mb 1 x 64, zbv even, none, zero 1"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("  rank 90 or worse, 3.73 s (+36.9 % against the winner)"), std::string::npos) << r.out;
 }
 
@@ -256,8 +257,8 @@ TEST(PlanCli, ScreenOnlyBoundsEveryCandidateAndRunsNone) {
   const CliResult r =
       run_pipesim("plan " + kPlatform + " " + small_workload() + " -o " + out + " --screen-only --top 3");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("candidates  402: 0 simulated (0 fit), 0 slower by their time bound, 369 screened, 0 over "
-                       "memory by their bound, 33 not applicable"),
+  EXPECT_NE(r.out.find("candidates  747: 0 simulated (0 fit), 0 slower by their time bound, 633 screened, 0 over "
+                       "memory by their bound, 66 not applicable, 48 with their twin's stages"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("fastest by their time bound (nothing simulated)"), std::string::npos) << r.out;
@@ -267,7 +268,7 @@ TEST(PlanCli, ScreenOnlyBoundsEveryCandidateAndRunsNone) {
     screened += row.at("fate") == "screened";
     EXPECT_EQ(row.at("status"), "");
   }
-  EXPECT_EQ(screened, 369u);
+  EXPECT_EQ(screened, 633u);
 }
 
 // Screening in forked shares (-j) gives the entries of one process, byte for byte.
@@ -278,7 +279,7 @@ TEST(PlanCli, ScreeningInSharesGivesTheSameBytes) {
     const CliResult r =
         run_pipesim("plan " + kPlatform + " " + small_workload() + " -o " + dir + " --screen-only -j " + jobs);
     ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_NE(r.err.find("402 candidates screened"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("747 candidates screened"), std::string::npos) << r.err;
     if (csv.empty()) {
       csv = read_text(dir + "/plan.csv"), out = replaced(r.out, dir, "DIR");
       continue;
@@ -310,7 +311,9 @@ TEST(PlanCli, BadInputIsOneLine) {
   const CliResult zero =
       run_pipesim("plan " + kPlatform + " " + small_workload() + " -o " + temp_path("zero") + " --zero 0,3");
   EXPECT_EQ(zero.exit_code, 2);
-  EXPECT_EQ(zero.err, "pipesim: error: --zero: '3' is not a ZeRO stage a plan tries; expected some of 0, 1, 2; see 'pipesim plan --help'\n");
+  EXPECT_EQ(zero.err,
+            "pipesim: error: --zero: '3' is not a ZeRO stage a plan tries; expected some of 0, 1, 2; see 'pipesim plan "
+            "--help'\n");
   EXPECT_FALSE(fs::exists(temp_path("zero") + "/plan.csv"));
   const CliResult cost =
       run_pipesim("plan " + kPlatform + " " + small_workload() + " -o " + temp_path("c") + " --objective cost");

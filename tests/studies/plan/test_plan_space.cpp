@@ -23,6 +23,7 @@ TEST(PlanSpace, EveryLayoutOfTheGpusAndEveryMicroBatchThatDividesTheBatch) {
     EXPECT_EQ(c.dp * c.microbatch_size * c.microbatches, 16) << c.label();
     if (c.pp == 1) {
       EXPECT_EQ(c.schedule, "1f1b") << c.label();
+      EXPECT_EQ(c.partition, "even") << "one stage has one partition: " << c.label();
     }
     if (c.dp == 1) {
       EXPECT_EQ(c.zero, 0) << c.label();
@@ -37,7 +38,7 @@ TEST(PlanSpace, EveryLayoutOfTheGpusAndEveryMicroBatchThatDividesTheBatch) {
   EXPECT_EQ(layouts.size(), 8u);
   // (4,2,1): mbs 1..8 (4 sizes, 16 to 2 micro-batches); schedules 1f1b, gpipe, interleaved v2 (2 x 2 <= 6; v4
   // is 8 > 6), kfkb k2, k3 and k4 (at most the micro-batches: k2 alone at 2), zb-h1, zb-h2, zbv, dualpipev: 10,
-  // 8 at mbs 8; recompute 3; zero 0 only.
+  // 8 at mbs 8; partitions even and balanced (two stages); recompute 3; zero 0 only.
   std::size_t count = 0, kfkb = 0;
   for (const PlanCandidate& c : space) {
     count += c.tp == 4 && c.pp == 2;
@@ -46,8 +47,8 @@ TEST(PlanSpace, EveryLayoutOfTheGpusAndEveryMicroBatchThatDividesTheBatch) {
       kfkb += c.tp == 4 && c.pp == 2;
     }
   }
-  EXPECT_EQ(count, (3u * 10 + 8) * 3);
-  EXPECT_EQ(kfkb, (3u * 3 + 1) * 3);
+  EXPECT_EQ(count, (3u * 10 + 8) * 2 * 3);
+  EXPECT_EQ(kfkb, (3u * 3 + 1) * 2 * 3);
 }
 
 // --zero 0: every candidate keeps ZeRO 0, so that a job's replicas can fold
@@ -69,13 +70,16 @@ TEST(PlanSpace, ZeroStagesAreTheOnesAskedFor) {
 TEST(PlanSpace, OverridesSayTheCandidateAsRunSetsWould) {
   PlanCandidate c;
   c.tp = 8, c.pp = 4, c.dp = 2, c.zero = 1, c.microbatch_size = 1, c.microbatches = 64;
-  c.schedule = "interleaved-1f1b", c.virtual_stages = 2, c.recompute = "selective";
-  EXPECT_EQ(c.label(), "tp 8 pp 4 dp 2, mb 1 x 64, interleaved-1f1b v2, selective, zero 1");
+  c.schedule = "interleaved-1f1b", c.virtual_stages = 2, c.recompute = "selective", c.partition = "balanced";
+  EXPECT_EQ(c.label(), "tp 8 pp 4 dp 2, mb 1 x 64, interleaved-1f1b v2 balanced, selective, zero 1");
   std::string text;
   for (const WorkloadOverride& o : c.overrides()) text += o.key + "=" + o.value + " ";
   EXPECT_EQ(text,
             "parallel.tp=8 parallel.pp=4 parallel.dp=2 parallel.zero=1 model.microbatch_size=1 "
-            "model.recompute=selective microbatches=64 schedule=interleaved-1f1b schedule.virtual_stages=2 ");
+            "model.recompute=selective microbatches=64 schedule=interleaved-1f1b schedule.virtual_stages=2 "
+            "placement.partition=balanced ");
+  c.pp = 1;  // one stage: the label leaves the partition out
+  EXPECT_EQ(c.label(), "tp 8 pp 1 dp 2, mb 1 x 64, interleaved-1f1b v2, selective, zero 1");
 }
 
 }  // namespace

@@ -1,0 +1,59 @@
+// The stages a plan's even candidate predicts for its balanced twin are the
+// twin's own: the screening bounds one pipeline once on that word
+// (studies/plan/plan_search.cpp, docs/plan.md#what-it-weighs).
+#include <gtest/gtest.h>
+
+#include "sim/engine/simulation.hpp"
+#include "studies/plan/plan_bounds.hpp"
+#include "studies/plan/plan_space.hpp"
+#include "tests/support/build_paths.hpp"
+#include "tests/support/fixtures.hpp"
+#include "workloads/model_costs.hpp"
+#include "workloads/workload_yaml.hpp"
+
+namespace pipesim {
+namespace {
+
+const std::string kRoot = std::string(PIPESIM_SOURCE_DIR) + "/";
+
+// A small GPT whose vocabulary makes the head weigh about two blocks: the
+// balanced partition moves blocks off the head's stage on some pipelines.
+const std::string kWideHead =
+    "model: {layers: 6, hidden: 256, heads: 4, vocab: 40000, seq_length: 256}\nmicrobatches: 8\nschedule: 1f1b\n";
+
+TEST(PlanBounds, AnEvenCandidateNamesItsBalancedTwinsStages) {
+  Simulation sim(kRoot + "platforms/nvswitch-8gpu.xml");
+  const Platform& platform = sim.platform();
+  const WorkloadLoader load = workload_loader(testing::write_file("wide-head.yaml", kWideHead));
+  PlanSpaceLimits limits;
+  limits.gpus = 8, limits.node_gpus = 8, limits.global_batch = 16, limits.layers = 8, limits.zero_stages = {0};
+  std::size_t pairs = 0, differ = 0;
+  for (PlanCandidate c : plan_space(limits)) {
+    if (c.partition != "even" || c.pp == 1 || c.recompute != "none") continue;
+    const auto bounds = [&](const PlanCandidate& candidate) {
+      const Workload w = load(candidate.overrides());
+      return plan_bounds(time_model_layers(w, platform), platform);
+    };
+    PlanBounds even, balanced;
+    try {
+      even = bounds(c);
+    } catch (const InputError&) {
+      continue;  // not applicable (micro-batches DualPipeV cannot take): its twin is not either
+    }
+    c.partition = "balanced";
+    balanced = bounds(c);
+    EXPECT_EQ(even.balanced_stages, balanced.stages) << c.label();
+    EXPECT_EQ(balanced.balanced_stages, balanced.stages) << c.label();
+    ++pairs, differ += balanced.stages != even.stages;
+    if (balanced.stages == even.stages) {  // one pipeline: the same bounds
+      EXPECT_EQ(balanced.time, even.time) << c.label();
+      EXPECT_EQ(balanced.memory, even.memory) << c.label();
+    }
+  }
+  EXPECT_GE(pairs, 40u);
+  EXPECT_GE(differ, 10u);
+  EXPECT_LT(differ, pairs);
+}
+
+}  // namespace
+}  // namespace pipesim
