@@ -116,6 +116,7 @@ std::vector<int> fill_blocks(const std::vector<double>& flops, const std::vector
   }
   return last;
 }
+
 }  // namespace
 
 StageLayers even_stage_layers(const Workload& w, int S) {
@@ -140,7 +141,9 @@ StageLayers balanced_stage_layers(const Workload& w, const Platform& p, const st
   std::vector<double> speed(S);
   for (int s = 0; s < S; ++s) {
     speed[s] = device[s] >= 0 ? p.devices[device[s]].speed : ref;
-    if (!(speed[s] > 0)) throw InputError(p.file, "host " + p.devices[device[s]].name, "speed must be positive");
+    if (!(speed[s] > 0))
+      throw InputError(p.file, device[s] >= 0 ? "host " + p.devices[device[s]].name : "reference_speed",
+                       "speed must be positive");
   }
   const auto seconds = [&](int s, int first, int last) {
     double sum = 0;
@@ -170,22 +173,22 @@ StageLayers balanced_stage_layers(const Workload& w, const Platform& p, const st
   int slots = static_cast<int>(slot_of_device.size());
   for (int s = 0; s < S; ++s)
     if (slot[s] < 0) slot[s] = slots++;
-  if (slots < S) {  // a device runs several stages
+  const auto loads_of = [&](const std::vector<int>& ends) {
     std::vector<double> load(slots, 0);
-    for (int s = 0, first = 0; s < S; first = last[s] + 1, ++s) load[slot[s]] += seconds(s, first, last[s]);
-    if (identical_interior(flops)) {
-      last = fill_blocks(flops, speed, slot, slots);
-    } else {
-      descend(last, load, slot, seconds);
-      // The even split, moved the same way, where it ends lower.
-      std::vector<int> even_last;
-      for (const auto& [first, end] : even_stage_layers(w, S)) even_last.push_back(end);
-      std::vector<double> even_load(slots, 0);
-      for (int s = 0, first = 0; s < S; first = even_last[s] + 1, ++s)
-        even_load[slot[s]] += seconds(s, first, even_last[s]);
-      descend(even_last, even_load, slot, seconds);
-      if (Spread(even_load).below(Spread(load))) last = even_last;
-    }
+    for (int s = 0, first = 0; s < S; first = ends[s] + 1, ++s) load[slot[s]] += seconds(s, first, ends[s]);
+    return load;
+  };
+  if (slots < S && identical_interior(flops)) {  // a device runs several stages
+    last = fill_blocks(flops, speed, slot, slots);
+  } else if (slots < S) {
+    std::vector<double> load = loads_of(last);
+    descend(last, load, slot, seconds);
+    // The even split, moved the same way, where it ends lower.
+    std::vector<int> even_last;
+    for (const auto& [first, end] : even_stage_layers(w, S)) even_last.push_back(end);
+    std::vector<double> even_load = loads_of(even_last);
+    descend(even_last, even_load, slot, seconds);
+    if (Spread(even_load).below(Spread(load))) last = even_last;
   }
   StageLayers layers;
   for (int s = 0, first = 0; s < S; first = last[s] + 1, ++s) layers.push_back({first, last[s]});
