@@ -83,6 +83,10 @@ CLI::App* add_plan_command(CLI::App& root, PlanCommandOptions& o) {
                    "the ZeRO stages tried where dp > 1 (default: 0,1,2);\n"
                    "0 alone keeps replicas foldable (docs/folding.md)")
       ->type_name("LIST");
+  plan->add_option("--partitions", o.partitions,
+                   "the stage partitions tried where pp > 1 (default: even,balanced;\n"
+                   "docs/workload-format.md#placement)")
+      ->type_name("LIST");
   plan->add_flag("--screen-only", o.screen_only,
                  "the bounds of every candidate, nothing simulated\n(plan.csv and the fastest bounds)");
   plan->add_option("-j,--jobs", o.jobs, "runs at once (default: the machine's cores)")->type_name("N");
@@ -151,6 +155,18 @@ int plan_command(const PlanCommandOptions& o) {
       if (std::find(screen.limits.zero_stages.begin(), screen.limits.zero_stages.end(), std::stoi(stage)) ==
           screen.limits.zero_stages.end())
         screen.limits.zero_stages.push_back(std::stoi(stage));
+    }
+  }
+  if (!o.partitions.empty()) {
+    screen.limits.partitions.clear();
+    std::stringstream list(o.partitions);
+    for (std::string name; std::getline(list, name, ',');) {
+      if (name != "even" && name != "balanced")
+        throw UsageError("--partitions: '" + name +
+                         "' is not a partition a plan tries; expected some of even, balanced");
+      if (std::find(screen.limits.partitions.begin(), screen.limits.partitions.end(), name) ==
+          screen.limits.partitions.end())
+        screen.limits.partitions.push_back(name);
     }
   }
   if (screen.limits.global_batch ==

@@ -17,6 +17,7 @@ struct PlanCommandOptions {
   bool screen_only = false;
   std::string schedules;           // comma-separated; "": default_plan_schedules()
   std::string zero;                // comma-separated ZeRO stages; "": 0, 1 and 2
+  std::string partitions;          // comma-separated partitions; "": even and balanced
   std::string objective = "time";  // time or memory
   std::vector<std::string> simgrid_config;
 };

@@ -74,8 +74,7 @@ std::vector<PlanCandidate> plan_space(const PlanSpaceLimits& l) {
           }
         }
         for (const auto& [schedule, v, k] : schedules)
-          for (const char* partition :
-               pp > 1 ? std::vector<const char*>{"even", "balanced"} : std::vector<const char*>{"even"})
+          for (const std::string& partition : pp > 1 ? l.partitions : std::vector<std::string>{"even"})
             for (const char* recompute : {"none", "selective", "full"})
               for (const int zero : dp > 1 ? l.zero_stages : std::vector<int>{0}) {
                 PlanCandidate c;

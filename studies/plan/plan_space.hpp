@@ -54,6 +54,7 @@ struct PlanSpaceLimits {
   int layers = 0;        // the workload's layer chain: no more pipeline stages than layers
   std::vector<std::string> schedules = default_plan_schedules();  // tried on pipelines of two stages or more
   std::vector<int> zero_stages = {0, 1, 2};                       // tried where dp > 1 (0 alone where dp = 1)
+  std::vector<std::string> partitions = {"even", "balanced"};     // tried where pp > 1 (even alone where pp = 1)
 };
 
 // Every candidate, in a fixed order (layout, micro-batch size, schedule,

@@ -315,6 +315,13 @@ TEST(PlanCli, BadInputIsOneLine) {
             "pipesim: error: --zero: '3' is not a ZeRO stage a plan tries; expected some of 0, 1, 2; see 'pipesim plan "
             "--help'\n");
   EXPECT_FALSE(fs::exists(temp_path("zero") + "/plan.csv"));
+  const CliResult partition = run_pipesim("plan " + kPlatform + " " + small_workload() + " -o " +
+                                          temp_path("partition") + " --partitions even,uneven");
+  EXPECT_EQ(partition.exit_code, 2);
+  EXPECT_EQ(partition.err,
+            "pipesim: error: --partitions: 'uneven' is not a partition a plan tries; expected some of even, balanced; "
+            "see 'pipesim plan --help'\n");
+  EXPECT_FALSE(fs::exists(temp_path("partition") + "/plan.csv"));
   const CliResult cost =
       run_pipesim("plan " + kPlatform + " " + small_workload() + " -o " + temp_path("c") + " --objective cost");
   EXPECT_EQ(cost.exit_code, 2);

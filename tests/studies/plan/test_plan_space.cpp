@@ -67,6 +67,23 @@ TEST(PlanSpace, ZeroStagesAreTheOnesAskedFor) {
   EXPECT_EQ(all, zero.size() + 2 * replicated);  // dp > 1 had 0, 1 and 2
 }
 
+// --partitions even: every pipelined candidate once, with the even partition.
+TEST(PlanSpace, PartitionsAreTheOnesAskedFor) {
+  PlanSpaceLimits limits;
+  limits.gpus = 8, limits.node_gpus = 4, limits.global_batch = 16, limits.layers = 6;
+  const std::vector<PlanCandidate> both = plan_space(limits);
+  limits.partitions = {"even"};
+  const std::vector<PlanCandidate> even = plan_space(limits);
+  std::size_t pipelined = 0;
+  for (const PlanCandidate& c : even) {
+    EXPECT_EQ(c.partition, "even") << c.label();
+    pipelined += c.pp > 1;
+  }
+  EXPECT_EQ(both.size(), even.size() + pipelined);
+  limits.partitions = {"balanced"};
+  for (const PlanCandidate& c : plan_space(limits)) EXPECT_EQ(c.partition, c.pp > 1 ? "balanced" : "even") << c.label();
+}
+
 TEST(PlanSpace, OverridesSayTheCandidateAsRunSetsWould) {
   PlanCandidate c;
   c.tp = 8, c.pp = 4, c.dp = 2, c.zero = 1, c.microbatch_size = 1, c.microbatches = 64;
