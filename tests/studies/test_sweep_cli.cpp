@@ -373,7 +373,8 @@ TEST(SweepCli, AMillionRunsAreCheckedWithProgressInBoundedMemory) {
     ::execl(PIPESIM_BINARY, PIPESIM_BINARY, "sweep", spec.c_str(), "-o", out.c_str(), "-j", "1", (char*)nullptr);
     ::_exit(127);
   }
-  for (int waited = 0; waited < 60000 && lines(read_text(err)).empty(); waited += 5)
+  // Until the first line is whole: a read can catch it half written.
+  for (int waited = 0; waited < 60000 && read_text(err).find('\n') == std::string::npos; waited += 5)
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   const std::vector<std::string> first = lines(read_text(err));
   const bool planned = fs::exists(out + "/plan.json");
