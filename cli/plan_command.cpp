@@ -59,8 +59,9 @@ CLI::App* add_plan_command(CLI::App& root, PlanCommandOptions& o) {
   CLI::App* plan = add_command(
       root, "plan",
       "Finds the fastest configuration of WORKLOAD's model on PLATFORM that fits: every\n"
-      "TP x PP x DP layout, micro-batch size, pipeline schedule, recompute and ZeRO stage,\n"
-      "screened by exact bounds and simulated fastest bound first (docs/plan.md).",
+      "TP x PP x DP layout, micro-batch size, pipeline schedule, recompute, memory saving per\n"
+      "stage and ZeRO stage, screened by exact bounds and simulated fastest bound first\n"
+      "(docs/plan.md).",
       "Exit status: 0 a configuration fits, 1 nothing fits (the report says what is closest), 2 bad input.");
   plan->add_option("PLATFORM", o.platform, "a SimGrid platform or a cluster description")->required();
   plan->add_option("WORKLOAD.yaml", o.workload, "a workload with a model: section (the template)")->required();
@@ -87,6 +88,11 @@ CLI::App* add_plan_command(CLI::App& root, PlanCommandOptions& o) {
                    "the stage partitions tried where pp > 1 (default: even,balanced;\n"
                    "docs/workload-format.md#placement)")
       ->type_name("LIST");
+  plan->add_option("--memory-saving", o.memory_saving,
+                   "remat (the default): a pipeline over memory whose schedule runs\n"
+                   "seed 002's programs is also weighed rematerializing on the stages\n"
+                   "over capacity (docs/plan.md#memory-saving); none: not")
+      ->type_name("remat|none");
   plan->add_flag("--screen-only", o.screen_only,
                  "the bounds of every candidate, nothing simulated\n(plan.csv and the fastest bounds)");
   plan->add_option("-j,--jobs", o.jobs, "runs at once (default: the machine's cores)")->type_name("N");
@@ -169,6 +175,9 @@ int plan_command(const PlanCommandOptions& o) {
         screen.limits.partitions.push_back(name);
     }
   }
+  if (o.memory_saving != "remat" && o.memory_saving != "none")
+    throw UsageError("--memory-saving: expected remat or none, got '" + o.memory_saving + "'");
+  screen.memory_saving = o.memory_saving == "remat";
   if (screen.limits.global_batch ==
       template_workload.microbatches * template_workload.microbatch_size * template_workload.parallel.dp)
     screen.given = given_candidate(template_workload, screen.limits.gpus);

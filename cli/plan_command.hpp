@@ -15,10 +15,11 @@ struct PlanCommandOptions {
   int top = 10;
   int jobs = 0;  // 0: the machine's cores
   bool screen_only = false;
-  std::string schedules;           // comma-separated; "": default_plan_schedules()
-  std::string zero;                // comma-separated ZeRO stages; "": 0, 1 and 2
-  std::string partitions;          // comma-separated partitions; "": even and balanced
-  std::string objective = "time";  // time or memory
+  std::string schedules;                // comma-separated; "": default_plan_schedules()
+  std::string zero;                     // comma-separated ZeRO stages; "": 0, 1 and 2
+  std::string partitions;               // comma-separated partitions; "": even and balanced
+  std::string memory_saving = "remat";  // remat: pipelines over memory also weighed with seed 002's remat; none
+  std::string objective = "time";       // time or memory
   std::vector<std::string> simgrid_config;
 };
 

@@ -50,6 +50,14 @@ GeneratedSchedule generate_job(const Workload& w, const Platform& platform, cons
   if (w.parallel.zero >= 3)
     throw InputError(w.file, "parallel.zero",
                      "ZeRO-3 (weights sharded and gathered before each pass) is not simulated yet: use 0, 1 or 2");
+  // The job's pipeline view holds its GPUs alone: no host memory to offload to.
+  for (const MemorySaving& m :
+       w.memory_saving_stages.empty() ? std::vector<MemorySaving>{w.memory_saving} : w.memory_saving_stages)
+    if (m.policy == "offload" || m.policy == "both")
+      throw InputError(w.file, "memory_saving",
+                       "policy " + m.policy +
+                           " offloads to host memory, which a parallel job (parallel:) does not simulate yet: "
+                           "use remat (or run without parallel:)");
   const RankMap map = make_rank_map(w, platform);
   const Platform view = pipeline_platform(platform, map.pipeline(0, 0));
   GeneratedSchedule pipeline = generate(w, view, limits);
@@ -66,6 +74,7 @@ GeneratedSchedule generate_job(const Workload& w, const Platform& platform, cons
   // The pattern's figures (exact period, analytic memory) describe one
   // pipeline alone, without the collectives: they would not be the run's.
   job.memory_saving = std::move(pipeline.memory_saving);
+  for (StageMemorySaving& m : job.memory_saving) m.device = map.device(0, 0, m.device);  // the first replica's
   job.split = std::move(pipeline.split);
   return job;
 }

@@ -60,6 +60,11 @@ bool register_memory_saving(const std::string& canonical_name) {
   return true;
 }
 
+bool runs_memory_saving(const std::string& canonical_name) {
+  const auto& names = memory_saving_schedules();
+  return std::binary_search(names.begin(), names.end(), canonical_name);
+}
+
 std::vector<std::string> schedule_names() {
   std::vector<std::string> names;
   for (const Entry& e : entries()) names.push_back(e.names.front());
@@ -152,7 +157,7 @@ GeneratedSchedule generate(const Workload& workload, const Platform& platform, c
       const std::invalid_argument& e) {  // a refusal the family did not place: still the workload's, never fileless
     throw InputError(workload.file, "schedule", e.what());
   }
-  add_training_state(schedule.graph, workload, platform);
+  add_training_state(schedule.graph, workload, platform, schedule.memory_saving);
   // Host memory stores offloaded bytes and computes nothing, whatever placement the schedule chose.
   for (const Task& task : schedule.graph.tasks())
     if (!is_transfer(task.kind) && task.device >= 0 && task.device < platform.size() &&

@@ -100,6 +100,8 @@ ScheduleSize schedule_size(const Workload& workload, const Platform& platform);
 // workload's memory_saving option; generate() refuses the option for the
 // others (InputError naming memory_saving). Returns true.
 bool register_memory_saving(const std::string& canonical_name);
+// Whether the schedule (canonical name) runs the memory_saving option.
+bool runs_memory_saving(const std::string& canonical_name);
 
 // Declares the parameters the schedule (canonical name) takes, so that
 // check_schedule refuses another without a platform or a build (a sweep

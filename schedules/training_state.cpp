@@ -1,6 +1,7 @@
 #include "schedules/training_state.hpp"
 
 #include <algorithm>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -47,20 +48,20 @@ LayerTables layer_tables(const Workload& w) {
 }
 
 // Whether stage s runs seed 002's program (docs/memory-saving.md).
-bool stage_saves_memory(const Workload& w, int s) {
-  if (w.memory_saving_stages.empty()) return w.memory_saving.policy != "none";
-  return s >= 0 && s < static_cast<int>(w.memory_saving_stages.size()) && w.memory_saving_stages[s].policy != "none";
-}
-
-void add_layer_memory(TaskGraph& graph, const Workload& w) {
+void add_layer_memory(TaskGraph& graph, const Workload& w, const std::vector<StageMemorySaving>& programs) {
   if (!declares_layer_memory(w)) return;
+  // (device, layer) that a program runs: by the layers, since a pattern's tasks number layers, not stages.
+  std::set<std::pair<int, int>> programmed;
+  for (const StageMemorySaving& m : programs)
+    for (int l = m.first_layer; l <= m.last_layer; ++l) programmed.emplace(m.device, l);
   const LayerTables t = layer_tables(w);
   const int L = static_cast<int>(w.layers.size());
   const std::size_t n = graph.size();
   for (TaskId id = 0; id < n; ++id) {
     const Task task = graph.task(id);
     if (!is_compute_pass(task.kind) || task.layer_first < 0 || task.layer_last >= L) continue;
-    if (stage_saves_memory(w, task.stage)) continue;  // its program holds the stash and workspaces (tape, overheads)
+    if (programmed.count({task.device, task.layer_first}))
+      continue;  // its program holds the stash and workspaces (tape, overheads)
     double extra = 0, workspace = 0;
     const bool forward = task.kind == TaskKind::Forward || task.kind == TaskKind::Recompute;
     for (int l = task.layer_first; l <= task.layer_last; ++l) {
@@ -270,9 +271,22 @@ void add_device_state(TaskGraph& graph, const Workload& w, const Platform& platf
 
 }  // namespace
 
-void add_training_state(TaskGraph& graph, const Workload& workload, const Platform& platform) {
+double training_state_bytes(const Workload& w, int first, int last) {
+  double bytes = std::max(0.0, w.runtime_reserve);
+  if (w.optimizer.name == "none") return bytes;
+  const double shards = w.optimizer.distributed ? w.optimizer.data_parallel : 1;
+  for (int l = first; l <= last; ++l) {
+    const double parameters = layer_parameters(w, l);
+    bytes += std::max(0.0, parameters * w.optimizer.gradient_bytes - w.layers[l].weights) +
+             parameters * w.optimizer.state_bytes / shards;
+  }
+  return bytes;
+}
+
+void add_training_state(TaskGraph& graph, const Workload& workload, const Platform& platform,
+                        const std::vector<StageMemorySaving>& programs) {
   if (!declares_training_state(workload)) return;
-  add_layer_memory(graph, workload);
+  add_layer_memory(graph, workload, programs);
   add_device_state(graph, workload, platform);
 }
 

@@ -7,6 +7,9 @@
 // (docs/memory-model.md, "Training state").
 #pragma once
 
+#include <vector>
+
+#include "sim/memory_saving_summary.hpp"
 #include "sim/platform.hpp"
 #include "sim/task_graph.hpp"
 #include "workloads/workload.hpp"
@@ -18,6 +21,15 @@ namespace pipesim {
 // stash, workspace, optimizer or reserve). Throws InputError when the
 // optimizer step cannot be timed (no memory bandwidth). On a stage that saves
 // memory (seed 002), the program holds the stash and workspaces instead.
-void add_training_state(TaskGraph& graph, const Workload& workload, const Platform& platform);
+// PROGRAMS: the family's stages that save memory (their layers on their device).
+void add_training_state(TaskGraph& graph, const Workload& workload, const Platform& platform,
+                        const std::vector<StageMemorySaving>& programs = {});
+
+// The static bytes add_training_state gives a device that holds layers
+// FIRST..LAST beyond the weights and the equal gradient buffer every family
+// places: gradients at their precision, optimizer state, the runtime
+// reserve. At least what it adds (tied weights held once are not
+// subtracted): a budget that leaves it out never overflows by it.
+double training_state_bytes(const Workload& workload, int first, int last);
 
 }  // namespace pipesim

@@ -113,6 +113,9 @@ struct MemorySaving {
   double limit = 0;             // bytes per micro-batch; 0 = auto (or fit)
   bool fit = false;             // limit fit: the largest that fits beside the waiting micro-batches
   int slots = 500;              // the program's memory grid N
+  bool operator==(const MemorySaving& o) const {
+    return policy == o.policy && limit == o.limit && fit == o.fit && slots == o.slots;
+  }
 };
 
 // Optimizer state and its step (docs/workload-format.md#optimizer). Bytes

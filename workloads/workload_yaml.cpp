@@ -409,6 +409,18 @@ class Loader : public YamlFields {
   }
 };
 
+// A copy of N built node by node, so that it has no line: an override's
+// value is not in the file, and "line 1" of its text would mislead.
+YAML::Node unmarked(const YAML::Node& n) {
+  if (n.IsScalar()) return YAML::Node(n.Scalar());
+  YAML::Node copy(n.IsSequence() ? YAML::NodeType::Sequence : n.IsMap() ? YAML::NodeType::Map : YAML::NodeType::Null);
+  if (n.IsSequence())
+    for (const YAML::Node& item : n) copy.push_back(unmarked(item));
+  if (n.IsMap())
+    for (const auto& item : n) copy[item.first.Scalar()] = unmarked(item.second);
+  return copy;
+}
+
 // Sets (or removes) O.key in ROOT, a map, creating the maps on the way.
 void apply_override(const YamlFields& fields, YAML::Node& root, const WorkloadOverride& o) {
   std::vector<std::string> parts;
@@ -442,7 +454,17 @@ void apply_override(const YamlFields& fields, YAML::Node& root, const WorkloadOv
   }
   // Removed first, so the new node has no line of the file (its line would mislead).
   map.remove(parts.back());
-  if (!o.value.empty()) map[parts.back()] = o.value;
+  if (o.value.empty()) return;
+  // A value in YAML's flow form sets a list or a map: memory_saving=[{policy: remat}, {policy: none}].
+  if (o.value.front() == '[' || o.value.front() == '{') {
+    try {
+      map[parts.back()] = unmarked(YAML::Load(o.value));
+    } catch (const YAML::Exception& e) {
+      fields.fail(YAML::Node(), o.key, "cannot read '" + o.value + "' as a YAML list or map: " + e.msg);
+    }
+    return;
+  }
+  map[parts.back()] = o.value;
 }
 
 }  // namespace

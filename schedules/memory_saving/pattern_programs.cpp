@@ -8,6 +8,7 @@
 #include "patterns/pattern_steady_memory.hpp"
 #include "patterns/pattern_unroll.hpp"
 #include "schedules/memory_saving/sequence_replay.hpp"
+#include "schedules/training_state.hpp"
 #include "sim/input_error.hpp"
 
 namespace pipesim::memory_saving {
@@ -41,11 +42,14 @@ std::vector<PatternStage> pattern_stages(const Workload& w, const Pattern& p) {
   return stages;
 }
 
-// Seed 000's memory model as a chain: a layer keeps its input (ā = a), no
-// workspaces. What crosses to another device is held by the pattern's
-// buffers, not the program: the input gradient δ^0 and, but on the stage
-// ending the network, the output a^L and its gradient δ^L are 0.
-Chain pattern_chain(const Pattern& p, const PatternTiming& t, const PatternStage& stage) {
+// Seed 000's memory model as a chain: a layer keeps its input (ā = a),
+// and what the workload declares beyond it (a model layer's stash larger
+// than its input, its workspaces), which add_training_state leaves to the
+// program on a stage that saves memory. What crosses to another device is
+// held by the pattern's buffers, not the program: the input gradient δ^0
+// and, but on the stage ending the network, the output a^L and its
+// gradient δ^L are 0.
+Chain pattern_chain(const Workload& w, const Pattern& p, const PatternTiming& t, const PatternStage& stage) {
   const std::vector<int> forward = op_index(p, TaskKind::Forward), backward = op_index(p, TaskKind::Backward);
   Chain chain;
   chain.input_size = t.output_bytes[backward[stage.first_layer * p.copies]];
@@ -55,6 +59,12 @@ Chain pattern_chain(const Pattern& p, const PatternTiming& t, const PatternStage
     c.backward_time = t.duration[backward[l * p.copies]];
     const bool sent = l == stage.last_layer && l + 1 < p.layers;
     c.output_size = c.tape_size = c.gradient_size = sent ? 0 : t.output_bytes[forward[l * p.copies]];
+    if (l < static_cast<int>(w.layers.size())) {
+      const double input = l == 0 ? w.input : w.layers[l - 1].activation;
+      c.tape_size += std::max(0.0, layer_stash(w, l) - input);
+      c.forward_overhead = w.layers[l].forward_workspace;
+      c.backward_overhead = w.layers[l].backward_workspace;
+    }
     chain.layers.push_back(c);
   }
   return chain;
@@ -92,7 +102,9 @@ PatternPrograms plan_pattern_programs(const Workload& workload, const Platform& 
     const PatternStage& stage = out.stages[s];
     ProgramStage p;
     p.device = stage.device;
-    p.chain = pattern_chain(plain, plain_timing, stage);
+    p.first_layer = stage.first_layer, p.last_layer = stage.last_layer;
+    p.chain = pattern_chain(workload, plain, plain_timing, stage);
+    reserved[stage.device] += training_state_bytes(workload, stage.first_layer, stage.last_layer);
     p.in_flight = std::max(1, memory.stash_counts[stage.first_layer]);
     // Lifetime buffers are not static: one each way where the stage meets
     // another device (its output, which the chain leaves to the buffers).

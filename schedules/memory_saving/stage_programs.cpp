@@ -7,6 +7,7 @@
 
 #include "schedules/memory_saving/combined.hpp"
 #include "schedules/memory_saving/offload_only.hpp"
+#include "schedules/training_state.hpp"
 #include "sim/format.hpp"
 #include "sim/input_error.hpp"
 #include "workloads/costs.hpp"
@@ -132,12 +133,15 @@ std::vector<StageProgram> plan_stage_programs(const Workload& workload, const Pl
     const Stage& stage = plan.stages[s];
     ProgramStage p;
     p.device = stage.device;
+    p.first_layer = stage.first_layer, p.last_layer = stage.last_layer;
     p.chain = stage_chain(workload, platform, stage);
     p.in_flight = p.device_in_flight = std::max(1, in_flight(sequences[s]));
-    // Outside the budget: weights, the gradient buffer, and where tensors cross to a
-    // neighbour one buffer each way (the first stage receives no input, the last sends no output).
+    // Outside the budget: weights, the gradient buffer, the training state (optimizer, reserve),
+    // and where tensors cross to a neighbour one buffer each way (the first stage receives no
+    // input, the last sends no output).
     const bool first = s == 0, last = s + 1 == plan.stages.size();
-    p.reserved = 2 * stage.weight_bytes + (first ? 0 : 2 * stage.input_bytes) + (last ? 0 : 2 * stage.output_bytes);
+    p.reserved = 2 * stage.weight_bytes + training_state_bytes(workload, stage.first_layer, stage.last_layer) +
+                 (first ? 0 : 2 * stage.input_bytes) + (last ? 0 : 2 * stage.output_bytes);
     stages.push_back(std::move(p));
   }
   return solve_stage_programs(workload, platform, stages);
@@ -245,6 +249,7 @@ std::vector<StageProgram> solve_stage_programs(const Workload& workload, const P
 
       StageMemorySaving& m = p.summary;
       m.stage = static_cast<int>(s);
+      m.first_layer = stage.first_layer, m.last_layer = stage.last_layer;
       m.device = stage.device;
       m.policy = option.policy;
       m.limit = limit;

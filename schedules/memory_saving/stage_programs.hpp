@@ -54,6 +54,7 @@ std::vector<StageProgram> plan_stage_programs(const Workload& workload, const Pl
 // What the programs need of one stage, whatever schedule built it.
 struct ProgramStage {
   int device = 0;
+  int first_layer = 0, last_layer = -1;  // the stage's layers
   Chain chain;
   int in_flight = 1;         // micro-batches the stage holds at most
   int device_in_flight = 1;  // those of every saving stage on its device (>= in_flight)

@@ -161,6 +161,7 @@ PlanBounds plan_bounds(const Workload& w, const Platform& platform) {
       busy += graph.task(t).amount / view.devices[d].speed;
     }
     if (d == 0 || peak > b.memory) b.memory = peak, b.memory_rank = d, b.capacity = view.devices[d].memory;
+    if (peak > view.devices[d].memory) b.over_capacity += (b.over_capacity.empty() ? "" : " ") + std::to_string(d);
     b.time = std::max(b.time, busy);
   }
   // The pipeline alone with its transfers unshared: the job only adds tasks,

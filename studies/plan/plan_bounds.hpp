@@ -29,6 +29,9 @@ struct PlanBounds {
   // stages on the same devices): computed for an even candidate, whose
   // balanced twin is the same pipeline where the two are equal; else stages.
   std::string balanced_stages;
+  // The pipeline ranks whose bound exceeds their device's memory, "0 2":
+  // where seed 002's programs would have to save memory.
+  std::string over_capacity;
 };
 
 // WORKLOAD is timed (workloads/model_costs) and has its `parallel:` section;

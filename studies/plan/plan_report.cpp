@@ -35,7 +35,8 @@ std::string plan_csv(const std::vector<PlanEntry>& entries, PlanObjective object
   for (std::size_t r = 0; r < ranked.size(); ++r) rank[ranked[r]] = r + 1;
   for (const std::size_t i : plan_front(entries)) front[i] = true;
   std::ostringstream out;
-  out << "id,tp,pp,dp,zero,microbatch_size,microbatches,schedule,virtual_stages,k,recompute,partition,fate,reason,"
+  out << "id,tp,pp,dp,zero,microbatch_size,microbatches,schedule,virtual_stages,k,recompute,partition,memory_saving,"
+         "fate,reason,"
          "time_bound,memory_bound,memory_capacity,status,iteration_time,training.tokens_per_second,training.mfu,"
          "max_peak_memory,max_peak_largest_part,worst_bubble_fraction,exposed_communication,rank,front\n";
   for (std::size_t i = 0; i < entries.size(); ++i) {
@@ -45,13 +46,14 @@ std::string plan_csv(const std::vector<PlanEntry>& entries, PlanObjective object
     const auto metric = [&](const char* column) { return e.run ? run_metric(*e.run, column) : std::string(); };
     out << i << ',' << c.tp << ',' << c.pp << ',' << c.dp << ',' << c.zero << ',' << c.microbatch_size << ','
         << c.microbatches << ',' << c.schedule << ',' << c.virtual_stages << ',' << c.k << ',' << c.recompute << ','
-        << c.partition << ',' << csv_field(fate_name(e.fate)) << ',' << csv_field(e.reason) << ','
-        << (bounded ? json_number(e.bounds.time) : "") << ',' << (bounded ? json_number(e.bounds.memory) : "") << ','
-        << (bounded ? json_number(e.bounds.capacity) : "") << ',' << (e.run ? csv_field(e.run->status) : "") << ','
-        << metric("iteration_time") << ',' << metric("training.tokens_per_second") << ',' << metric("training.mfu")
-        << ',' << metric("max_peak_memory") << ',' << metric("max_peak_largest_part") << ','
-        << metric("worst_bubble_fraction") << ',' << metric("exposed_communication") << ','
-        << (rank[i] ? std::to_string(rank[i]) : "") << ',' << (front[i] ? "yes" : "") << '\n';
+        << c.partition << ',' << csv_field(c.saving_label()) << ',' << csv_field(fate_name(e.fate)) << ','
+        << csv_field(e.reason) << ',' << (bounded ? json_number(e.bounds.time) : "") << ','
+        << (bounded ? json_number(e.bounds.memory) : "") << ',' << (bounded ? json_number(e.bounds.capacity) : "")
+        << ',' << (e.run ? csv_field(e.run->status) : "") << ',' << metric("iteration_time") << ','
+        << metric("training.tokens_per_second") << ',' << metric("training.mfu") << ',' << metric("max_peak_memory")
+        << ',' << metric("max_peak_largest_part") << ',' << metric("worst_bubble_fraction") << ','
+        << metric("exposed_communication") << ',' << (rank[i] ? std::to_string(rank[i]) : "") << ','
+        << (front[i] ? "yes" : "") << '\n';
   }
   return out.str();
 }
@@ -95,7 +97,7 @@ void write_plan_summary(std::ostream& os, const std::vector<PlanEntry>& entries,
       const PlanCandidate& c = fits[r]->candidate;
       rows.push_back({std::to_string(c.tp), std::to_string(c.pp), std::to_string(c.dp),
                       std::to_string(c.microbatch_size) + " x " + std::to_string(c.microbatches), c.stages_label(),
-                      c.recompute, std::to_string(c.zero), fmt::time(fits[r]->bounds.time),
+                      c.memory_label(), std::to_string(c.zero), fmt::time(fits[r]->bounds.time),
                       fmt::bytes(fits[r]->bounds.memory)});
     }
     write_table(os, rows);
@@ -116,7 +118,7 @@ void write_plan_summary(std::ostream& os, const std::vector<PlanEntry>& entries,
     const PlanCandidate& c = e.candidate;
     rows.push_back({std::to_string(r + 1), std::to_string(c.tp), std::to_string(c.pp), std::to_string(c.dp),
                     std::to_string(c.microbatch_size) + " x " + std::to_string(c.microbatches), c.stages_label(),
-                    c.recompute, std::to_string(c.zero), fmt::time(e.iteration_time()),
+                    c.memory_label(), std::to_string(c.zero), fmt::time(e.iteration_time()),
                     fixed_or_dash(value(e, "training.tokens_per_second"), 0), percent_or_dash(value(e, "training.mfu")),
                     fmt::bytes(value(e, "max_peak_memory")) + " " + run_metric(*e.run, "max_peak_largest_part"),
                     percent_or_dash(value(e, "worst_bubble_fraction")), fmt::time(value(e, "exposed_communication"))});

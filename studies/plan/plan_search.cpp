@@ -6,10 +6,12 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <sstream>
 #include <tuple>
 
 #include "schedules/registry.hpp"
 #include "sim/input_error.hpp"
+#include "sim/memory_saving_summary.hpp"
 #include "studies/forked_run.hpp"
 #include "workloads/model_costs.hpp"
 #include "workloads/workload_yaml.hpp"
@@ -89,6 +91,11 @@ void screen_some(const PlanScreen& s, std::vector<PlanEntry>& entries, const std
     } catch (const InputError& error) {
       e.fate = PlanFate::NotApplicable;
       e.reason = error.what();
+    } catch (const InfeasibleRun& infeasible) {
+      // A stage's program cannot fit its memory at all: no run. The bounds
+      // stay its plain twin's (copied), what the pipeline needs unsaved.
+      e.fate = PlanFate::OverMemory;
+      e.reason = infeasible.what();
     }
     if (done) done(++count);
   }
@@ -102,10 +109,10 @@ std::string screened_text(const std::vector<PlanEntry>& entries, const std::vect
   char line[256];
   for (std::size_t k = first; k < ids.size(); k += step) {
     const PlanEntry& e = entries[ids[k]];
-    std::snprintf(line, sizeof line, "%d %a %d %a %a %zu %zu %zu\n", static_cast<int>(e.fate), e.bounds.memory,
+    std::snprintf(line, sizeof line, "%d %a %d %a %a %zu %zu %zu %zu\n", static_cast<int>(e.fate), e.bounds.memory,
                   e.bounds.memory_rank, e.bounds.capacity, e.bounds.time, e.reason.size(), e.bounds.stages.size(),
-                  e.bounds.balanced_stages.size());
-    text += line + e.reason + e.bounds.stages + e.bounds.balanced_stages;
+                  e.bounds.balanced_stages.size(), e.bounds.over_capacity.size());
+    text += line + e.reason + e.bounds.stages + e.bounds.balanced_stages + e.bounds.over_capacity;
   }
   return text;
 }
@@ -122,12 +129,13 @@ void read_screened(const std::string& text, std::vector<PlanEntry>& entries, con
     e.bounds.capacity = std::strtod(end, &end);
     e.bounds.time = std::strtod(end, &end);
     const std::size_t reason = std::strtoull(end, &end, 10), stages = std::strtoull(end, &end, 10),
-                      balanced = std::strtoull(end, &end, 10);
+                      balanced = std::strtoull(end, &end, 10), over = std::strtoull(end, &end, 10);
     at = end + 1;  // after the newline
     e.reason.assign(at, reason);
     e.bounds.stages.assign(at + reason, stages);
     e.bounds.balanced_stages.assign(at + reason + stages, balanced);
-    at += reason + stages + balanced;
+    e.bounds.over_capacity.assign(at + reason + stages + balanced, over);
+    at += reason + stages + balanced + over;
   }
 }
 
@@ -217,6 +225,26 @@ std::vector<PlanEntry> screen_plan(const PlanScreen& s, const PlanProgress& prog
     if (entries[i].fate != PlanFate::NotApplicable && entries[twin[i]].fate != PlanFate::NotApplicable &&
         entries[i].bounds.stages == entries[twin[i]].bounds.stages)
       mark_same_stages(entries[twin[i]], entries[i]);
+  // A pipeline over memory whose schedule runs seed 002's programs gets a
+  // twin that rematerializes on the stages over capacity, and only there:
+  // each stage saves what it must (docs/plan.md#memory-saving).
+  std::vector<std::size_t> third;
+  for (std::size_t i = 0, plain = entries.size(); i < plain; ++i) {
+    if (!s.memory_saving || entries[i].fate != PlanFate::OverMemory || !entries[i].candidate.saving.empty() ||
+        !runs_memory_saving(entries[i].candidate.schedule))
+      continue;
+    std::vector<int> over;
+    std::istringstream ranks(entries[i].bounds.over_capacity);
+    for (int r; ranks >> r;) over.push_back(r);
+    PlanEntry saving;
+    saving.candidate = entries[i].candidate;
+    saving.candidate.saving = remat_on(over, saving.candidate.pp);
+    saving.bounds = entries[i].bounds;
+    entries.push_back(saving);
+    third.push_back(entries.size() - 1);
+  }
+  const std::size_t before = first.size() + second.size();
+  screen_ids(s, entries, third, progress, before, before + third.size());
   return entries;
 }
 
@@ -273,6 +301,10 @@ PlanCandidate given_candidate(const Workload& w, int gpus) {
     c.k = k == w.schedule_params.end() ? 0 : std::atoi(k->second.c_str());
   }
   c.recompute = w.model ? w.model->recompute : "none";
+  if (!w.memory_saving_stages.empty())
+    c.saving = w.memory_saving_stages;
+  else if (w.memory_saving.policy != "none")
+    c.saving.assign(static_cast<std::size_t>(c.pp), w.memory_saving);
   const PartitionRule rule = w.placement.partition;
   c.partition = c.pp == 1                         ? "even"
                 : rule == PartitionRule::Auto     ? default_partition(c.schedule)

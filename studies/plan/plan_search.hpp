@@ -57,11 +57,15 @@ struct PlanScreen {
   // The workload's own configuration, added to the space when it lies outside it.
   std::optional<PlanCandidate> given;
   int jobs = 1;  // screening processes (forked), each a contiguous share of the candidates
+  // Pipelines over memory get a twin that saves memory on the stages over capacity.
+  bool memory_saving = true;
 };
 // Called as candidates are screened: how many of how many.
 using PlanProgress = std::function<void(std::size_t done, std::size_t total)>;
 
-// Every candidate with its bounds: Screened, OverMemory or NotApplicable.
+// Every candidate with its bounds: Screened, OverMemory, NotApplicable or
+// SameStages; after the plan space, the memory-saving twins of the
+// candidates over memory.
 std::vector<PlanEntry> screen_plan(const PlanScreen& screen, const PlanProgress& progress = nullptr);
 
 // Runs the given configuration, then the candidates that can still enter

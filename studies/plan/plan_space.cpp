@@ -1,6 +1,7 @@
 #include "studies/plan/plan_space.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <tuple>
 #include <utility>
 
@@ -18,7 +19,59 @@ std::vector<WorkloadOverride> PlanCandidate::overrides() const {
   if (virtual_stages > 0) o.push_back({"schedule.virtual_stages", std::to_string(virtual_stages)});
   if (k > 0) o.push_back({"schedule.k", std::to_string(k)});
   o.push_back({"placement.partition", partition});
+  o.push_back({"memory_saving", saving_flow()});
   return o;
+}
+
+std::string PlanCandidate::saving_flow() const {
+  if (saving.empty()) return "";  // the key removed: no stage saves memory
+  std::string flow;
+  for (const MemorySaving& m : saving) {
+    flow += flow.empty() ? "[" : ", ";
+    flow += "{policy: " + m.policy;
+    if (m.policy != "none") {
+      char limit[64];
+      std::snprintf(limit, sizeof limit, "%.0f", m.limit);
+      flow += std::string(", limit: ") +
+              (m.fit         ? "fit"
+               : m.limit > 0 ? limit
+                             : "auto") +
+              ", slots: " + std::to_string(m.slots);
+    }
+    flow += "}";
+  }
+  return flow + "]";
+}
+
+std::string PlanCandidate::saving_label() const {
+  // Stages grouped by policy, in the order their policies first appear.
+  std::vector<std::pair<std::string, std::vector<std::size_t>>> groups;
+  for (std::size_t s = 0; s < saving.size(); ++s) {
+    if (saving[s].policy == "none") continue;
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& x) { return x.first == saving[s].policy; });
+    if (g == groups.end()) g = groups.insert(groups.end(), {saving[s].policy, {}});
+    g->second.push_back(s);
+  }
+  std::string label;
+  for (const auto& [policy, stages] : groups) {
+    label += (label.empty() ? "" : "; ") + policy + (stages.size() > 1 ? " on stages" : " on stage");
+    for (const std::size_t s : stages) label += " " + std::to_string(s);
+  }
+  return label;
+}
+
+std::string PlanCandidate::memory_label() const {
+  const std::string saved = saving_label();
+  return saved.empty() ? recompute : recompute + " + " + saved;
+}
+
+std::vector<MemorySaving> remat_on(const std::vector<int>& stages, int pp) {
+  std::vector<MemorySaving> saving(static_cast<std::size_t>(pp));
+  for (const int s : stages) {
+    saving.at(static_cast<std::size_t>(s)).policy = "remat";
+    saving[static_cast<std::size_t>(s)].fit = true;
+  }
+  return saving;
 }
 
 std::string PlanCandidate::schedule_label() const {
@@ -31,7 +84,7 @@ std::string PlanCandidate::stages_label() const { return schedule_label() + (pp 
 std::string PlanCandidate::label() const {
   return "tp " + std::to_string(tp) + " pp " + std::to_string(pp) + " dp " + std::to_string(dp) + ", mb " +
          std::to_string(microbatch_size) + " x " + std::to_string(microbatches) + ", " + stages_label() + ", " +
-         recompute + ", zero " + std::to_string(zero);
+         memory_label() + ", zero " + std::to_string(zero);
 }
 
 const std::vector<std::string>& plan_schedule_choices() {

@@ -22,16 +22,24 @@ struct PlanCandidate {
   std::string recompute;   // none, selective, full
   // placement.partition: even or balanced (the same on one stage, where only even is tried)
   std::string partition = "even";
+  // memory_saving, one per pipeline stage (seed 002's programs,
+  // docs/memory-saving.md); empty: no stage saves memory.
+  std::vector<MemorySaving> saving;
 
   std::vector<WorkloadOverride> overrides() const;
   // "tp 8 pp 4 dp 2, mb 1 x 64, interleaved-1f1b v2 balanced, selective, zero 1"
   std::string label() const;
   std::string schedule_label() const;  // "interleaved-1f1b v2", "kfkb k2", "1f1b"
   std::string stages_label() const;    // the schedule's label and, on two stages or more, the partition
+  std::string saving_label() const;    // "remat on stage 0", "remat on stages 0 1"; "" where nothing is saved
+  std::string memory_label() const;
+  std::string saving_flow() const;  // the memory_saving override: a YAML flow list, "" where nothing is saved    // the
+                                    // recompute, and what saves memory: "none + remat on stage 0"
+
   bool operator==(const PlanCandidate& o) const {
-    return std::tie(tp, pp, dp, zero, microbatch_size, microbatches, schedule, virtual_stages, k, recompute,
-                    partition) == std::tie(o.tp, o.pp, o.dp, o.zero, o.microbatch_size, o.microbatches, o.schedule,
-                                           o.virtual_stages, o.k, o.recompute, o.partition);
+    return std::tie(tp, pp, dp, zero, microbatch_size, microbatches, schedule, virtual_stages, k, recompute, partition,
+                    saving) == std::tie(o.tp, o.pp, o.dp, o.zero, o.microbatch_size, o.microbatches, o.schedule,
+                                        o.virtual_stages, o.k, o.recompute, o.partition, o.saving);
   }
 };
 
@@ -56,6 +64,11 @@ struct PlanSpaceLimits {
   std::vector<int> zero_stages = {0, 1, 2};                       // tried where dp > 1 (0 alone where dp = 1)
   std::vector<std::string> partitions = {"even", "balanced"};     // tried where pp > 1 (even alone where pp = 1)
 };
+
+// The stages of a pipeline of PP that run seed 002's rematerialization
+// (policy remat, limit fit: the most each in-flight micro-batch may keep
+// beside the waiting ones), the others nothing.
+std::vector<MemorySaving> remat_on(const std::vector<int>& stages, int pp);
 
 // Every candidate, in a fixed order (layout, micro-batch size, schedule,
 // partition, recompute, ZeRO): TP a power of two up to 8 inside a box, PP

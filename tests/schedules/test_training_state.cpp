@@ -4,12 +4,15 @@
 // `pipesim run` (schedules/training_state.cpp, docs/memory-model.md).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <vector>
 
+#include "schedules/training_state.hpp"
 #include "tests/support/cli_runner.hpp"
+#include "workloads/workload_yaml.hpp"
 
 namespace pipesim::testing {
 namespace {
@@ -89,6 +92,23 @@ TEST(TrainingState, EachPartOfTheBreakdown) {
   EXPECT_DOUBLE_EQ(gpu1["optimizer"].get<double>(), 100e6 * 12);
   EXPECT_DOUBLE_EQ(gpu1["activations"].get<double>(), 2 * 30e6);
   EXPECT_DOUBLE_EQ(gpu1["workspace"].get<double>(), 0);
+}
+
+// What a stage that saves memory leaves out of its programs' budget
+// (training_state_bytes): the state beyond the weights and an equal
+// gradient buffer, exactly what the run's breakdown above holds there.
+TEST(TrainingState, AStagesStateBytesAreWhatTheRunHoldsBeyondWeightsAndOneGradientBuffer) {
+  const std::string path =
+      write_file("state.yaml", workload("optimizer: {name: adam, gradient_bytes: 4}\nmemory: {reserve: 5MB}\n"));
+  const Workload w = load_workload(path);
+  EXPECT_DOUBLE_EQ(training_state_bytes(w, 0, 0), (50e6 * 4 - 100e6) + 50e6 * 12 + 5e6);
+  EXPECT_DOUBLE_EQ(training_state_bytes(w, 1, 1), (100e6 * 4 - 200e6) + 100e6 * 12 + 5e6);
+  EXPECT_DOUBLE_EQ(training_state_bytes(w, 0, 1), training_state_bytes(w, 0, 0) + training_state_bytes(w, 1, 1) - 5e6);
+  const Workload sharded = load_workload(
+      write_file("state-zero.yaml", workload("optimizer: {name: adam, distributed: true, data_parallel: 4}\n")));
+  EXPECT_DOUBLE_EQ(training_state_bytes(sharded, 0, 0), sharded.runtime_reserve + 50e6 * 12 / 4);
+  const Workload bare = load_workload(write_file("state-none.yaml", workload("")));
+  EXPECT_DOUBLE_EQ(training_state_bytes(bare, 0, 1), std::max(0.0, bare.runtime_reserve));
 }
 
 TEST(TrainingState, DistributedOptimizerShardsTheState) {

@@ -86,6 +86,23 @@ TEST(WorkloadOverrides, ErrorsNameTheFieldWithoutALineOfTheFile) {
             kTiny + ": microbatches: cannot set 'microbatches.x': expected a map here, got '8'");
 }
 
+// A value in YAML's flow form sets a list or a map; its errors name the
+// field without a line (the value is not in the file).
+TEST(WorkloadOverrides, AFlowValueSetsAListOrAMap) {
+  const Workload list = load_workload(kTiny, {{"memory_saving", "[{policy: remat, limit: fit}, {policy: none}]"}});
+  ASSERT_EQ(list.memory_saving_stages.size(), 2u);
+  EXPECT_EQ(list.memory_saving_stages[0].policy, "remat");
+  EXPECT_TRUE(list.memory_saving_stages[0].fit);
+  EXPECT_EQ(list.memory_saving_stages[1].policy, "none");
+  const Workload map = load_workload(kTiny, {{"memory_saving", "{policy: remat, limit: 2GiB}"}});
+  EXPECT_EQ(map.memory_saving.policy, "remat");
+  EXPECT_EQ(map.memory_saving.limit, 2.0 * (1 << 30));
+  EXPECT_EQ(load_error({{"memory_saving", "[{policy: bogus}]"}}),
+            kTiny + ": memory_saving[0].policy: expected none, remat, offload or both, got 'bogus'");
+  EXPECT_EQ(load_error({{"memory_saving", "[{"}}),
+            kTiny + ": memory_saving: cannot read '[{' as a YAML list or map: end of map flow not found");
+}
+
 TEST(WorkloadOverrides, MalformedOverridesAreRefused) {
   for (const char* bad : {"microbatches", "=3", "a..b=1", ".a=1", "a.=1"})
     EXPECT_THROW(parse_workload_override(bad), std::invalid_argument) << bad;

@@ -418,6 +418,48 @@ TEST(MemorySavingPipeline, NoScheduleComputesOnHostMemory) {
                        "and runs no stage; place the stages on compute devices\n");
 }
 
+// A model's stages (GPT-2 XL on 8 A100s of 20 GiB, PP 4 x DP 2): their
+// budgets leave out the training state too (gradients, Adam's state, the
+// reserve), so the stages that rematerialize fit, under fit and auto, on
+// 1F1B and on kFkB. Before, the budget counted weights and one gradient
+// buffer only, and every saving stage overflowed (20.05-20.31 GiB).
+TEST(MemorySavingPipeline, AModelsStagesBudgetForItsTrainingState) {
+  std::string xml = pipesim::testing::read_text(kRoot + "platforms/a100-8gpu-pcie-host.xml");
+  for (std::size_t at = 0; (at = xml.find("value=\"80GiB\"", at)) != std::string::npos;)
+    xml.replace(at, 13, "value=\"20GiB\"");
+  const std::string platform = pipesim::testing::write_file("a100-20g.xml", xml);
+  const std::string model = kRoot + "workloads/examples/gpt2-xl.yaml";
+  const std::string layout =
+      " --set parallel.pp=4 --set parallel.dp=2 --set model.microbatch_size=8 --set microbatches=8";
+  for (const std::string schedule : {"1f1b", "kfkb --set schedule.k=1"})
+    for (const char* limit : {"fit", "auto"}) {
+      const std::string saving = std::string("[{policy: remat, limit: ") + limit +
+                                 "}, {policy: remat, limit: " + limit + "}, {policy: none}, {policy: none}]";
+      const std::string json = pipesim::testing::temp_path("model-" + schedule.substr(0, 4) + limit + ".json");
+      const auto plain = pipesim::testing::run_pipesim("run " + platform + " " + model + layout +
+                                                       " --set schedule=" + schedule + " --quiet");
+      EXPECT_EQ(plain.exit_code, 1) << schedule << ": without saving its first stages are over memory";
+      const auto r =
+          pipesim::testing::run_pipesim("run " + platform + " " + model + layout + " --set schedule=" + schedule +
+                                        " --set \"memory_saving=" + saving + "\" --json " + json);
+      ASSERT_EQ(r.exit_code, 0) << schedule << " " << limit << ": " << r.out << r.err;
+      const auto report = pipesim::testing::read_json(json);
+      EXPECT_TRUE(report["valid"].get<bool>()) << schedule << " " << limit;
+      EXPECT_NE(r.out.find("  1        gpu2   remat"), std::string::npos) << r.out;  // the job's device
+    }
+}
+
+// A parallel job's pipeline has no host memory: offloading is refused there.
+TEST(MemorySavingPipeline, AParallelJobRefusesOffloading) {
+  const auto r = pipesim::testing::run_pipesim("run " + kRoot + "platforms/a100-8gpu-pcie-host.xml " + kRoot +
+                                               "workloads/examples/gpt2-xl.yaml --set parallel.dp=2 --set "
+                                               "\"memory_saving={policy: both, limit: fit}\"");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "pipesim: error: " + kRoot +
+                       "workloads/examples/gpt2-xl.yaml: memory_saving: policy both offloads to host memory, which a "
+                       "parallel job (parallel:) does not simulate yet: use remat (or run without parallel:)\n");
+}
+
 // Offloading needs host memory routed from the GPU: an input error otherwise.
 TEST(MemorySavingPipeline, OffloadingWithoutHostMemoryIsAnInputError) {
   const std::string workload = tiny_with("{policy: both}");

@@ -80,7 +80,7 @@ const Row* winner(const std::vector<Row>& rows) {
 std::string candidate(const Row& r) {
   return r.at("tp") + "/" + r.at("pp") + "/" + r.at("dp") + " " + r.at("microbatch_size") + "x" + r.at("microbatches") +
          " " + r.at("schedule") + " v" + r.at("virtual_stages") + " k" + r.at("k") + " " + r.at("recompute") +
-         " zero " + r.at("zero") + " " + r.at("partition");
+         " zero " + r.at("zero") + " " + r.at("partition") + " " + r.at("memory_saving");
 }
 
 const std::string kEveryFamily = "1f1b,gpipe,interleaved-1f1b,kfkb,zb-h1,zb-h2,zbv,dualpipev";
@@ -174,6 +174,64 @@ TEST(PlanCli, WhatIsPrunedForMemoryDoesNotFitAndTheWinnerRunsAsWritten) {
   EXPECT_EQ(count(" simulated ("), count(" simulated (0 now, ")) << again.err;
 }
 
+// GPT-2 XL on 8 A100s of 14 GiB: most pipelines are over memory on their
+// first stages. Each such 1F1B pipeline is weighed again with seed 002's
+// rematerialization on the stages over capacity alone; the fastest is the
+// whole model on every GPU (pp 1, dp 8) with micro-batches of 2 that only
+// rematerialization fits, ahead of micro-batches of 1 without it.
+TEST(PlanCli, StagesOverMemoryRematerializeAndTheOthersDoNot) {
+  std::string xml = read_text(kRoot + "platforms/a100-8gpu-pcie-host.xml");
+  for (std::size_t at = 0; (at = xml.find("value=\"80GiB\"", at)) != std::string::npos;)
+    xml.replace(at, 13, "value=\"14GiB\"");
+  const std::string platform = write_file("a100-14g.xml", xml);
+  const std::string workload = kRoot + "workloads/examples/gpt2-xl.yaml";
+  const std::string space = " --schedules 1f1b --zero 1 --partitions balanced -j 2";
+  const std::string out = temp_path("saving-top"), every = temp_path("saving-every"), plain = temp_path("saving-no");
+  const CliResult top = run_pipesim("plan " + platform + " " + workload + " -o " + out + space + " --top 1");
+  ASSERT_EQ(top.exit_code, 0) << top.err;
+  const std::vector<Row> rows = read_csv(out + "/plan.csv");
+  const Row* best = winner(rows);
+  ASSERT_TRUE(best);
+  EXPECT_EQ(candidate(*best), "1/1/8 2x8 1f1b v0 k0 none zero 1 even remat on stage 0");
+  EXPECT_NE(top.out.find("1f1b  none + remat on stage 0"), std::string::npos) << top.out;
+
+  // Simulating every candidate finds the same winner; every twin's bounds hold.
+  const CliResult all = run_pipesim("plan " + platform + " " + workload + " -o " + every + space + " --top 100000");
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  const std::vector<Row> runs = read_csv(every + "/plan.csv");
+  ASSERT_TRUE(winner(runs));
+  EXPECT_EQ(candidate(*winner(runs)), candidate(*best));
+  EXPECT_EQ(number(*winner(runs), "iteration_time"), number(*best, "iteration_time"));
+  int twins = 0, partial = 0;
+  for (const Row& r : runs) {
+    if (r.at("memory_saving").empty() || r.at("fate") != "simulated") continue;
+    ++twins;
+    EXPECT_EQ(r.at("status"), "valid") << candidate(r);
+    EXPECT_LE(number(r, "memory_bound"), number(r, "max_peak_memory") * (1 + 1e-12)) << candidate(r);
+    EXPECT_LE(number(r, "time_bound"), number(r, "iteration_time") * (1 + 1e-12)) << candidate(r);
+    EXPECT_LE(number(r, "max_peak_memory"), 14.0 * (1 << 30)) << candidate(r);
+    // A pipeline whose later stages fit saves on its first ones only.
+    partial += std::stoi(r.at("pp")) > 1 && r.at("memory_saving") == "remat on stage 0";
+  }
+  EXPECT_GE(twins, 5);
+  EXPECT_GE(partial, 1);
+
+  // Without memory saving the best is slower, and no candidate saves.
+  const CliResult none =
+      run_pipesim("plan " + platform + " " + workload + " -o " + plain + space + " --top 1 --memory-saving none");
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  const std::vector<Row> unsaved = read_csv(plain + "/plan.csv");
+  ASSERT_TRUE(winner(unsaved));
+  EXPECT_GT(number(*winner(unsaved), "iteration_time"), number(*best, "iteration_time"));
+  for (const Row& r : unsaved) EXPECT_EQ(r.at("memory_saving"), "") << candidate(r);
+
+  // The winner runs as written: its first stage's program in the report.
+  const CliResult run = run_pipesim("run " + platform + " " + out + "/winner.yaml --json " + out + "/winner.json");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(json_number(read_json(out + "/winner.json"), "/iteration_time"), number(*best, "iteration_time"));
+  EXPECT_NE(run.out.find("memory saving (one micro-batch per stage"), std::string::npos) << run.out;
+}
+
 TEST(PlanCli, NothingFitsSaysTheSmallestMemoryAnyCandidateNeeds) {
   const std::string out = temp_path("none");
   const CliResult r =
@@ -210,7 +268,8 @@ TEST(PlanCli, TheDocumentedExampleIsWhatThePlanPrints) {
   EXPECT_EQ(doc_block_after("## Example"), replaced(replaced(r.out, kRoot, ""), out, "plan-small"));
   const std::string header = read_text(out + "/plan.csv").substr(0, read_text(out + "/plan.csv").find('\n'));
   EXPECT_EQ(header,
-            "id,tp,pp,dp,zero,microbatch_size,microbatches,schedule,virtual_stages,k,recompute,partition,fate,reason,"
+            "id,tp,pp,dp,zero,microbatch_size,microbatches,schedule,virtual_stages,k,recompute,partition,memory_saving,"
+            "fate,reason,"
             "time_bound,"
             "memory_bound,memory_capacity,status,iteration_time,training.tokens_per_second,training.mfu,"
             "max_peak_memory,max_peak_largest_part,worst_bubble_fraction,exposed_communication,rank,front");
@@ -231,7 +290,7 @@ TEST(PlanCli, MegatronsFirstRowKeepsItsLayout) {
   const CliResult r = run_pipesim("plan " + kRoot + "platforms/a100-4x8-rail-200g.yaml " + kRoot +
                                   "workloads/examples/megatron-1.7b.yaml -o " + out + " -j 2");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("candidates  6120: 64 simulated (64 fit), 4082 slower by their time bound, 920 over memory"),
+  EXPECT_NE(r.out.find("candidates  6683: 64 simulated (64 fit), 4381 slower by their time bound, 1184 over memory"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("winner        tp 1 pp 1 dp 32, mb 2 x 8, 1f1b, none, zero 0"), std::string::npos) << r.out;
@@ -245,7 +304,7 @@ TEST(PlanCli, MegatronsSecondRowFindsAFasterLayout) {
   const CliResult r = run_pipesim("plan " + kRoot + "platforms/a100-8x8-rail-200g.yaml " + kRoot +
                                   "workloads/examples/megatron-3.6b.yaml -o " + out + " -j 2 --top 1");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("candidates  8424: 91 simulated (91 fit), 3795 slower by their time bound, 798 over memory"),
+  EXPECT_NE(r.out.find("candidates  8862: 91 simulated (91 fit), 4023 slower by their time bound, 1008 over memory"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("winner        tp 1 pp 8 dp 8, mb 1 x 64, zbv even, none, zero 1"), std::string::npos) << r.out;
@@ -322,6 +381,12 @@ TEST(PlanCli, BadInputIsOneLine) {
             "pipesim: error: --partitions: 'uneven' is not a partition a plan tries; expected some of even, balanced; "
             "see 'pipesim plan --help'\n");
   EXPECT_FALSE(fs::exists(temp_path("partition") + "/plan.csv"));
+  const CliResult saving = run_pipesim("plan " + kPlatform + " " + small_workload() + " -o " + temp_path("saving") +
+                                       " --memory-saving offload");
+  EXPECT_EQ(saving.exit_code, 2);
+  EXPECT_EQ(saving.err,
+            "pipesim: error: --memory-saving: expected remat or none, got 'offload'; see 'pipesim plan --help'\n");
+  EXPECT_FALSE(fs::exists(temp_path("saving") + "/plan.csv"));
   const CliResult cost =
       run_pipesim("plan " + kPlatform + " " + small_workload() + " -o " + temp_path("c") + " --objective cost");
   EXPECT_EQ(cost.exit_code, 2);

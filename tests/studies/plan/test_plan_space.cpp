@@ -1,6 +1,7 @@
 // The plan's candidates: every layout of the GPUs, micro-batch sizes that
 // divide the global batch per replica, each schedule family on pipelines.
 #include <gtest/gtest.h>
+#include "tests/support/build_paths.hpp"
 
 #include <set>
 
@@ -94,9 +95,31 @@ TEST(PlanSpace, OverridesSayTheCandidateAsRunSetsWould) {
   EXPECT_EQ(text,
             "parallel.tp=8 parallel.pp=4 parallel.dp=2 parallel.zero=1 model.microbatch_size=1 "
             "model.recompute=selective microbatches=64 schedule=interleaved-1f1b schedule.virtual_stages=2 "
-            "placement.partition=balanced ");
+            "placement.partition=balanced memory_saving= ");
   c.pp = 1;  // one stage: the label leaves the partition out
   EXPECT_EQ(c.label(), "tp 8 pp 1 dp 2, mb 1 x 64, interleaved-1f1b v2, selective, zero 1");
+}
+
+// A twin that saves memory on some stages: memory_saving as a YAML flow
+// list, one entry per stage, that the workload loader reads back.
+TEST(PlanSpace, AMemorySavingTwinSetsEachStagesProgram) {
+  PlanCandidate c;
+  c.pp = 4, c.microbatches = 8, c.schedule = "1f1b", c.recompute = "none", c.partition = "balanced";
+  c.saving = remat_on({0, 2}, 4);
+  EXPECT_EQ(c.label(), "tp 1 pp 4 dp 1, mb 1 x 8, 1f1b balanced, none + remat on stages 0 2, zero 0");
+  EXPECT_EQ(c.saving_flow(),
+            "[{policy: remat, limit: fit, slots: 500}, {policy: none}, {policy: remat, limit: fit, slots: 500}, "
+            "{policy: none}]");
+  EXPECT_EQ(c.overrides().back().key, "memory_saving");
+  EXPECT_EQ(c.overrides().back().value, c.saving_flow());
+  const Workload w = load_workload(std::string(PIPESIM_SOURCE_DIR) + "/workloads/examples/gpt2-xl.yaml",
+                                   {{"parallel.pp", "4"}, {"memory_saving", c.saving_flow()}});
+  ASSERT_EQ(w.memory_saving_stages.size(), 4u);
+  EXPECT_EQ(w.memory_saving_stages, c.saving);
+  PlanCandidate other = c;
+  other.saving = remat_on({1}, 4);
+  EXPECT_EQ(other.saving_label(), "remat on stage 1");
+  EXPECT_FALSE(other == c);  // the same pipeline saving elsewhere is another candidate
 }
 
 }  // namespace
