@@ -178,6 +178,8 @@ int plan_command(const PlanCommandOptions& o) {
   if (o.memory_saving != "remat" && o.memory_saving != "none")
     throw UsageError("--memory-saving: expected remat or none, got '" + o.memory_saving + "'");
   screen.memory_saving = o.memory_saving == "remat";
+  // By time, a twin's plain time bound stands for it until it comes within reach.
+  screen.defer_memory_saving = o.objective == "time" && !o.screen_only;
   if (screen.limits.global_batch ==
       template_workload.microbatches * template_workload.microbatch_size * template_workload.parallel.dp)
     screen.given = given_candidate(template_workload, screen.limits.gpus);
@@ -248,7 +250,8 @@ int plan_command(const PlanCommandOptions& o) {
     return records;
   };
   simulate_plan(entries, static_cast<std::size_t>(o.top), static_cast<std::size_t>(run_options.jobs), simulate,
-                progress, objective);
+                progress, objective,
+                [&](const std::vector<std::size_t>& twins) { screen_deferred(screen, entries, twins); });
   write_file_atomically(o.output + "/plan.csv", plan_csv(entries, objective));
   const std::vector<std::size_t> ranked = plan_ranking(entries, objective);
   std::cout << "plan          " << template_workload.name << " on " << o.platform << ": " << screen.limits.gpus

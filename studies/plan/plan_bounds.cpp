@@ -133,6 +133,8 @@ PlanBounds plan_bounds(const Workload& w, const Platform& platform) {
   const int n = graph.device_count();
   std::vector<double> level(n, 0);
   for (const StaticMemory& m : graph.static_memory()) level[m.device] += job_static_bytes(m, w.parallel);
+  const std::vector<double> level_static = level;
+  bool static_over = false;
   PlanBounds b;
   // The stages, by their forwards: layers and device.
   std::map<std::pair<int, int>, int> stages;
@@ -162,8 +164,10 @@ PlanBounds plan_bounds(const Workload& w, const Platform& platform) {
     }
     if (d == 0 || peak > b.memory) b.memory = peak, b.memory_rank = d, b.capacity = view.devices[d].memory;
     if (peak > view.devices[d].memory) b.over_capacity += (b.over_capacity.empty() ? "" : " ") + std::to_string(d);
+    if (level_static[d] > view.devices[d].memory) static_over = true;
     b.time = std::max(b.time, busy);
   }
+  if (static_over) b.over_capacity.clear();
   // The pipeline alone with its transfers unshared: the job only adds tasks,
   // waits and sharing to it.
   const TaskGraph timed = with_tp_collectives(graph, w, platform, view, map);

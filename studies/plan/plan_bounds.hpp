@@ -30,7 +30,8 @@ struct PlanBounds {
   // balanced twin is the same pipeline where the two are equal; else stages.
   std::string balanced_stages;
   // The pipeline ranks whose bound exceeds their device's memory, "0 2":
-  // where seed 002's programs would have to save memory.
+  // where seed 002's programs would have to save memory; empty where a
+  // rank's static memory alone exceeds it (no program can save that).
   std::string over_capacity;
 };
 

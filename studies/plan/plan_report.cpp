@@ -48,12 +48,12 @@ std::string plan_csv(const std::vector<PlanEntry>& entries, PlanObjective object
         << c.microbatches << ',' << c.schedule << ',' << c.virtual_stages << ',' << c.k << ',' << c.recompute << ','
         << c.partition << ',' << csv_field(c.saving_label()) << ',' << csv_field(fate_name(e.fate)) << ','
         << csv_field(e.reason) << ',' << (bounded ? json_number(e.bounds.time) : "") << ','
-        << (bounded ? json_number(e.bounds.memory) : "") << ',' << (bounded ? json_number(e.bounds.capacity) : "")
-        << ',' << (e.run ? csv_field(e.run->status) : "") << ',' << metric("iteration_time") << ','
-        << metric("training.tokens_per_second") << ',' << metric("training.mfu") << ',' << metric("max_peak_memory")
-        << ',' << metric("max_peak_largest_part") << ',' << metric("worst_bubble_fraction") << ','
-        << metric("exposed_communication") << ',' << (rank[i] ? std::to_string(rank[i]) : "") << ','
-        << (front[i] ? "yes" : "") << '\n';
+        << (bounded && !e.deferred ? json_number(e.bounds.memory) : "") << ','
+        << (bounded ? json_number(e.bounds.capacity) : "") << ',' << (e.run ? csv_field(e.run->status) : "") << ','
+        << metric("iteration_time") << ',' << metric("training.tokens_per_second") << ',' << metric("training.mfu")
+        << ',' << metric("max_peak_memory") << ',' << metric("max_peak_largest_part") << ','
+        << metric("worst_bubble_fraction") << ',' << metric("exposed_communication") << ','
+        << (rank[i] ? std::to_string(rank[i]) : "") << ',' << (front[i] ? "yes" : "") << '\n';
   }
   return out.str();
 }
@@ -61,7 +61,7 @@ std::string plan_csv(const std::vector<PlanEntry>& entries, PlanObjective object
 std::string smallest_memory_line(const std::vector<PlanEntry>& entries) {
   const PlanEntry* best = nullptr;
   for (const PlanEntry& e : entries)
-    if (e.fate != PlanFate::NotApplicable && (!best || e.bounds.memory < best->bounds.memory)) best = &e;
+    if (e.fate != PlanFate::NotApplicable && !e.deferred && (!best || e.bounds.memory < best->bounds.memory)) best = &e;
   if (!best) return "no candidate could be built (plan.csv says why for each)";
   return "the smallest memory bound is " + fmt::bytes(best->bounds.memory) + " (" + best->candidate.label() +
          ") against " + fmt::bytes(best->bounds.capacity);
@@ -190,7 +190,7 @@ void write_plan_summary(std::ostream& os, const std::vector<PlanEntry>& entries,
     } else if (over + invalid > 0) {
       double smallest = std::numeric_limits<double>::infinity(), capacity = 0;
       for (const PlanEntry* e : members)
-        if (e->fate != PlanFate::NotApplicable && e->bounds.memory < smallest)
+        if (e->fate != PlanFate::NotApplicable && !e->deferred && e->bounds.memory < smallest)
           smallest = e->bounds.memory, capacity = e->bounds.capacity;
       families.push_back(
           {name, "none fits", "-",

@@ -6,7 +6,9 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <set>
 #include <sstream>
+#include <stdexcept>
 #include <tuple>
 
 #include "schedules/registry.hpp"
@@ -231,8 +233,8 @@ std::vector<PlanEntry> screen_plan(const PlanScreen& s, const PlanProgress& prog
   std::vector<std::size_t> third;
   for (std::size_t i = 0, plain = entries.size(); i < plain; ++i) {
     if (!s.memory_saving || entries[i].fate != PlanFate::OverMemory || !entries[i].candidate.saving.empty() ||
-        !runs_memory_saving(entries[i].candidate.schedule))
-      continue;
+        !runs_memory_saving(entries[i].candidate.schedule) || entries[i].bounds.over_capacity.empty())
+      continue;  // nothing to save, or a static memory alone over capacity
     std::vector<int> over;
     std::istringstream ranks(entries[i].bounds.over_capacity);
     for (int r; ranks >> r;) over.push_back(r);
@@ -240,21 +242,38 @@ std::vector<PlanEntry> screen_plan(const PlanScreen& s, const PlanProgress& prog
     saving.candidate = entries[i].candidate;
     saving.candidate.saving = remat_on(over, saving.candidate.pp);
     saving.bounds = entries[i].bounds;
+    if (s.defer_memory_saving) {
+      saving.deferred = true;
+      saving.fate = PlanFate::Screened;
+      saving.reason = "not built: its time bound is its plain candidate's";
+    }
     entries.push_back(saving);
-    third.push_back(entries.size() - 1);
+    if (!saving.deferred) third.push_back(entries.size() - 1);
   }
   const std::size_t before = first.size() + second.size();
   screen_ids(s, entries, third, progress, before, before + third.size());
   return entries;
 }
 
+void screen_deferred(const PlanScreen& s, std::vector<PlanEntry>& entries, const std::vector<std::size_t>& ids) {
+  for (const std::size_t i : ids) entries[i].reason.clear();
+  screen_ids(s, entries, ids, nullptr, 0, ids.size());
+  for (const std::size_t i : ids) entries[i].deferred = false;
+}
+
 void simulate_plan(std::vector<PlanEntry>& entries, std::size_t top, std::size_t batch, const PlanSimulator& simulate,
-                   const PlanProgress& progress, PlanObjective objective) {
+                   const PlanProgress& progress, PlanObjective objective, const PlanBuilder& build) {
   const auto bound = [&](std::size_t i) { return objective_bound(entries[i], objective); };
-  std::vector<std::size_t> order, given;
+  // Best bound first, ties in candidate order; a deferred twin, once built, goes back in by its own bound.
+  std::set<std::pair<double, std::size_t>> order;
+  std::vector<std::size_t> given;
   for (std::size_t i = 0; i < entries.size(); ++i)
-    if (entries[i].fate == PlanFate::Screened) (entries[i].given ? given : order).push_back(i);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return bound(a) < bound(b); });
+    if (entries[i].fate == PlanFate::Screened) {
+      if (entries[i].given)
+        given.push_back(i);
+      else
+        order.emplace(bound(i), i);
+    }
   std::vector<double> best;  // the valid runs' values, sorted
   const auto kth = [&] { return best.size() >= top ? best[top - 1] : kInfinity; };
   const auto record = [&](const std::vector<std::size_t>& chosen) {
@@ -269,16 +288,27 @@ void simulate_plan(std::vector<PlanEntry>& entries, std::size_t top, std::size_t
   };
   std::size_t done = given.size();
   if (!given.empty()) record(given);
-  for (std::size_t next = 0; next < order.size();) {
-    std::vector<std::size_t> chosen;
-    while (next < order.size() && chosen.size() < std::max<std::size_t>(1, batch) && bound(order[next]) < kth())
-      chosen.push_back(order[next++]);
-    if (chosen.empty()) break;  // no candidate left can enter the top K
+  while (!order.empty()) {
+    std::vector<std::size_t> chosen, unbuilt;
+    while (!order.empty() && chosen.size() + unbuilt.size() < std::max<std::size_t>(1, batch) &&
+           order.begin()->first < kth()) {
+      const std::size_t i = order.begin()->second;
+      order.erase(order.begin());
+      (entries[i].deferred ? unbuilt : chosen).push_back(i);
+    }
+    if (chosen.empty() && unbuilt.empty()) break;  // no candidate left can enter the top K
+    if (!unbuilt.empty()) {
+      if (!build) throw std::logic_error("plan: a deferred candidate and nothing to build it");
+      build(unbuilt);
+      for (const std::size_t i : unbuilt)
+        if (entries[i].fate == PlanFate::Screened) order.emplace(bound(i), i);
+    }
+    if (chosen.empty()) continue;
     record(chosen);
     done += chosen.size();
     if (progress) {
       std::size_t left = 0;
-      while (next + left < order.size() && bound(order[next + left]) < kth()) ++left;
+      for (auto it = order.begin(); it != order.end() && it->first < kth(); ++it) ++left;
       progress(done, left);
     }
   }

@@ -37,6 +37,10 @@ struct PlanEntry {
   PlanBounds bounds;
   std::optional<RunRecord> run;
   bool given = false;  // the workload's own configuration: always simulated, its rank reported
+  // A memory-saving twin not built yet (PlanScreen::defer_memory_saving):
+  // its time bound is its plain candidate's, which rematerialization only
+  // lengthens; its memory bound is unknown until it is built.
+  bool deferred = false;
   bool valid() const { return run && run->status == "valid"; }
   double iteration_time() const;  // the run's; infinity without a valid run
 };
@@ -59,6 +63,9 @@ struct PlanScreen {
   int jobs = 1;  // screening processes (forked), each a contiguous share of the candidates
   // Pipelines over memory get a twin that saves memory on the stages over capacity.
   bool memory_saving = true;
+  // The twins are left unbuilt (deferred), for simulate_plan to build
+  // those whose plain time bound comes within reach: a search by time only.
+  bool defer_memory_saving = false;
 };
 // Called as candidates are screened: how many of how many.
 using PlanProgress = std::function<void(std::size_t done, std::size_t total)>;
@@ -76,9 +83,15 @@ std::vector<PlanEntry> screen_plan(const PlanScreen& screen, const PlanProgress&
 // After each batch PROGRESS hears how many runs are done and how many
 // candidates are still within reach (a bound below the K-th run's value):
 // at most that many more will run.
+// A deferred twin whose bound comes within reach is built first, through
+// BUILD (screen_deferred), and weighed by its own bounds.
 using PlanSimulator = std::function<std::vector<RunRecord>(const std::vector<std::size_t>& entries)>;
+using PlanBuilder = std::function<void(const std::vector<std::size_t>& entries)>;
 void simulate_plan(std::vector<PlanEntry>& entries, std::size_t top, std::size_t batch, const PlanSimulator& simulate,
-                   const PlanProgress& progress = nullptr, PlanObjective objective = PlanObjective::Time);
+                   const PlanProgress& progress = nullptr, PlanObjective objective = PlanObjective::Time,
+                   const PlanBuilder& build = nullptr);
+// Builds the deferred entries IDS: their own bounds and fate, as screen_plan would give them.
+void screen_deferred(const PlanScreen& screen, std::vector<PlanEntry>& entries, const std::vector<std::size_t>& ids);
 
 // The valid runs by the objective, then iteration time (ties by candidate
 // order): entry indices.
