@@ -179,7 +179,7 @@ int plan_command(const PlanCommandOptions& o) {
     throw UsageError("--memory-saving: expected remat or none, got '" + o.memory_saving + "'");
   screen.memory_saving = o.memory_saving == "remat";
   // By time, a twin's plain time bound stands for it until it comes within reach.
-  screen.defer_memory_saving = o.objective == "time" && !o.screen_only;
+  screen.defer_memory_saving = o.objective == "time";
   if (screen.limits.global_batch ==
       template_workload.microbatches * template_workload.microbatch_size * template_workload.parallel.dp)
     screen.given = given_candidate(template_workload, screen.limits.gpus);

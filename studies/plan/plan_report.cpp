@@ -98,7 +98,7 @@ void write_plan_summary(std::ostream& os, const std::vector<PlanEntry>& entries,
       rows.push_back({std::to_string(c.tp), std::to_string(c.pp), std::to_string(c.dp),
                       std::to_string(c.microbatch_size) + " x " + std::to_string(c.microbatches), c.stages_label(),
                       c.memory_label(), std::to_string(c.zero), fmt::time(fits[r]->bounds.time),
-                      fmt::bytes(fits[r]->bounds.memory)});
+                      fits[r]->deferred ? "-" : fmt::bytes(fits[r]->bounds.memory)});
     }
     write_table(os, rows);
     return;
