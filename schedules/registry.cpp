@@ -1,6 +1,7 @@
 #include "schedules/registry_internal.hpp"
 
 #include <algorithm>
+#include <set>
 #include <map>
 #include <stdexcept>
 
@@ -38,6 +39,12 @@ std::vector<std::string>& memory_saving_schedules() {
   return names;
 }
 
+// Canonical names of the schedules whose automatic pipeline is split by time unless told.
+std::set<std::string>& balanced_by_default() {
+  static std::set<std::string> names;
+  return names;
+}
+
 const Entry* find(const std::string& name) {
   for (const Entry& e : entries())
     if (std::find(e.names.begin(), e.names.end(), name) != e.names.end()) return &e;
@@ -58,6 +65,15 @@ bool register_memory_saving(const std::string& canonical_name) {
   auto& names = memory_saving_schedules();
   names.insert(std::upper_bound(names.begin(), names.end(), canonical_name), canonical_name);
   return true;
+}
+
+bool register_balanced_by_default(const std::string& canonical_name) {
+  balanced_by_default().insert(canonical_name);
+  return true;
+}
+
+std::string auto_partition(const std::string& canonical_name) {
+  return balanced_by_default().count(canonical_name) ? "balanced" : "even";
 }
 
 bool runs_memory_saving(const std::string& canonical_name) {

@@ -100,6 +100,13 @@ ScheduleSize schedule_size(const Workload& workload, const Platform& platform);
 // workload's memory_saving option; generate() refuses the option for the
 // others (InputError naming memory_saving). Returns true.
 bool register_memory_saving(const std::string& canonical_name);
+// Declares that the schedule (canonical name) splits an automatic pipeline
+// by time where the workload says placement.partition: auto (it places
+// stages with make_stage_plan); the others split it evenly. Returns true.
+bool register_balanced_by_default(const std::string& canonical_name);
+// What placement.partition: auto gives the schedule: "balanced" or "even".
+std::string auto_partition(const std::string& canonical_name);
+
 // Whether the schedule (canonical name) runs the memory_saving option.
 bool runs_memory_saving(const std::string& canonical_name);
 

@@ -273,12 +273,15 @@ void add_device_state(TaskGraph& graph, const Workload& w, const Platform& platf
 
 double training_state_bytes(const Workload& w, int first, int last) {
   double bytes = std::max(0.0, w.runtime_reserve);
-  if (w.optimizer.name == "none") return bytes;
-  const double shards = w.optimizer.distributed ? w.optimizer.data_parallel : 1;
+  const bool optimizer = w.optimizer.name != "none";
+  const double state_shards = w.optimizer.distributed ? w.optimizer.data_parallel : 1;
+  // ZeRO-2 shards every gradient byte over the replicas (job_static_bytes).
+  const double gradient_shards = w.parallel.given && w.parallel.zero >= 2 ? w.parallel.dp : 1;
   for (int l = first; l <= last; ++l) {
-    const double parameters = layer_parameters(w, l);
-    bytes += std::max(0.0, parameters * w.optimizer.gradient_bytes - w.layers[l].weights) +
-             parameters * w.optimizer.state_bytes / shards;
+    const double parameters = layer_parameters(w, l), weights = w.layers[l].weights;
+    const double gradients = optimizer ? std::max(weights, parameters * w.optimizer.gradient_bytes) : weights;
+    bytes +=
+        gradients / gradient_shards - weights + (optimizer ? parameters * w.optimizer.state_bytes / state_shards : 0);
   }
   return bytes;
 }

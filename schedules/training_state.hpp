@@ -25,11 +25,12 @@ namespace pipesim {
 void add_training_state(TaskGraph& graph, const Workload& workload, const Platform& platform,
                         const std::vector<StageMemorySaving>& programs = {});
 
-// The static bytes add_training_state gives a device that holds layers
-// FIRST..LAST beyond the weights and the equal gradient buffer every family
-// places: gradients at their precision, optimizer state, the runtime
-// reserve. At least what it adds (tied weights held once are not
-// subtracted): a budget that leaves it out never overflows by it.
+// The static bytes a device that holds layers FIRST..LAST has beyond the
+// weights and the equal gradient buffer every family places: gradients at
+// their precision, optimizer state, the runtime reserve, as
+// add_training_state adds them and a parallel job shards them (ZeRO-1 the
+// state, ZeRO-2 the gradients too: then below 0 for the buffer's shards).
+// Tied weights held once are not subtracted: never below what the run holds.
 double training_state_bytes(const Workload& workload, int first, int last);
 
 }  // namespace pipesim

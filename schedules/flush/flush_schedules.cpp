@@ -62,6 +62,7 @@ const bool registered = register_schedule({"1f1b", "1f1b-flush", "pipedream-flus
                                           flush_schedule<one_f_one_b_sequences>, flush_size) &&
                         register_schedule({"gpipe", "schedulegpipe"}, flush_schedule<gpipe_sequences>, flush_size) &&
                         register_memory_saving("1f1b") && register_memory_saving("gpipe") &&
+                        register_balanced_by_default("1f1b") && register_balanced_by_default("gpipe") &&
                         register_schedule_params("1f1b", {}) && register_schedule_params("gpipe", {});
 
 }  // namespace

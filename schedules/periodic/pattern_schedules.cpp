@@ -100,6 +100,7 @@ const bool registered =
     register_schedule({"pattern"}, pattern_file_schedule, one_copy_size) &&
     register_schedule_params("1f1b-pattern", kOneCopyParams) && register_schedule_params("kfkb", kKfkbParams) &&
     register_schedule_params("pattern", kPatternFileParams) && register_memory_saving("1f1b-pattern") &&
+    register_balanced_by_default("1f1b-pattern") && register_balanced_by_default("kfkb") &&
     register_memory_saving("kfkb") && register_memory_saving("pattern");
 
 }  // namespace

@@ -70,15 +70,21 @@ double objective_bound(const PlanEntry& e, PlanObjective objective) {
   return objective == PlanObjective::Time ? e.bounds.time : e.bounds.memory;
 }
 
+struct PlanScreenCache {
+  WorkloadLoader load;
+  // The layers' timing depends only on TP, micro-batch size and recompute: timed once per triple.
+  std::map<std::tuple<int, int, std::string>, Workload> timed;
+};
+
 namespace {
 
 // Screens entries IDS[first], IDS[first + step], ...: bounds, or why a
 // candidate is not applicable; DONE hears how many so far.
 void screen_some(const PlanScreen& s, std::vector<PlanEntry>& entries, const std::vector<std::size_t>& ids,
                  std::size_t first, std::size_t step, const std::function<void(std::size_t)>& done) {
-  // The layers' timing depends only on TP, micro-batch size and recompute: timed once per triple.
-  std::map<std::tuple<int, int, std::string>, Workload> timed;
-  const WorkloadLoader load = workload_loader(s.workload);
+  if (!s.cache) s.cache = std::make_shared<PlanScreenCache>(PlanScreenCache{workload_loader(s.workload), {}});
+  const WorkloadLoader& load = s.cache->load;
+  auto& timed = s.cache->timed;
   std::size_t count = 0;
   for (std::size_t k = first; k < ids.size(); k += step) {
     PlanEntry& e = entries[ids[k]];
@@ -288,13 +294,24 @@ void simulate_plan(std::vector<PlanEntry>& entries, std::size_t top, std::size_t
   };
   std::size_t done = given.size();
   if (!given.empty()) record(given);
-  while (!order.empty()) {
+  // A deferred twin waits while plain candidates within reach remain: their
+  // runs tighten the K-th time, which may leave the twin out unbuilt (a
+  // build solves its programs). Then the waiting twins go back in by their
+  // bound, and those still within reach are built.
+  std::vector<std::size_t> postponed;
+  for (bool draining = false;; draining = false) {
     std::vector<std::size_t> chosen, unbuilt;
-    while (!order.empty() && chosen.size() + unbuilt.size() < std::max<std::size_t>(1, batch) &&
-           order.begin()->first < kth()) {
-      const std::size_t i = order.begin()->second;
-      order.erase(order.begin());
-      (entries[i].deferred ? unbuilt : chosen).push_back(i);
+    for (;;) {
+      while (!order.empty() && chosen.size() + unbuilt.size() < std::max<std::size_t>(1, batch) &&
+             order.begin()->first < kth()) {
+        const std::size_t i = order.begin()->second;
+        order.erase(order.begin());
+        (!entries[i].deferred ? chosen : draining ? unbuilt : postponed).push_back(i);
+      }
+      if (!chosen.empty() || !unbuilt.empty() || postponed.empty() || draining) break;
+      draining = true;
+      for (const std::size_t i : postponed) order.emplace(bound(i), i);
+      postponed.clear();
     }
     if (chosen.empty() && unbuilt.empty()) break;  // no candidate left can enter the top K
     if (!unbuilt.empty()) {
@@ -337,7 +354,7 @@ PlanCandidate given_candidate(const Workload& w, int gpus) {
     c.saving.assign(static_cast<std::size_t>(c.pp), w.memory_saving);
   const PartitionRule rule = w.placement.partition;
   c.partition = c.pp == 1                         ? "even"
-                : rule == PartitionRule::Auto     ? default_partition(c.schedule)
+                : rule == PartitionRule::Auto     ? auto_partition(c.schedule)
                 : rule == PartitionRule::Balanced ? "balanced"
                                                   : "even";
   return c;

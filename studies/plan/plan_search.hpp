@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,6 +55,7 @@ double objective_value(const PlanEntry& entry, PlanObjective objective);
 double objective_bound(const PlanEntry& entry, PlanObjective objective);
 
 // The screening's input: the user's workload, the platform (loaded), the space.
+struct PlanScreenCache;  // the parsed workload and its timed layers, kept from one screening to the next
 struct PlanScreen {
   std::string workload;  // path
   const Platform* platform = nullptr;
@@ -66,6 +68,7 @@ struct PlanScreen {
   // The twins are left unbuilt (deferred), for simulate_plan to build
   // those whose plain time bound comes within reach: a search by time only.
   bool defer_memory_saving = false;
+  mutable std::shared_ptr<PlanScreenCache> cache;
 };
 // Called as candidates are screened: how many of how many.
 using PlanProgress = std::function<void(std::size_t done, std::size_t total)>;

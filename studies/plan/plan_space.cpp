@@ -99,10 +99,6 @@ std::vector<std::string> default_plan_schedules() {
   return names;
 }
 
-std::string default_partition(const std::string& schedule) {
-  return schedule == "1f1b" || schedule == "gpipe" || schedule == "kfkb" ? "balanced" : "even";
-}
-
 std::vector<PlanCandidate> plan_space(const PlanSpaceLimits& l) {
   std::vector<PlanCandidate> out;
   const int max_tp = l.node_gpus > 0 ? std::min(8, l.node_gpus) : 8;

@@ -50,11 +50,6 @@ struct PlanCandidate {
 const std::vector<std::string>& plan_schedule_choices();
 std::vector<std::string> default_plan_schedules();
 
-// The partition a schedule uses where the workload says placement.partition:
-// auto (docs/workload-format.md#placement): balanced for the flush and
-// pattern schedules, even for PyTorch's.
-std::string default_partition(const std::string& schedule);
-
 struct PlanSpaceLimits {
   int gpus = 0;          // the platform's compute devices
   int node_gpus = 0;     // GPUs per box (the smallest); TP stays inside one; 0: unknown
