@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -53,6 +54,26 @@ class Progress {
   std::size_t tenth_ = 1;
 };
 
+// --launcher's words; its command must be one this machine can start.
+std::vector<std::string> launcher_words(const std::string& text) {
+  std::vector<std::string> words;
+  std::istringstream in(text);
+  for (std::string w; in >> w;) words.push_back(w);
+  if (words.empty()) {
+    if (!text.empty()) throw UsageError("--launcher: expected a command like 'srun -n1 --exact', got '" + text + "'");
+    return words;
+  }
+  if (words.front().find('/') == std::string::npos) {
+    const char* path = std::getenv("PATH");
+    std::istringstream dirs(path ? path : "");
+    for (std::string dir; std::getline(dirs, dir, ':');)
+      if (!dir.empty() && ::access((dir + "/" + words.front()).c_str(), X_OK) == 0) return words;
+  } else if (::access(words.front().c_str(), X_OK) == 0) {
+    return words;
+  }
+  throw UsageError("--launcher: '" + words.front() + "' is not a command this machine can run");
+}
+
 }  // namespace
 
 CLI::App* add_plan_command(CLI::App& root, PlanCommandOptions& o) {
@@ -73,9 +94,10 @@ CLI::App* add_plan_command(CLI::App& root, PlanCommandOptions& o) {
       ->type_name("N");
   plan->add_option("--top", o.top, "how many of the fastest to simulate and list (default 10)")->type_name("K");
   plan->add_option("--objective", o.objective,
-                   "what ranks the configurations that fit: time (iteration time,\nthe default) or memory (peak "
-                   "memory per GPU, then time)")
-      ->type_name("time|memory");
+                   "what ranks the configurations that fit: time (iteration time,\nthe default), memory (peak "
+                   "memory per GPU, then time) or cost\n(GPU time per iteration, weighing layouts on the first n\n"
+                   "GPUs too, n dividing the platform's)")
+      ->type_name("time|memory|cost");
   plan->add_option("--schedules", o.schedules,
                    "the schedules tried on pipelines (default: all but kfkb):\n"
                    "1f1b,gpipe,interleaved-1f1b,kfkb,zb-h1,zb-h2,zbv,dualpipev")
@@ -96,6 +118,11 @@ CLI::App* add_plan_command(CLI::App& root, PlanCommandOptions& o) {
   plan->add_flag("--screen-only", o.screen_only,
                  "the bounds of every candidate, nothing simulated\n(plan.csv and the fastest bounds)");
   plan->add_option("-j,--jobs", o.jobs, "runs at once (default: the machine's cores)")->type_name("N");
+  plan->add_option("--launcher", o.launcher,
+                   "a command each run starts under, its words split at spaces:\n"
+                   "'srun -n1 --exact' runs the -j runs at once as job steps\n"
+                   "of the Slurm allocation the plan is in (docs/plan.md#slurm)")
+      ->type_name("CMD");
   plan->add_option("--cfg", o.simgrid_config, "a SimGrid setting for every run; repeatable")
       ->type_name("KEY:VALUE")
       ->allow_extra_args(false);
@@ -105,13 +132,12 @@ CLI::App* add_plan_command(CLI::App& root, PlanCommandOptions& o) {
 int plan_command(const PlanCommandOptions& o) {
   if (o.top < 1) throw UsageError("--top needs a whole number >= 1, got " + std::to_string(o.top));
   if (o.jobs < 0) throw UsageError("-j needs a whole number >= 1, got " + std::to_string(o.jobs));
-  if (o.objective == "cost")
-    throw UsageError(
-        "--objective: cost is not weighed: every layout runs on the whole platform, so GPU-hours per "
-        "iteration rank as iteration time; give time or memory");
-  if (o.objective != "time" && o.objective != "memory")
-    throw UsageError("--objective: expected time or memory, got '" + o.objective + "'");
-  const PlanObjective objective = o.objective == "memory" ? PlanObjective::Memory : PlanObjective::Time;
+  if (o.objective != "time" && o.objective != "memory" && o.objective != "cost")
+    throw UsageError("--objective: expected time, memory or cost, got '" + o.objective + "'");
+  const PlanObjective objective = o.objective == "memory" ? PlanObjective::Memory
+                                  : o.objective == "cost" ? PlanObjective::Cost
+                                                          : PlanObjective::Time;
+  const std::vector<std::string> launcher = launcher_words(o.launcher);
   if (o.global_batch < 0)
     throw UsageError("--global-batch needs a whole number >= 1, got " + std::to_string(o.global_batch));
   const Workload template_workload = load_workload(o.workload);
@@ -129,11 +155,14 @@ int plan_command(const PlanCommandOptions& o) {
   const Platform& platform = simulation.platform();
   PlanScreen screen;
   screen.workload = o.workload;
-  screen.jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // The screening forks here; under a launcher, -j counts the allocation's runs, not this machine's cores.
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  screen.jobs = o.jobs <= 0 ? cores : launcher.empty() ? o.jobs : std::min(o.jobs, cores);
   screen.platform = &platform;
   screen.limits.gpus = static_cast<int>(compute_devices(platform).size());
   screen.limits.node_gpus = node_gpus(platform);
   screen.limits.layers = static_cast<int>(template_workload.layers.size());
+  screen.limits.part_platforms = objective == PlanObjective::Cost;
   screen.limits.global_batch = o.global_batch > 0 ? o.global_batch
                                                   : template_workload.microbatches * template_workload.microbatch_size *
                                                         template_workload.parallel.dp;
@@ -178,8 +207,8 @@ int plan_command(const PlanCommandOptions& o) {
   if (o.memory_saving != "remat" && o.memory_saving != "none")
     throw UsageError("--memory-saving: expected remat or none, got '" + o.memory_saving + "'");
   screen.memory_saving = o.memory_saving == "remat";
-  // By time, a twin's plain time bound stands for it until it comes within reach.
-  screen.defer_memory_saving = o.objective == "time";
+  // By time (or cost, time x GPUs), a twin's plain time bound stands for it until it comes within reach.
+  screen.defer_memory_saving = objective != PlanObjective::Memory;
   if (screen.limits.global_batch ==
       template_workload.microbatches * template_workload.microbatch_size * template_workload.parallel.dp)
     screen.given = given_candidate(template_workload, screen.limits.gpus);
@@ -199,8 +228,9 @@ int plan_command(const PlanCommandOptions& o) {
 
   if (o.screen_only) {
     write_file_atomically(o.output + "/plan.csv", plan_csv(entries, objective));
-    std::cout << "plan          " << template_workload.name << " on " << o.platform << ": " << screen.limits.gpus
-              << " GPUs, global batch " << screen.limits.global_batch << "\n";
+    std::cout << "plan          " << template_workload.name << " on " << o.platform << ": "
+              << (screen.limits.part_platforms ? "up to " : "") << screen.limits.gpus << " GPUs, global batch "
+              << screen.limits.global_batch << "\n";
     write_plan_summary(std::cout, entries, static_cast<std::size_t>(o.top), objective);
     return 0;
   }
@@ -223,6 +253,7 @@ int plan_command(const PlanCommandOptions& o) {
   run_options.dir = o.output;
   run_options.jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   run_options.simgrid_config = o.simgrid_config;
+  run_options.launcher = launcher;
   // Progress after each batch: runs done, how many are still within reach, and their time at the pace so far.
   std::size_t ran = 0, found = 0;
   const auto simulating = std::chrono::steady_clock::now();
@@ -254,8 +285,9 @@ int plan_command(const PlanCommandOptions& o) {
                 [&](const std::vector<std::size_t>& twins) { screen_deferred(screen, entries, twins); });
   write_file_atomically(o.output + "/plan.csv", plan_csv(entries, objective));
   const std::vector<std::size_t> ranked = plan_ranking(entries, objective);
-  std::cout << "plan          " << template_workload.name << " on " << o.platform << ": " << screen.limits.gpus
-            << " GPUs, global batch " << screen.limits.global_batch << "\n";
+  std::cout << "plan          " << template_workload.name << " on " << o.platform << ": "
+            << (screen.limits.part_platforms ? "up to " : "") << screen.limits.gpus << " GPUs, global batch "
+            << screen.limits.global_batch << "\n";
   write_plan_summary(std::cout, entries, static_cast<std::size_t>(o.top), objective);
   if (ranked.empty()) return 1;
   const PlanEntry& winner = entries[ranked.front()];

@@ -68,13 +68,19 @@ RankMap make_rank_map(const Workload& w, const Platform& platform) {
     }
   } else {
     ranks = compute_devices(platform);
+    if (par.gpus > static_cast<int>(ranks.size()))
+      throw InputError(w.file, "parallel.gpus",
+                       std::to_string(par.gpus) + " GPUs, but " + platform.file + " has " +
+                           std::to_string(ranks.size()) + " compute devices");
+    if (par.gpus > 0) ranks.resize(static_cast<std::size_t>(par.gpus));
   }
   RankMap map;
   map.tp = par.tp;
   map.dp = par.dp;
   const int n = static_cast<int>(ranks.size());
-  const std::string where = par.devices.empty() ? std::to_string(n) + " compute devices in " + platform.file
-                                                : std::to_string(n) + " devices in parallel.devices";
+  const std::string where = !par.devices.empty() ? std::to_string(n) + " devices in parallel.devices"
+                            : par.gpus > 0       ? std::to_string(n) + " GPUs in parallel.gpus"
+                                                 : std::to_string(n) + " compute devices in " + platform.file;
   const long long replicas = static_cast<long long>(par.tp) * par.dp;
   if (par.pp > 0) {
     map.pp = par.pp;

@@ -25,9 +25,10 @@ struct RankMap {
 };
 
 // The workload's layout on the platform. Without a parallel section: one
-// pipeline on the compute devices (pp = their count, tp = dp = 1). Throws
-// InputError (parallel.*) when tp x pp x dp is not the device count, a
-// device is unknown, host memory or given twice.
+// pipeline on the compute devices (pp = their count, tp = dp = 1); with
+// `gpus`, on the first GPUS of them. Throws InputError (parallel.*) when
+// tp x pp x dp is not the device count, a device is unknown, host memory or
+// given twice, or GPUS exceeds the compute devices.
 RankMap make_rank_map(const Workload& w, const Platform& platform);
 
 // The platform as one pipeline sees it: `devices` renumbered 0..n-1, paths

@@ -20,7 +20,8 @@ std::string read_text(const std::string& path) {
 
 // Starts `pipesim run` for RUN; stdout discarded, stderr and --json to files.
 pid_t start(const SweepRun& run, const SweepRunOptions& o, const std::string& err, const std::string& report) {
-  std::vector<std::string> args = {o.binary, "run", run.platform, run.workload, "--quiet", "--json", report};
+  std::vector<std::string> args = o.launcher;
+  args.insert(args.end(), {o.binary, "run", run.platform, run.workload, "--quiet", "--json", report});
   for (const WorkloadOverride& w : run.overrides) args.push_back("--set=" + w.key + "=" + w.value);
   for (const std::string& c : o.simgrid_config) args.push_back("--cfg=" + c);
   return start_process(args, {"/dev/null", err});

@@ -17,6 +17,9 @@ struct SweepRunOptions {
   std::string dir;     // the output folder (DIR/runs must exist)
   int jobs = 1;
   std::vector<std::string> simgrid_config;  // passed to every run as --cfg
+  // Words each run starts under, before the binary: e.g. {"srun", "-n1",
+  // "--exact"} runs each as a job step of the Slurm allocation it is in.
+  std::vector<std::string> launcher;
 };
 
 // Called after each finished run with how many are done of how many.

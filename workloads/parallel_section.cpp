@@ -9,8 +9,9 @@
 namespace pipesim {
 namespace {
 
-const std::vector<std::string> kKeys = {"tp",         "pp",           "dp",          "order",
-                                        "devices",    "zero",         "bucket",      "overlap_gradient_reduce",
+const std::vector<std::string> kKeys = {"tp",         "pp",           "dp",
+                                        "order",      "devices",      "gpus",
+                                        "zero",       "bucket",       "overlap_gradient_reduce",
                                         "overlap_tp", "tp_algorithm", "dp_algorithm"};
 const std::vector<std::string> kAlgorithms = {"auto", "ring", "tree", "hierarchical"};
 
@@ -67,6 +68,11 @@ void load_parallel_section(const YamlFields& r, const YAML::Node& n, Workload& w
         r.fail(*it, path, "host '" + name + "' is given twice: two ranks would share one device");
       p.devices.push_back(name);
     }
+  }
+  if (auto* e = YamlFields::get(f, "gpus")) {
+    if (!p.devices.empty())
+      r.fail(e->value, "parallel.gpus", "give gpus (the platform's first N compute devices) or devices, not both");
+    p.gpus = static_cast<int>(r.integer(e->value, "parallel.gpus", "an integer >= 1", 1, 1000000));
   }
   if (auto* e = YamlFields::get(f, "zero"))
     p.zero = static_cast<int>(r.integer(e->value, "parallel.zero", "a ZeRO stage 0, 1, 2 or 3", 0, 3));

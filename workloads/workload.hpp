@@ -154,6 +154,7 @@ struct Parallel {
   // (Megatron's default tp-cp-dp-pp, so a TP group shares a box).
   std::string order = "tp-dp-pp";
   std::vector<std::string> devices;  // explicit: a host name per rank, in rank order
+  int gpus = 0;                      // > 0: the platform's first GPUS compute devices, not all of them
   int zero = 0;             // 0: all-reduce (DDP); 1: distributed optimizer; 2: + gradients; 3: + weights (FSDP)
   double bucket_bytes = 0;  // gradient bucket; 0: Megatron's max(40M, 1M x dp) parameters
   bool overlap_gradient_reduce = true;  // buckets reduce while the last backward runs

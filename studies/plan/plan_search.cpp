@@ -62,12 +62,27 @@ double run_number(const RunRecord& record, const std::string& column) {
 double PlanEntry::iteration_time() const { return valid() ? run_number(*run, "iteration_time") : kInfinity; }
 
 double objective_value(const PlanEntry& e, PlanObjective objective) {
-  if (objective == PlanObjective::Time) return e.iteration_time();
+  switch (objective) {
+    case PlanObjective::Time:
+      return e.iteration_time();
+    case PlanObjective::Cost:
+      return e.iteration_time() * e.candidate.ranks();
+    case PlanObjective::Memory:
+      break;
+  }
   return e.valid() ? peak_memory(e) : kInfinity;
 }
 
 double objective_bound(const PlanEntry& e, PlanObjective objective) {
-  return objective == PlanObjective::Time ? e.bounds.time : e.bounds.memory;
+  switch (objective) {
+    case PlanObjective::Time:
+      return e.bounds.time;
+    case PlanObjective::Cost:
+      return e.bounds.time * e.candidate.ranks();
+    case PlanObjective::Memory:
+      break;
+  }
+  return e.bounds.memory;
 }
 
 struct PlanScreenCache {
@@ -336,6 +351,7 @@ void simulate_plan(std::vector<PlanEntry>& entries, std::size_t top, std::size_t
 PlanCandidate given_candidate(const Workload& w, int gpus) {
   PlanCandidate c;
   c.tp = w.parallel.tp, c.dp = w.parallel.dp, c.zero = w.parallel.zero;
+  if (w.parallel.gpus > 0 && w.parallel.gpus < gpus) c.gpus = gpus = w.parallel.gpus;
   c.pp = w.parallel.pp > 0 ? w.parallel.pp : gpus / (c.tp * c.dp);
   c.microbatch_size = w.microbatch_size, c.microbatches = w.microbatches;
   c.schedule = canonical_schedule_name(w.schedule);

@@ -46,9 +46,11 @@ struct PlanEntry {
   double iteration_time() const;  // the run's; infinity without a valid run
 };
 
-// What a plan ranks by: the simulated iteration time, or the simulated
-// peak memory per GPU (the largest device's; ties by iteration time).
-enum class PlanObjective { Time, Memory };
+// What a plan ranks by: the simulated iteration time, the simulated peak
+// memory per GPU (the largest device's), or the cost, GPU-seconds per
+// iteration (iteration time x the GPUs the layout occupies); ties by
+// iteration time.
+enum class PlanObjective { Time, Memory, Cost };
 // The entry's value for the objective (infinity without a valid run), and
 // its bound (never above that value when it runs).
 double objective_value(const PlanEntry& entry, PlanObjective objective);

@@ -20,6 +20,7 @@ std::vector<WorkloadOverride> PlanCandidate::overrides() const {
   if (k > 0) o.push_back({"schedule.k", std::to_string(k)});
   o.push_back({"placement.partition", partition});
   o.push_back({"memory_saving", saving_flow()});
+  o.push_back({"parallel.gpus", gpus > 0 ? std::to_string(gpus) : ""});  // "": the key removed, every GPU
   return o;
 }
 
@@ -82,7 +83,8 @@ std::string PlanCandidate::schedule_label() const {
 std::string PlanCandidate::stages_label() const { return schedule_label() + (pp > 1 ? " " + partition : ""); }
 
 std::string PlanCandidate::label() const {
-  return "tp " + std::to_string(tp) + " pp " + std::to_string(pp) + " dp " + std::to_string(dp) + ", mb " +
+  return "tp " + std::to_string(tp) + " pp " + std::to_string(pp) + " dp " + std::to_string(dp) +
+         (gpus > 0 ? " on " + std::to_string(gpus) + (gpus == 1 ? " GPU" : " GPUs") : "") + ", mb " +
          std::to_string(microbatch_size) + " x " + std::to_string(microbatches) + ", " + stages_label() + ", " +
          memory_label() + ", zero " + std::to_string(zero);
 }
@@ -99,14 +101,16 @@ std::vector<std::string> default_plan_schedules() {
   return names;
 }
 
-std::vector<PlanCandidate> plan_space(const PlanSpaceLimits& l) {
-  std::vector<PlanCandidate> out;
+namespace {
+
+// The candidates on N GPUs (whole: every GPU of the platform).
+void add_layouts(const PlanSpaceLimits& l, int n, bool whole, std::vector<PlanCandidate>& out) {
   const int max_tp = l.node_gpus > 0 ? std::min(8, l.node_gpus) : 8;
-  for (int tp = 1; tp <= max_tp && tp <= l.gpus; tp *= 2) {
-    if (l.gpus % tp) continue;
-    for (int pp = 1; pp <= l.gpus / tp && pp <= l.layers; ++pp) {
-      if ((l.gpus / tp) % pp) continue;
-      const int dp = l.gpus / tp / pp;
+  for (int tp = 1; tp <= max_tp && tp <= n; tp *= 2) {
+    if (n % tp) continue;
+    for (int pp = 1; pp <= n / tp && pp <= l.layers; ++pp) {
+      if ((n / tp) % pp) continue;
+      const int dp = n / tp / pp;
       for (int mbs = 1; mbs <= 8; mbs *= 2) {
         if (l.global_batch % (dp * mbs)) continue;
         const int microbatches = l.global_batch / (dp * mbs);
@@ -131,11 +135,22 @@ std::vector<PlanCandidate> plan_space(const PlanSpaceLimits& l) {
                 c.microbatch_size = mbs, c.microbatches = microbatches;
                 c.schedule = schedule, c.virtual_stages = v, c.k = k, c.recompute = recompute;
                 c.partition = partition;
+                c.gpus = whole ? 0 : n;
                 out.push_back(c);
               }
       }
     }
   }
+}
+
+}  // namespace
+
+std::vector<PlanCandidate> plan_space(const PlanSpaceLimits& l) {
+  std::vector<PlanCandidate> out;
+  add_layouts(l, l.gpus, true, out);
+  if (l.part_platforms)
+    for (int n = l.gpus - 1; n >= 1; --n)
+      if (l.gpus % n == 0) add_layouts(l, n, false, out);
   return out;
 }
 

@@ -25,6 +25,11 @@ struct PlanCandidate {
   // memory_saving, one per pipeline stage (seed 002's programs,
   // docs/memory-saving.md); empty: no stage saves memory.
   std::vector<MemorySaving> saving;
+  // > 0: the job runs on the platform's first GPUS compute devices
+  // (parallel.gpus; --objective cost); 0: on all of them.
+  int gpus = 0;
+
+  int ranks() const { return tp * pp * dp; }  // the GPUs it occupies
 
   std::vector<WorkloadOverride> overrides() const;
   // "tp 8 pp 4 dp 2, mb 1 x 64, interleaved-1f1b v2 balanced, selective, zero 1"
@@ -32,14 +37,14 @@ struct PlanCandidate {
   std::string schedule_label() const;  // "interleaved-1f1b v2", "kfkb k2", "1f1b"
   std::string stages_label() const;    // the schedule's label and, on two stages or more, the partition
   std::string saving_label() const;    // "remat on stage 0", "remat on stages 0 1"; "" where nothing is saved
+  // The recompute, and what saves memory: "none + remat on stage 0".
   std::string memory_label() const;
-  std::string saving_flow() const;  // the memory_saving override: a YAML flow list, "" where nothing is saved    // the
-                                    // recompute, and what saves memory: "none + remat on stage 0"
+  std::string saving_flow() const;  // the memory_saving override: a YAML flow list, "" where nothing is saved
 
   bool operator==(const PlanCandidate& o) const {
     return std::tie(tp, pp, dp, zero, microbatch_size, microbatches, schedule, virtual_stages, k, recompute, partition,
-                    saving) == std::tie(o.tp, o.pp, o.dp, o.zero, o.microbatch_size, o.microbatches, o.schedule,
-                                        o.virtual_stages, o.k, o.recompute, o.partition, o.saving);
+                    saving, gpus) == std::tie(o.tp, o.pp, o.dp, o.zero, o.microbatch_size, o.microbatches, o.schedule,
+                                              o.virtual_stages, o.k, o.recompute, o.partition, o.saving, o.gpus);
   }
 };
 
@@ -58,6 +63,9 @@ struct PlanSpaceLimits {
   std::vector<std::string> schedules = default_plan_schedules();  // tried on pipelines of two stages or more
   std::vector<int> zero_stages = {0, 1, 2};                       // tried where dp > 1 (0 alone where dp = 1)
   std::vector<std::string> partitions = {"even", "balanced"};     // tried where pp > 1 (even alone where pp = 1)
+  // Also the layouts of the first n GPUs, for every n dividing `gpus`
+  // (--objective cost: fewer GPUs may cost less for being slower).
+  bool part_platforms = false;
 };
 
 // The stages of a pipeline of PP that run seed 002's rematerialization
@@ -65,9 +73,10 @@ struct PlanSpaceLimits {
 // beside the waiting ones), the others nothing.
 std::vector<MemorySaving> remat_on(const std::vector<int>& stages, int pp);
 
-// Every candidate, in a fixed order (layout, micro-batch size, schedule,
-// partition, recompute, ZeRO): TP a power of two up to 8 inside a box, PP
-// dividing the GPUs left, micro-batch sizes 1, 2, 4, 8 that divide the
+// Every candidate, in a fixed order (GPUs, layout, micro-batch size,
+// schedule, partition, recompute, ZeRO): the whole platform first, then
+// (part_platforms) its first n GPUs, n dividing it, largest first; TP a
+// power of two up to 8 inside a box, PP dividing the GPUs left, micro-batch sizes 1, 2, 4, 8 that divide the
 // global batch per replica, the even and the balanced partition where there
 // are two stages or more. Whether the workload's model takes a candidate (heads divisible
 // by TP, enough layers for the stages) is for the workload loader and the

@@ -487,7 +487,7 @@ INSTANTIATE_TEST_SUITE_P(Fuzz, ProfilerTrace, ::testing::Range(0, kCasesPerForma
 const FormatRules kParallelRules = {
     {std::regex(R"re(\b[a-z_]+: *[^,{}\n#]*)re"), std::regex(R"re(\[[^\]\n]*\])re")},
     std::regex(
-        R"re(\b(?:tp|pp|dp|zero|order|bucket|tp_algorithm|dp_algorithm|devices|schedule|partition): *([^,{}\n#]+))re"),
+        R"re(\b(?:tp|pp|dp|zero|order|bucket|tp_algorithm|dp_algorithm|devices|gpus|schedule|partition): *([^,{}\n#]+))re"),
     {"3",
      "4",
      "0",
@@ -527,6 +527,10 @@ TEST_P(ParallelWorkload, KeepsTheErrorContract) {
   if (folded) {
     mutations_.push_back("no --trace, zero 0: folding on");
     workload = edited(workload, "zero: 1", "zero: 0");
+  }
+  if (rng.chance(50)) {  // the first N GPUs instead of a device list
+    mutations_.push_back("gpus: 4 for the device list");
+    workload = edited(workload, "devices: [gpu0, gpu1, gpu2, gpu3]", "gpus: 4");
   }
   write("workload.yaml", mutated(workload, rng, kParallelRules));
   // A platform whose GPUs have a device type, so that the unmutated job runs.

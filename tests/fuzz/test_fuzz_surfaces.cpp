@@ -159,12 +159,13 @@ TEST_P(PlanInputs, KeepsTheErrorContract) {
   std::vector<std::string> args = {"plan", "platform.xml", "workload.yaml", "-o", "out", "--top", "2"};
   if (rng.chance(80)) args.push_back("--screen-only");  // most cases bound only: a fuzz case stays short
   if (rng.chance(mutated_workload ? 10 : 60)) {
-    static const std::vector<std::string> options = {"--top",  "--global-batch", "-j",
-                                                     "-o",     "--schedules",    "--objective",
-                                                     "--zero", "--partitions",   "--memory-saving"};
+    static const std::vector<std::string> options = {"--top",           "--global-batch", "-j",     "-o",
+                                                     "--schedules",     "--objective",    "--zero", "--partitions",
+                                                     "--memory-saving", "--launcher"};
     static const std::vector<std::string> values = {
-        "0", "-1",   "3",           "2147483648", "",     "x",        "out/",  "workload.yaml", "platform.xml",
-        ".", "kfkb", "1f1b,,gpipe", "memory",     "cost", "balanced", "remat", "none"};
+        "0",         "-1",   "3",           "2147483648", "",     "x",        "out/",  "workload.yaml", "platform.xml",
+        ".",         "kfkb", "1f1b,,gpipe", "memory",     "cost", "balanced", "remat", "none",          "env",
+        "nosuch -n1"};
     const std::string option = chose("option", rng.pick(options)), value = chose("value", rng.pick(values));
     if (option == "-o")
       args[4] = value;
@@ -173,9 +174,8 @@ TEST_P(PlanInputs, KeepsTheErrorContract) {
   }
   const std::string& dir = args[4];
   std::vector<std::string> blame = {
-      "workload.yaml", "platform.xml", "--top",        "--global-batch",  "-j", "--schedules",
-      "--objective",   "--zero",       "--partitions", "--memory-saving", dir,  dir + "/plan.csv",
-      dir + "/.lock"};
+      "workload.yaml", "platform.xml", "--top",           "--global-batch", "-j", "--schedules",     "--objective",
+      "--zero",        "--partitions", "--memory-saving", "--launcher",     dir,  dir + "/plan.csv", dir + "/.lock"};
   Command c = pipesim_command(args, blame);
   declare_sweep_folder(c, dir);
   if (dir == "." || dir == "./") c.files.insert(c.files.end(), {{"plan.csv", "id,"}, {"winner.yaml", "#"}});

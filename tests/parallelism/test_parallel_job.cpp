@@ -208,6 +208,22 @@ TEST(ParallelJob, ExplicitDevicesPlaceThePipeline) {
   EXPECT_GT(devices[3]["tasks"].get<int>(), 0);
 }
 
+// `gpus: N` takes the platform's first N compute devices, in order: the
+// job of an explicit list of them, byte for byte.
+TEST(ParallelJob, GpusTakeThePlatformsFirstDevices) {
+  const std::string platform = complete_platform(4, "1GBps", "1ms");
+  const nlohmann::json first = run_json(platform, kChain + "parallel: {pp: 2, gpus: 2}\n", "first");
+  const nlohmann::json listed = run_json(platform, kChain + "parallel: {pp: 2, devices: [gpu0, gpu1]}\n", "listed");
+  ASSERT_TRUE(first.contains("devices"));
+  EXPECT_EQ(first, listed);
+  EXPECT_GT(first["devices"][0]["tasks"].get<int>(), 0);
+  EXPECT_GT(first["devices"][1]["tasks"].get<int>(), 0);
+  EXPECT_EQ(first["devices"][2]["tasks"], 0);
+  EXPECT_EQ(first["devices"][3]["tasks"], 0);
+  // pp left out: the GPUs given, not the platform's, divided by tp x dp.
+  EXPECT_EQ(run_json(platform, kChain + "parallel: {gpus: 2}\n", "pp-from-gpus"), listed);
+}
+
 // Megatron's tensor parallelism divides every matrix product by tp
 // (Shoeybi et al. 2019): the layer's flops per rank are exactly 1/tp.
 TEST(ParallelJob, TensorParallelismSplitsComputeExactly) {
@@ -341,6 +357,12 @@ TEST(ParallelJob, BadLayoutIsOneLineNamingTheField) {
       {"hierarchical without nodes", kChain + "parallel: {pp: 2, dp: 2, dp_algorithm: hierarchical}\n",
        "parallel.dp_algorithm", "needs the node of every device"},
       {"zero 3", kChain + "parallel: {dp: 2, zero: 3}\n", "parallel.zero", "ZeRO-3"},
+      {"gpus beyond the platform", kChain + "parallel: {pp: 2, gpus: 5}\n", "parallel.gpus", "5 GPUs, but"},
+      {"gpus and devices", kChain + "parallel: {pp: 2, gpus: 2, devices: [gpu0, gpu1]}\n", "line 7: parallel.gpus",
+       "give gpus (the platform's first N compute devices) or devices, not both"},
+      {"gpus not the ranks", kChain + "parallel: {pp: 2, dp: 2, gpus: 2}\n", "parallel",
+       "= 4 ranks, but there are 2 GPUs in parallel.gpus"},
+      {"gpus zero", kChain + "parallel: {gpus: 0}\n", "line 7: parallel.gpus", "an integer >= 1"},
       {"tp not dividing heads", kSmallModel + "parallel: {tp: 3, pp: 1, dp: 1}\n", "model.tp", "divide"},
   };
   const std::string platform = complete_platform(4);

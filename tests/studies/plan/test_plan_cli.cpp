@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "tests/support/build_paths.hpp"
@@ -130,6 +131,45 @@ TEST(PlanCli, PruningFindsTheWinnerThatSimulatingEveryCandidateFinds) {
   ASSERT_NE(first, by_memory.end());
   EXPECT_EQ(number(*first, "max_peak_memory"), least);
   EXPECT_LT(runs, 20u) << "the memory bounds prune most candidates";
+
+  // Ranked by cost (GPU time: iteration time x GPUs, layouts on 1, 2 and 4
+  // GPUs): the cheapest of every run, simulating few. The exhaustive plan
+  // resumes the one above, so only the layouts on part of the box run anew.
+  const std::string cheapest = temp_path("cheapest");
+  const CliResult c = run_pipesim("plan " + kPlatform + " " + workload + " -o " + cheapest +
+                                  " --top 1 -j 2 --objective cost --schedules " + kEveryFamily);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  const CliResult every_cost = run_pipesim("plan " + kPlatform + " " + workload + " -o " + every +
+                                           " --top 100000 -j 2 --objective cost --schedules " + kEveryFamily);
+  ASSERT_EQ(every_cost.exit_code, 0) << every_cost.err;
+  const std::vector<Row> by_cost = read_csv(cheapest + "/plan.csv"), all_costs = read_csv(every + "/plan.csv");
+  ASSERT_EQ(by_cost.size(), all_costs.size());
+  EXPECT_GT(all_costs.size(), all.size());
+  double lowest = 1e300;
+  std::set<std::string> gpus;
+  for (const Row& r : all_costs) {
+    if (r.at("status") != "valid") continue;
+    gpus.insert(r.at("gpus"));
+    const double n = number(r, "gpus");
+    EXPECT_EQ(n, number(r, "tp") * number(r, "pp") * number(r, "dp")) << candidate(r);
+    EXPECT_NEAR(number(r, "gpu_seconds"), number(r, "iteration_time") * n, 1e-15) << candidate(r);
+    EXPECT_LE(number(r, "time_bound") * n, number(r, "gpu_seconds") * (1 + 1e-12)) << candidate(r);
+    lowest = std::min(lowest, number(r, "gpu_seconds"));
+  }
+  EXPECT_EQ(gpus, (std::set<std::string>{"1", "2", "4"}));
+  ASSERT_TRUE(winner(by_cost) && winner(all_costs));
+  EXPECT_EQ(candidate(*winner(by_cost)) + " on " + winner(by_cost)->at("gpus"),
+            candidate(*winner(all_costs)) + " on " + winner(all_costs)->at("gpus"));
+  EXPECT_EQ(number(*winner(by_cost), "gpu_seconds"), lowest);
+  std::size_t cost_runs = 0;
+  for (const Row& r : by_cost) cost_runs += r.at("fate") == "simulated";
+  EXPECT_LT(cost_runs, 20u) << "the cost bounds prune most candidates";
+  // One GPU wins this small model (no communication, no bubble), and its winner.yaml says so.
+  EXPECT_EQ(winner(by_cost)->at("gpus"), "1");
+  EXPECT_NE(read_text(cheapest + "/winner.yaml").find("gpus: 1"), std::string::npos);
+  const CliResult run = run_pipesim("run " + kPlatform + " " + cheapest + "/winner.yaml");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("devices                4 (1 used)"), std::string::npos) << run.out;
 }
 
 TEST(PlanCli, WhatIsPrunedForMemoryDoesNotFitAndTheWinnerRunsAsWritten) {
@@ -277,11 +317,16 @@ TEST(PlanCli, TheDocumentedExampleIsWhatThePlanPrints) {
   EXPECT_EQ(doc_block_after("## Example"), replaced(replaced(r.out, kRoot, ""), out, "plan-small"));
   const std::string header = read_text(out + "/plan.csv").substr(0, read_text(out + "/plan.csv").find('\n'));
   EXPECT_EQ(header,
-            "id,tp,pp,dp,zero,microbatch_size,microbatches,schedule,virtual_stages,k,recompute,partition,memory_saving,"
-            "fate,reason,"
-            "time_bound,"
-            "memory_bound,memory_capacity,status,iteration_time,training.tokens_per_second,training.mfu,"
+            "id,tp,pp,dp,gpus,zero,microbatch_size,microbatches,schedule,virtual_stages,k,recompute,partition,"
+            "memory_saving,fate,reason,time_bound,memory_bound,memory_capacity,status,iteration_time,gpu_seconds,"
+            "training.tokens_per_second,training.mfu,"
             "max_peak_memory,max_peak_largest_part,worst_bubble_fraction,exposed_communication,rank,front");
+  // The cost objective's example.
+  const std::string cost = temp_path("plan-small-cost");
+  const CliResult c = run_pipesim("plan " + kPlatform + " " + kRoot + "workloads/examples/small-gpt.yaml -o " + cost +
+                                  " --objective cost --top 3");
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_EQ(doc_block_after("## The cost objective"), replaced(replaced(c.out, kRoot, ""), cost, "plan-small-cost"));
   // The plot: written, and the same bytes twice.
   if (std::system("/usr/bin/python3 -c 'import matplotlib' 2>/dev/null") != 0) return;
   const std::string plot = "/usr/bin/python3 " + kRoot + "scripts/plot_plan.py " + out + " >/dev/null";
@@ -357,6 +402,28 @@ TEST(PlanCli, ScreeningInSharesGivesTheSameBytes) {
   }
 }
 
+// --launcher: each run starts under the command given (here a script that
+// counts them, then runs pipesim), and the plan is the one without it.
+TEST(PlanCli, ALauncherStartsEachRunUnderIt) {
+  const std::string log = temp_path("launches.log");
+  const std::string launcher = write_file("launch.sh", "#!/bin/sh\necho \"$1\" >>" + log + "\nexec \"$@\"\n");
+  fs::permissions(launcher, fs::perms::owner_all);
+  const std::string plain = temp_path("plain"), launched = temp_path("launched");
+  const CliResult a = run_pipesim("plan " + kPlatform + " " + small_workload() + " -o " + plain + " --top 2 -j 2");
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  const CliResult b = run_pipesim("plan " + kPlatform + " " + small_workload() + " -o " + launched +
+                                  " --top 2 -j 2 --launcher '" + launcher + "'");
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(read_text(launched + "/plan.csv"), read_text(plain + "/plan.csv"));
+  EXPECT_EQ(replaced(b.out, launched, "DIR"), replaced(a.out, plain, "DIR"));
+  std::size_t simulated = 0;
+  for (const Row& r : read_csv(launched + "/plan.csv")) simulated += r.at("fate") == "simulated";
+  const std::string calls = read_text(log);
+  EXPECT_EQ(static_cast<std::size_t>(std::count(calls.begin(), calls.end(), '\n')), simulated);
+  EXPECT_EQ(fs::path(calls.substr(0, calls.find('\n'))).filename(), "pipesim")
+      << "the launcher's words come before the binary";
+}
+
 TEST(PlanCli, BadInputIsOneLine) {
   const std::string layers =
       write_file("layers.yaml", "microbatches: 2\nlayers:\n  - {forward: 1ms, backward: 2ms, activation: 1MiB}\n");
@@ -396,14 +463,19 @@ TEST(PlanCli, BadInputIsOneLine) {
   EXPECT_EQ(saving.err,
             "pipesim: error: --memory-saving: expected remat or none, got 'offload'; see 'pipesim plan --help'\n");
   EXPECT_FALSE(fs::exists(temp_path("saving") + "/plan.csv"));
-  const CliResult cost =
-      run_pipesim("plan " + kPlatform + " " + small_workload() + " -o " + temp_path("c") + " --objective cost");
-  EXPECT_EQ(cost.exit_code, 2);
-  EXPECT_NE(cost.err.find("pipesim: error: --objective: cost is not weighed: every layout runs on the whole "
-                          "platform, so GPU-hours per iteration rank as iteration time; give time or memory"),
-            std::string::npos)
-      << cost.err;
+  const CliResult objective =
+      run_pipesim("plan " + kPlatform + " " + small_workload() + " -o " + temp_path("c") + " --objective speed");
+  EXPECT_EQ(objective.exit_code, 2);
+  EXPECT_EQ(objective.err,
+            "pipesim: error: --objective: expected time, memory or cost, got 'speed'; see 'pipesim plan --help'\n");
   EXPECT_FALSE(fs::exists(temp_path("c") + "/plan.csv"));
+  const CliResult launcher = run_pipesim("plan " + kPlatform + " " + small_workload() + " -o " + temp_path("launcher") +
+                                         " --launcher 'nosuch-srun -n1'");
+  EXPECT_EQ(launcher.exit_code, 2);
+  EXPECT_EQ(launcher.err,
+            "pipesim: error: --launcher: 'nosuch-srun' is not a command this machine can run; see 'pipesim plan "
+            "--help'\n");
+  EXPECT_FALSE(fs::exists(temp_path("launcher") + "/plan.csv"));
   const CliResult over = run_pipesim("plan " + kPlatform + " " + small_workload() + " -o " + kPlatform);
   EXPECT_EQ(over.exit_code, 2);
   EXPECT_EQ(std::count(over.err.begin(), over.err.end(), '\n'), 1) << over.err;

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include "tests/support/build_paths.hpp"
 
+#include <algorithm>
+#include <map>
 #include <set>
 
 #include "studies/plan/plan_space.hpp"
@@ -85,6 +87,34 @@ TEST(PlanSpace, PartitionsAreTheOnesAskedFor) {
   for (const PlanCandidate& c : plan_space(limits)) EXPECT_EQ(c.partition, c.pp > 1 ? "balanced" : "even") << c.label();
 }
 
+// --objective cost: the layouts of the whole platform, then those of its
+// first n GPUs for every n dividing it, each saying so in parallel.gpus.
+TEST(PlanSpace, ACostPlanWeighsLayoutsOnPartOfThePlatform) {
+  PlanSpaceLimits limits;
+  limits.gpus = 8, limits.node_gpus = 4, limits.global_batch = 16, limits.layers = 6;
+  const std::vector<PlanCandidate> whole = plan_space(limits);
+  limits.part_platforms = true;
+  const std::vector<PlanCandidate> space = plan_space(limits);
+  ASSERT_GT(space.size(), whole.size());
+  EXPECT_TRUE(std::equal(whole.begin(), whole.end(), space.begin())) << "the whole platform first, as before";
+  std::map<int, std::size_t> by_gpus;
+  for (std::size_t i = whole.size(); i < space.size(); ++i) {
+    const PlanCandidate& c = space[i];
+    EXPECT_EQ(c.ranks(), c.gpus) << c.label();
+    EXPECT_EQ(c.dp * c.microbatch_size * c.microbatches, 16) << c.label();
+    ++by_gpus[c.gpus];
+    std::string set;
+    for (const WorkloadOverride& o : c.overrides())
+      if (o.key == "parallel.gpus") set = o.value;
+    EXPECT_EQ(set, std::to_string(c.gpus)) << c.label();
+  }
+  EXPECT_EQ(by_gpus.size(), 3u);  // 4, 2 and 1
+  EXPECT_TRUE(by_gpus.count(4) && by_gpus.count(2) && by_gpus.count(1));
+  for (const PlanCandidate& c : whole) EXPECT_EQ(c.gpus, 0);
+  PlanCandidate one = space.back();
+  EXPECT_EQ(one.label().substr(0, 24), "tp 1 pp 1 dp 1 on 1 GPU,");
+}
+
 TEST(PlanSpace, OverridesSayTheCandidateAsRunSetsWould) {
   PlanCandidate c;
   c.tp = 8, c.pp = 4, c.dp = 2, c.zero = 1, c.microbatch_size = 1, c.microbatches = 64;
@@ -95,7 +125,7 @@ TEST(PlanSpace, OverridesSayTheCandidateAsRunSetsWould) {
   EXPECT_EQ(text,
             "parallel.tp=8 parallel.pp=4 parallel.dp=2 parallel.zero=1 model.microbatch_size=1 "
             "model.recompute=selective microbatches=64 schedule=interleaved-1f1b schedule.virtual_stages=2 "
-            "placement.partition=balanced memory_saving= ");
+            "placement.partition=balanced memory_saving= parallel.gpus= ");
   c.pp = 1;  // one stage: the label leaves the partition out
   EXPECT_EQ(c.label(), "tp 8 pp 1 dp 2, mb 1 x 64, interleaved-1f1b v2, selective, zero 1");
 }
@@ -110,8 +140,10 @@ TEST(PlanSpace, AMemorySavingTwinSetsEachStagesProgram) {
   EXPECT_EQ(c.saving_flow(),
             "[{policy: remat, limit: fit, slots: 500}, {policy: none}, {policy: remat, limit: fit, slots: 500}, "
             "{policy: none}]");
-  EXPECT_EQ(c.overrides().back().key, "memory_saving");
-  EXPECT_EQ(c.overrides().back().value, c.saving_flow());
+  const std::vector<WorkloadOverride> o = c.overrides();
+  ASSERT_GE(o.size(), 2u);
+  EXPECT_EQ(o[o.size() - 2].key, "memory_saving");
+  EXPECT_EQ(o[o.size() - 2].value, c.saving_flow());
   const Workload w = load_workload(std::string(PIPESIM_SOURCE_DIR) + "/workloads/examples/gpt2-xl.yaml",
                                    {{"parallel.pp", "4"}, {"memory_saving", c.saving_flow()}});
   ASSERT_EQ(w.memory_saving_stages.size(), 4u);
