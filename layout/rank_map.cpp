@@ -1,5 +1,6 @@
 #include "layout/rank_map.hpp"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
@@ -105,14 +106,40 @@ RankMap make_rank_map(const Workload& w, const Platform& platform) {
   return map;
 }
 
-Platform pipeline_platform(const Platform& platform, const std::vector<int>& devices) {
+Platform pipeline_platform(const Platform& platform, const std::vector<int>& devices, bool with_hosts) {
+  std::vector<int> all = devices;
+  if (with_hosts)
+    for (const int h : host_memory_devices(platform)) all.push_back(h);
   Platform view;
   view.file = platform.file;
   view.links = platform.links;
   view.time_varying = platform.time_varying;
-  for (const int d : devices) view.devices.push_back(platform.devices.at(d));
-  view.path_source = std::make_shared<RenumberedPaths>(platform, devices);
+  for (const int d : all) view.devices.push_back(platform.devices.at(d));
+  view.path_source = std::make_shared<RenumberedPaths>(platform, all);
   return view;
+}
+
+void map_pipeline_hosts(RankMap& map, const Platform& platform, const std::string& file) {
+  const std::vector<int> hosts = host_memory_devices(platform);
+  map.host_count = static_cast<int>(hosts.size());
+  map.hosts.clear();
+  for (int d = 0; d < map.dp; ++d)
+    for (int t = 0; t < map.tp; ++t) {
+      std::vector<int> mine = hosts;  // a host no rank offloads to stays itself
+      std::vector<bool> set(hosts.size(), false);
+      for (int p = 0; p < map.pp; ++p) {
+        const int first = host_memory_of(platform, map.devices[p]), own = host_memory_of(platform, map.device(t, d, p));
+        if (first < 0 || own < 0) continue;  // the program says so, if this rank offloads
+        const std::size_t j = static_cast<std::size_t>(std::find(hosts.begin(), hosts.end(), first) - hosts.begin());
+        if (set[j] && mine[j] != own)
+          throw InputError(file, "memory_saving",
+                           "the GPUs of TP rank " + std::to_string(t) + ", replica " + std::to_string(d) +
+                               " offload to different hosts where the first replica's share " +
+                               platform.devices[first].name + ": give a platform whose boxes are alike");
+        mine[j] = own, set[j] = true;
+      }
+      map.hosts.insert(map.hosts.end(), mine.begin(), mine.end());
+    }
 }
 
 }  // namespace pipesim

@@ -50,16 +50,15 @@ GeneratedSchedule generate_job(const Workload& w, const Platform& platform, cons
   if (w.parallel.zero >= 3)
     throw InputError(w.file, "parallel.zero",
                      "ZeRO-3 (weights sharded and gathered before each pass) is not simulated yet: use 0, 1 or 2");
-  // The job's pipeline view holds its GPUs alone: no host memory to offload to.
+  // A pipeline that offloads sees the platform's host memory too, and each
+  // replica's copy offloads to its own GPUs' host.
+  bool offloads = false;
   for (const MemorySaving& m :
        w.memory_saving_stages.empty() ? std::vector<MemorySaving>{w.memory_saving} : w.memory_saving_stages)
-    if (m.policy == "offload" || m.policy == "both")
-      throw InputError(w.file, "memory_saving",
-                       "policy " + m.policy +
-                           " offloads to host memory, which a parallel job (parallel:) does not simulate yet: "
-                           "use remat (or run without parallel:)");
-  const RankMap map = make_rank_map(w, platform);
-  const Platform view = pipeline_platform(platform, map.pipeline(0, 0));
+    offloads |= m.policy == "offload" || m.policy == "both";
+  RankMap map = make_rank_map(w, platform);
+  if (offloads) map_pipeline_hosts(map, platform, w.file);
+  const Platform view = pipeline_platform(platform, map.pipeline(0, 0), offloads);
   GeneratedSchedule pipeline = generate(w, view, limits);
   std::string not_folded;
   std::optional<std::pair<TaskGraph, Folding>> folded;

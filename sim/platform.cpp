@@ -26,6 +26,27 @@ int Platform::find(const std::string& name) const {
 
 bool is_host_memory(const Device& device) { return device.kind == kHostMemoryKind; }
 
+std::vector<int> host_memory_devices(const Platform& platform) {
+  std::vector<int> found;
+  for (int i = 0; i < platform.size(); ++i)
+    if (is_host_memory(platform.devices[i])) found.push_back(i);
+  return found;
+}
+
+int host_memory_of(const Platform& platform, int device) {
+  int best = -1;
+  for (int d = 0; d < platform.size(); ++d) {
+    if (!is_host_memory(platform.devices[d])) continue;
+    const Path& to = platform.path(device, d);
+    const Path& back = platform.path(d, device);
+    if (!to.exists || !back.exists || !(to.bandwidth > 0)) continue;
+    if (best < 0 || std::min(to.bandwidth, back.bandwidth) >
+                        std::min(platform.path(device, best).bandwidth, platform.path(best, device).bandwidth))
+      best = d;
+  }
+  return best;
+}
+
 std::vector<int> compute_devices(const Platform& platform) {
   std::vector<int> found;
   for (int i = 0; i < platform.size(); ++i)

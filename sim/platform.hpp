@@ -114,5 +114,10 @@ struct Platform {
 
 // Indices of the devices that can run stages (all but host memory), in order.
 std::vector<int> compute_devices(const Platform& platform);
+// Indices of the host-memory devices, in order.
+std::vector<int> host_memory_devices(const Platform& platform);
+// The host memory DEVICE offloads to: the one with the widest path both
+// ways (the first of equals); -1 if none is routed.
+int host_memory_of(const Platform& platform, int device);
 
 }  // namespace pipesim

@@ -18,21 +18,6 @@ namespace {
 
 constexpr auto kActivations = MemoryCategory::Activations;
 
-// The host-memory device with the widest path from `gpu`, -1 if none.
-int host_memory_of(const Platform& platform, int gpu) {
-  int best = -1;
-  for (int d = 0; d < platform.size(); ++d) {
-    if (!is_host_memory(platform.devices[d])) continue;
-    const Path& to = platform.path(gpu, d);
-    const Path& back = platform.path(d, gpu);
-    if (!to.exists || !back.exists || !(to.bandwidth > 0)) continue;
-    if (best < 0 || std::min(to.bandwidth, back.bandwidth) >
-                        std::min(platform.path(gpu, best).bandwidth, platform.path(best, gpu).bandwidth))
-      best = d;
-  }
-  return best;
-}
-
 Solution solve(const Chain& chain, const std::string& policy, double limit, int slots, double bandwidth) {
   if (policy == "both") return solve_combined(chain, limit, slots, bandwidth);
   if (policy == "offload") return solve_offload_only(chain, limit, slots, bandwidth);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 
 #include "analysis/memory.hpp"
@@ -449,15 +450,70 @@ TEST(MemorySavingPipeline, AModelsStagesBudgetForItsTrainingState) {
     }
 }
 
-// A parallel job's pipeline has no host memory: offloading is refused there.
-TEST(MemorySavingPipeline, AParallelJobRefusesOffloading) {
-  const auto r = pipesim::testing::run_pipesim("run " + kRoot + "platforms/a100-8gpu-pcie-host.xml " + kRoot +
-                                               "workloads/examples/gpt2-xl.yaml --set parallel.dp=2 --set "
-                                               "\"memory_saving={policy: both, limit: fit}\"");
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "pipesim: error: " + kRoot +
-                       "workloads/examples/gpt2-xl.yaml: memory_saving: policy both offloads to host memory, which a "
-                       "parallel job (parallel:) does not simulate yet: use remat (or run without parallel:)\n");
+// GPUs of 150 MiB joined pairwise, GPU k with a PCIe link to host memory HOSTS[k].
+std::string boxes_with_host_memory(const std::vector<std::string>& hosts, const std::string& name) {
+  pipesim::testing::PlatformXml x;
+  const int n = static_cast<int>(hosts.size());
+  for (int k = 0; k < n; ++k) x.host("gpu" + std::to_string(k), "1Tf", {{"memory", "150MiB"}});
+  for (const std::string& h : std::set<std::string>(hosts.begin(), hosts.end()))
+    x.host(h, "1Gf", {{"memory", "1TiB"}, {"kind", "host"}});
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j) {
+      const std::string id = "l" + std::to_string(i) + "-" + std::to_string(j);
+      x.link(id, "100GBps", "0s", "SPLITDUPLEX")
+          .route("gpu" + std::to_string(i), "gpu" + std::to_string(j), {{id, "UP"}});
+    }
+  for (int k = 0; k < n; ++k)
+    x.link("pcie" + std::to_string(k), "25GBps", "0s", "SPLITDUPLEX")
+        .route("gpu" + std::to_string(k), hosts[k], {{"pcie" + std::to_string(k), "UP"}});
+  return x.write(name);
+}
+
+// Offloading in a parallel job (docs/memory-saving.md): a job of one
+// pipeline is the pipeline run, byte for byte; with two replicas on two
+// boxes each replica offloads to its own box's host memory, which then holds
+// what the one pipeline's host held. Boxes whose GPUs do not share hosts
+// as the first replica's do are one error line.
+TEST(MemorySavingPipeline, AParallelJobOffloadsToEachReplicasHost) {
+  using pipesim::testing::run_pipesim;
+  const std::string workload = pipesim::testing::write_file(
+      "offload-job.yaml",
+      "microbatches: 4\nlayers:\n  - {forward: 1ms, backward: 2ms, activation: 4MiB, weights: 1MiB, repeat: 32}\n"
+      "memory_saving: [{policy: both, limit: fit}, {policy: none}, {policy: none}, {policy: none}]\n");
+  const std::string one = boxes_with_host_memory({"memA", "memA", "memA", "memA"}, "one-box.xml");
+  const std::string pipeline = pipesim::testing::temp_path("offload-pipeline.json"),
+                    job = pipesim::testing::temp_path("offload-job.json");
+  ASSERT_EQ(run_pipesim("run " + one + " " + workload + " --quiet --json " + pipeline).exit_code, 0);
+  ASSERT_EQ(run_pipesim("run " + one + " " + workload + " --set parallel.pp=4 --quiet --json " + job).exit_code, 0);
+  EXPECT_EQ(pipesim::testing::read_text(job), pipesim::testing::read_text(pipeline));
+  const auto alone = pipesim::testing::read_json(pipeline);
+  ASSERT_EQ(alone["devices"][4]["name"], "memA");
+  const double held = alone["devices"][4]["peak_memory"].get<double>();
+  EXPECT_EQ(held, 48.0 * 1024 * 1024) << "three offloads of 4 micro-batches' tapes";
+
+  const std::string two =
+      boxes_with_host_memory({"memA", "memA", "memA", "memA", "memB", "memB", "memB", "memB"}, "two-boxes.xml");
+  const std::string replicas = pipesim::testing::temp_path("offload-replicas.json");
+  const auto r =
+      run_pipesim("run " + two + " " + workload +
+                  " --set parallel.pp=4 --set parallel.dp=2 --set parallel.order=pp-tp-dp --json " + replicas);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("not folded: the pipeline moves data to host memory"), std::string::npos) << r.out;
+  const auto both = pipesim::testing::read_json(replicas);
+  ASSERT_EQ(both["devices"][8]["name"], "memA");
+  ASSERT_EQ(both["devices"][9]["name"], "memB");
+  EXPECT_EQ(both["devices"][8]["peak_memory"].get<double>(), held);
+  EXPECT_EQ(both["devices"][9]["peak_memory"].get<double>(), held);
+  EXPECT_EQ(both["devices"][4]["peak_memory"], both["devices"][0]["peak_memory"]);
+
+  const std::string odd =
+      boxes_with_host_memory({"memA", "memA", "memA", "memA", "memA", "memA", "memB", "memB"}, "odd-boxes.xml");
+  const auto e = run_pipesim("run " + odd + " " + workload +
+                             " --set parallel.pp=4 --set parallel.dp=2 --set parallel.order=pp-tp-dp");
+  EXPECT_EQ(e.exit_code, 2);
+  EXPECT_EQ(e.err, "pipesim: error: " + workload +
+                       ": memory_saving: the GPUs of TP rank 0, replica 1 offload to different hosts where the first "
+                       "replica's share memA: give a platform whose boxes are alike\n");
 }
 
 // Offloading needs host memory routed from the GPU: an input error otherwise.
