@@ -113,8 +113,9 @@ CLI::App* add_plan_command(CLI::App& root, PlanCommandOptions& o) {
   plan->add_option("--memory-saving", o.memory_saving,
                    "remat (the default): a pipeline over memory whose schedule runs\n"
                    "seed 002's programs is also weighed rematerializing on the stages\n"
-                   "over capacity (docs/plan.md#memory-saving); none: not")
-      ->type_name("remat|none");
+                   "over capacity (docs/plan.md#memory-saving); both: rematerializing\n"
+                   "and offloading to host memory; none: not")
+      ->type_name("remat|both|none");
   plan->add_flag("--screen-only", o.screen_only,
                  "the bounds of every candidate, nothing simulated\n(plan.csv and the fastest bounds)");
   plan->add_option("-j,--jobs", o.jobs, "runs at once (default: the machine's cores)")->type_name("N");
@@ -204,9 +205,13 @@ int plan_command(const PlanCommandOptions& o) {
         screen.limits.partitions.push_back(name);
     }
   }
-  if (o.memory_saving != "remat" && o.memory_saving != "none")
-    throw UsageError("--memory-saving: expected remat or none, got '" + o.memory_saving + "'");
-  screen.memory_saving = o.memory_saving == "remat";
+  if (o.memory_saving != "remat" && o.memory_saving != "both" && o.memory_saving != "none")
+    throw UsageError("--memory-saving: expected remat, both or none, got '" + o.memory_saving + "'");
+  if (o.memory_saving == "both" && host_memory_devices(platform).empty())
+    throw UsageError("--memory-saving: both offloads to host memory, but " + o.platform +
+                     " has no host of kind host (docs/platform-format.md)");
+  screen.memory_saving = o.memory_saving != "none";
+  screen.saving_policy = o.memory_saving;
   // By time (or cost, time x GPUs), a twin's plain time bound stands for it until it comes within reach.
   screen.defer_memory_saving = objective != PlanObjective::Memory;
   if (screen.limits.global_batch ==

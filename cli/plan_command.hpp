@@ -18,7 +18,7 @@ struct PlanCommandOptions {
   std::string schedules;                // comma-separated; "": default_plan_schedules()
   std::string zero;                     // comma-separated ZeRO stages; "": 0, 1 and 2
   std::string partitions;               // comma-separated partitions; "": even and balanced
-  std::string memory_saving = "remat";  // remat: pipelines over memory also weighed with seed 002's remat; none
+  std::string memory_saving = "remat";  // remat or both: pipelines over memory also weighed with seed 002's; none
   std::string objective = "time";       // time, memory or cost
   std::string launcher;                 // words each run starts under ("srun -n1 --exact"); "": none
   std::vector<std::string> simgrid_config;

@@ -45,20 +45,24 @@ double job_static_bytes(const StaticMemory& m, const Parallel& parallel) {
   return divided ? m.bytes / parallel.dp : m.bytes;
 }
 
-GeneratedSchedule generate_job(const Workload& w, const Platform& platform, const RunLimits& limits, bool fold) {
-  if (!w.parallel.given) return generate(w, platform, limits);
-  if (w.parallel.zero >= 3)
-    throw InputError(w.file, "parallel.zero",
-                     "ZeRO-3 (weights sharded and gathered before each pass) is not simulated yet: use 0, 1 or 2");
+Platform job_pipeline_view(const Workload& w, const Platform& platform, RankMap& map) {
   // A pipeline that offloads sees the platform's host memory too, and each
   // replica's copy offloads to its own GPUs' host.
   bool offloads = false;
   for (const MemorySaving& m :
        w.memory_saving_stages.empty() ? std::vector<MemorySaving>{w.memory_saving} : w.memory_saving_stages)
     offloads |= m.policy == "offload" || m.policy == "both";
-  RankMap map = make_rank_map(w, platform);
   if (offloads) map_pipeline_hosts(map, platform, w.file);
-  const Platform view = pipeline_platform(platform, map.pipeline(0, 0), offloads);
+  return pipeline_platform(platform, map.pipeline(0, 0), offloads);
+}
+
+GeneratedSchedule generate_job(const Workload& w, const Platform& platform, const RunLimits& limits, bool fold) {
+  if (!w.parallel.given) return generate(w, platform, limits);
+  if (w.parallel.zero >= 3)
+    throw InputError(w.file, "parallel.zero",
+                     "ZeRO-3 (weights sharded and gathered before each pass) is not simulated yet: use 0, 1 or 2");
+  RankMap map = make_rank_map(w, platform);
+  const Platform view = job_pipeline_view(w, platform, map);
   GeneratedSchedule pipeline = generate(w, view, limits);
   std::string not_folded;
   std::optional<std::pair<TaskGraph, Folding>> folded;

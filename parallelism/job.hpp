@@ -5,9 +5,15 @@
 // (parallelism/job_graph.hpp). docs/parallelism.md.
 #pragma once
 
+#include "layout/rank_map.hpp"
 #include "schedules/registry.hpp"
 
 namespace pipesim {
+
+// The platform one pipeline of the job is generated on: MAP's first
+// replica's devices, and the platform's host memory where a stage offloads
+// (MAP then learns each replica's hosts: map_pipeline_hosts).
+Platform job_pipeline_view(const Workload& workload, const Platform& platform, RankMap& map);
 
 // fold: when the DP replicas are provably alike, replica 0 alone with
 // GeneratedSchedule::folding set (docs/folding.md); otherwise the whole job,

@@ -119,9 +119,8 @@ std::string stages_text(const StageLayers& layers) {
 }  // namespace
 
 PlanBounds plan_bounds(const Workload& w, const Platform& platform) {
-  const RankMap map = make_rank_map(w, platform);
-  const std::vector<int> devices = map.pipeline(0, 0);
-  const Platform view = pipeline_platform(platform, devices);
+  RankMap map = make_rank_map(w, platform);
+  const Platform view = job_pipeline_view(w, platform, map);
   // A pipeline too large to build in a screening is left out, named: a plan
   // weighs thousands of candidates, and a million micro-batches would hang it.
   if (const double tasks = schedule_size(w, view).tasks; tasks > kMaxBoundTasks)
@@ -148,7 +147,7 @@ PlanBounds plan_bounds(const Workload& w, const Platform& platform) {
   b.balanced_stages = w.placement.partition == PartitionRule::Even && !layers.empty()
                           ? stages_text(balanced_stage_layers(w, view, device))
                           : b.stages;
-  for (int d = 0; d < n; ++d) {
+  for (int d = 0; d < map.pp; ++d) {  // the GPUs: host memory (d >= pp), where offloading, is bounded by the run
     double peak = level[d], busy = 0;
     // The device's own effects in its order: each pass allocates at its
     // start and frees at its finish; buffers of transfers are left out.
@@ -160,7 +159,7 @@ PlanBounds plan_bounds(const Workload& w, const Platform& platform) {
     for (const TaskId t : graph.device_order(d)) {
       apply(t, MemoryWhen::AtStart);
       apply(t, MemoryWhen::AtFinish);
-      busy += graph.task(t).amount / view.devices[d].speed;
+      if (!is_transfer(graph.task(t).kind)) busy += graph.task(t).amount / view.devices[d].speed;
     }
     if (d == 0 || peak > b.memory) b.memory = peak, b.memory_rank = d, b.capacity = view.devices[d].memory;
     if (peak > view.devices[d].memory) b.over_capacity += (b.over_capacity.empty() ? "" : " ") + std::to_string(d);

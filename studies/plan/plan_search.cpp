@@ -249,7 +249,7 @@ std::vector<PlanEntry> screen_plan(const PlanScreen& s, const PlanProgress& prog
         entries[i].bounds.stages == entries[twin[i]].bounds.stages)
       mark_same_stages(entries[twin[i]], entries[i]);
   // A pipeline over memory whose schedule runs seed 002's programs gets a
-  // twin that rematerializes on the stages over capacity, and only there:
+  // twin that saves memory (remat, or both) on the stages over capacity, and only there:
   // each stage saves what it must (docs/plan.md#memory-saving).
   std::vector<std::size_t> third;
   for (std::size_t i = 0, plain = entries.size(); i < plain; ++i) {
@@ -261,7 +261,7 @@ std::vector<PlanEntry> screen_plan(const PlanScreen& s, const PlanProgress& prog
     for (int r; ranks >> r;) over.push_back(r);
     PlanEntry saving;
     saving.candidate = entries[i].candidate;
-    saving.candidate.saving = remat_on(over, saving.candidate.pp);
+    saving.candidate.saving = saving_on(over, saving.candidate.pp, s.saving_policy);
     saving.bounds = entries[i].bounds;
     if (s.defer_memory_saving) {
       saving.deferred = true;

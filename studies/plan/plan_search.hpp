@@ -65,8 +65,10 @@ struct PlanScreen {
   // The workload's own configuration, added to the space when it lies outside it.
   std::optional<PlanCandidate> given;
   int jobs = 1;  // screening processes (forked), each a contiguous share of the candidates
-  // Pipelines over memory get a twin that saves memory on the stages over capacity.
+  // Pipelines over memory get a twin that saves memory on the stages over
+  // capacity, by seed 002's program SAVING_POLICY (remat or both).
   bool memory_saving = true;
+  std::string saving_policy = "remat";
   // The twins are left unbuilt (deferred), for simulate_plan to build
   // those whose plain time bound comes within reach: a search by time only.
   bool defer_memory_saving = false;

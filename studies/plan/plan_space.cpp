@@ -66,10 +66,10 @@ std::string PlanCandidate::memory_label() const {
   return saved.empty() ? recompute : recompute + " + " + saved;
 }
 
-std::vector<MemorySaving> remat_on(const std::vector<int>& stages, int pp) {
+std::vector<MemorySaving> saving_on(const std::vector<int>& stages, int pp, const std::string& policy) {
   std::vector<MemorySaving> saving(static_cast<std::size_t>(pp));
   for (const int s : stages) {
-    saving.at(static_cast<std::size_t>(s)).policy = "remat";
+    saving.at(static_cast<std::size_t>(s)).policy = policy;
     saving[static_cast<std::size_t>(s)].fit = true;
   }
   return saving;

@@ -68,10 +68,10 @@ struct PlanSpaceLimits {
   bool part_platforms = false;
 };
 
-// The stages of a pipeline of PP that run seed 002's rematerialization
-// (policy remat, limit fit: the most each in-flight micro-batch may keep
-// beside the waiting ones), the others nothing.
-std::vector<MemorySaving> remat_on(const std::vector<int>& stages, int pp);
+// The stages of a pipeline of PP that run seed 002's program POLICY (remat,
+// or both: rematerialization and offloading; limit fit: the most each
+// in-flight micro-batch may keep beside the waiting ones), the others nothing.
+std::vector<MemorySaving> saving_on(const std::vector<int>& stages, int pp, const std::string& policy = "remat");
 
 // Every candidate, in a fixed order (GPUs, layout, micro-batch size,
 // schedule, partition, recompute, ZeRO): the whole platform first, then

@@ -279,6 +279,26 @@ TEST(PlanCli, StagesOverMemoryRematerializeAndTheOthersDoNot) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(json_number(read_json(out + "/winner.json"), "/iteration_time"), number(*best, "iteration_time"));
   EXPECT_NE(run.out.find("memory saving (one micro-batch per stage"), std::string::npos) << run.out;
+
+  // --memory-saving both: the twins offload to the box's host memory too,
+  // which frees the first stage of most recomputes: a faster winner, the
+  // same layout, its offloads held by the host.
+  const std::string offloading = temp_path("saving-both");
+  const CliResult both =
+      run_pipesim("plan " + platform + " " + workload + " -o " + offloading + space + " --top 1 --memory-saving both");
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  const std::vector<Row> offload_rows = read_csv(offloading + "/plan.csv");
+  const Row* fastest = winner(offload_rows);
+  ASSERT_TRUE(fastest);
+  EXPECT_EQ(candidate(*fastest), "1/1/8 2x8 1f1b v0 k0 none zero 1 even both on stage 0");
+  EXPECT_LT(number(*fastest, "iteration_time"), number(*best, "iteration_time"));
+  const CliResult offloaded =
+      run_pipesim("run " + platform + " " + offloading + "/winner.yaml --json " + offloading + "/winner.json");
+  ASSERT_EQ(offloaded.exit_code, 0) << offloaded.err;
+  const nlohmann::json report = read_json(offloading + "/winner.json");
+  EXPECT_EQ(json_number(report, "/iteration_time"), number(*fastest, "iteration_time"));
+  ASSERT_EQ(report["devices"][8]["name"], "host-memory");
+  EXPECT_GT(report["devices"][8]["peak_memory"].get<double>(), 0);
 }
 
 TEST(PlanCli, NothingFitsSaysTheSmallestMemoryAnyCandidateNeeds) {
@@ -460,8 +480,15 @@ TEST(PlanCli, BadInputIsOneLine) {
   const CliResult saving = run_pipesim("plan " + kPlatform + " " + small_workload() + " -o " + temp_path("saving") +
                                        " --memory-saving offload");
   EXPECT_EQ(saving.exit_code, 2);
-  EXPECT_EQ(saving.err,
-            "pipesim: error: --memory-saving: expected remat or none, got 'offload'; see 'pipesim plan --help'\n");
+  EXPECT_EQ(
+      saving.err,
+      "pipesim: error: --memory-saving: expected remat, both or none, got 'offload'; see 'pipesim plan --help'\n");
+  const CliResult no_host = run_pipesim("plan " + kPlatform + " " + small_workload() + " -o " + temp_path("no-host") +
+                                        " --memory-saving both");
+  EXPECT_EQ(no_host.exit_code, 2);
+  EXPECT_EQ(no_host.err, "pipesim: error: --memory-saving: both offloads to host memory, but " + kPlatform +
+                             " has no host of kind host (docs/platform-format.md); see 'pipesim plan --help'\n");
+  EXPECT_FALSE(fs::exists(temp_path("no-host") + "/plan.csv"));
   EXPECT_FALSE(fs::exists(temp_path("saving") + "/plan.csv"));
   const CliResult objective =
       run_pipesim("plan " + kPlatform + " " + small_workload() + " -o " + temp_path("c") + " --objective speed");

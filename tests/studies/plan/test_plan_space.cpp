@@ -135,7 +135,7 @@ TEST(PlanSpace, OverridesSayTheCandidateAsRunSetsWould) {
 TEST(PlanSpace, AMemorySavingTwinSetsEachStagesProgram) {
   PlanCandidate c;
   c.pp = 4, c.microbatches = 8, c.schedule = "1f1b", c.recompute = "none", c.partition = "balanced";
-  c.saving = remat_on({0, 2}, 4);
+  c.saving = saving_on({0, 2}, 4);
   EXPECT_EQ(c.label(), "tp 1 pp 4 dp 1, mb 1 x 8, 1f1b balanced, none + remat on stages 0 2, zero 0");
   EXPECT_EQ(c.saving_flow(),
             "[{policy: remat, limit: fit, slots: 500}, {policy: none}, {policy: remat, limit: fit, slots: 500}, "
@@ -149,7 +149,7 @@ TEST(PlanSpace, AMemorySavingTwinSetsEachStagesProgram) {
   ASSERT_EQ(w.memory_saving_stages.size(), 4u);
   EXPECT_EQ(w.memory_saving_stages, c.saving);
   PlanCandidate other = c;
-  other.saving = remat_on({1}, 4);
+  other.saving = saving_on({1}, 4);
   EXPECT_EQ(other.saving_label(), "remat on stage 1");
   EXPECT_FALSE(other == c);  // the same pipeline saving elsewhere is another candidate
 }
