@@ -84,12 +84,10 @@ std::string plan_csv(const std::vector<PlanEntry>& entries, PlanObjective object
   for (std::size_t r = 0; r < ranked.size(); ++r) rank[ranked[r]] = r + 1;
   for (const std::size_t i : plan_front(entries)) front[i] = true;
   std::ostringstream out;
-  out << "id,tp,pp,dp,gpus,zero,microbatch_size,microbatches,schedule,virtual_stages,k,recompute,partition,memory_"
-         "saving,"
-         "fate,reason,"
-         "time_bound,memory_bound,memory_capacity,status,iteration_time,gpu_seconds,training.tokens_per_second,"
-         "training.mfu,"
-         "max_peak_memory,max_peak_largest_part,worst_bubble_fraction,exposed_communication,rank,front\n";
+  out << "id,tp,pp,dp,gpus,zero,microbatch_size,microbatches,schedule,virtual_stages,k,recompute,partition,"
+         "memory_saving,fate,reason,time_bound,memory_bound,memory_capacity,status,iteration_time,gpu_seconds,"
+         "training.tokens_per_second,training.mfu,max_peak_memory,max_peak_largest_part,worst_bubble_fraction,"
+         "exposed_communication,rank,front\n";
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const PlanEntry& e = entries[i];
     const PlanCandidate& c = e.candidate;
