@@ -1,8 +1,8 @@
 #include "schedules/registry_internal.hpp"
 
 #include <algorithm>
-#include <set>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 #include "schedules/schedule_params.hpp"

@@ -243,6 +243,14 @@ TEST(PlanCli, StagesOverMemoryRematerializeAndTheOthersDoNot) {
       EXPECT_EQ(r.at("reason"), "not built: its time bound is its plain candidate's") << candidate(r);
     }
   EXPECT_GE(unbuilt, 5);
+  // --screen-only lists them by that bound, their memory bound unknown ("-").
+  const CliResult screened = run_pipesim("plan " + platform + " " + workload + " -o " + temp_path("saving-screen") +
+                                         space + " --top 1 --screen-only");
+  ASSERT_EQ(screened.exit_code, 0) << screened.err;
+  const std::size_t row = screened.out.find("none + remat on stage 0");
+  ASSERT_NE(row, std::string::npos) << screened.out;
+  const std::string line = screened.out.substr(row, screened.out.find('\n', row) - row);
+  EXPECT_EQ(line.substr(line.size() - 2), " -") << line;
 
   // Simulating every candidate finds the same winner; every twin's bounds hold.
   const CliResult all = run_pipesim("plan " + platform + " " + workload + " -o " + every + space + " --top 100000");
