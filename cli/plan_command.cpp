@@ -223,6 +223,9 @@ int plan_command(const PlanCommandOptions& o) {
                          std::to_string(screen.limits.global_batch) +
                          " samples into micro-batches of 1, 2, 4 or 8 on every replica");
 
+  const std::string heading = "plan          " + template_workload.name + " on " + o.platform + ": " +
+                              (screen.limits.part_platforms ? "up to " : "") + std::to_string(screen.limits.gpus) +
+                              " GPUs, global batch " + std::to_string(screen.limits.global_batch) + "\n";
   const SweepFolderLock lock("-o", o.output);
   const auto started = std::chrono::steady_clock::now();
   Progress screening("screening");
@@ -233,9 +236,7 @@ int plan_command(const PlanCommandOptions& o) {
 
   if (o.screen_only) {
     write_file_atomically(o.output + "/plan.csv", plan_csv(entries, objective));
-    std::cout << "plan          " << template_workload.name << " on " << o.platform << ": "
-              << (screen.limits.part_platforms ? "up to " : "") << screen.limits.gpus << " GPUs, global batch "
-              << screen.limits.global_batch << "\n";
+    std::cout << heading;
     write_plan_summary(std::cout, entries, static_cast<std::size_t>(o.top), objective);
     return 0;
   }
@@ -256,7 +257,7 @@ int plan_command(const PlanCommandOptions& o) {
   SweepRunOptions run_options;
   run_options.binary = this_binary();
   run_options.dir = o.output;
-  run_options.jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  run_options.jobs = o.jobs > 0 ? o.jobs : cores;
   run_options.simgrid_config = o.simgrid_config;
   run_options.launcher = launcher;
   // Progress after each batch: runs done, how many are still within reach, and their time at the pace so far.
@@ -290,9 +291,7 @@ int plan_command(const PlanCommandOptions& o) {
                 [&](const std::vector<std::size_t>& twins) { screen_deferred(screen, entries, twins); });
   write_file_atomically(o.output + "/plan.csv", plan_csv(entries, objective));
   const std::vector<std::size_t> ranked = plan_ranking(entries, objective);
-  std::cout << "plan          " << template_workload.name << " on " << o.platform << ": "
-            << (screen.limits.part_platforms ? "up to " : "") << screen.limits.gpus << " GPUs, global batch "
-            << screen.limits.global_batch << "\n";
+  std::cout << heading;
   write_plan_summary(std::cout, entries, static_cast<std::size_t>(o.top), objective);
   if (ranked.empty()) return 1;
   const PlanEntry& winner = entries[ranked.front()];

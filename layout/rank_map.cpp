@@ -128,7 +128,8 @@ void map_pipeline_hosts(RankMap& map, const Platform& platform, const std::strin
       std::vector<int> mine = hosts;  // a host no rank offloads to stays itself
       std::vector<bool> set(hosts.size(), false);
       for (int p = 0; p < map.pp; ++p) {
-        const int first = host_memory_of(platform, map.devices[p]), own = host_memory_of(platform, map.device(t, d, p));
+        const int first = host_memory_of(platform, map.device(0, 0, p)),
+                  own = host_memory_of(platform, map.device(t, d, p));
         if (first < 0 || own < 0) continue;  // the program says so, if this rank offloads
         const std::size_t j = static_cast<std::size_t>(std::find(hosts.begin(), hosts.end(), first) - hosts.begin());
         if (set[j] && mine[j] != own)

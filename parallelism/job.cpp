@@ -48,12 +48,8 @@ double job_static_bytes(const StaticMemory& m, const Parallel& parallel) {
 Platform job_pipeline_view(const Workload& w, const Platform& platform, RankMap& map) {
   // A pipeline that offloads sees the platform's host memory too, and each
   // replica's copy offloads to its own GPUs' host.
-  bool offloads = false;
-  for (const MemorySaving& m :
-       w.memory_saving_stages.empty() ? std::vector<MemorySaving>{w.memory_saving} : w.memory_saving_stages)
-    offloads |= m.policy == "offload" || m.policy == "both";
-  if (offloads) map_pipeline_hosts(map, platform, w.file);
-  return pipeline_platform(platform, map.pipeline(0, 0), offloads);
+  if (offloads(w)) map_pipeline_hosts(map, platform, w.file);
+  return pipeline_platform(platform, map.pipeline(0, 0), offloads(w));
 }
 
 GeneratedSchedule generate_job(const Workload& w, const Platform& platform, const RunLimits& limits, bool fold) {

@@ -255,6 +255,17 @@ inline std::string schedule_file_path(const Workload& w) {
   return path_beside(w, it->second);
 }
 
+// Whether a memory-saving policy moves activations to host memory.
+inline bool uses_host_memory(const std::string& policy) { return policy == "both" || policy == "offload"; }
+
+// Whether any stage offloads to host memory.
+inline bool offloads(const Workload& w) {
+  if (uses_host_memory(w.memory_saving.policy)) return true;
+  for (const MemorySaving& m : w.memory_saving_stages)
+    if (uses_host_memory(m.policy)) return true;
+  return false;
+}
+
 // Whether any stage saves memory.
 inline bool saves_memory(const Workload& w) {
   if (w.memory_saving.policy != "none") return true;

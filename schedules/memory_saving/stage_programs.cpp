@@ -24,8 +24,6 @@ Solution solve(const Chain& chain, const std::string& policy, double limit, int 
   return solve_rematerialization(chain, limit, slots);
 }
 
-bool uses_host_memory(const std::string& policy) { return policy == "both" || policy == "offload"; }
-
 // The smallest limit at which the program, on its grid, finds a sequence:
 // from the least any sequence needs, up by 1 % steps (the grid rounds sizes
 // up, so just above the least it may still fail).
