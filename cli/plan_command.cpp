@@ -107,8 +107,9 @@ CLI::App* add_plan_command(CLI::App& root, PlanCommandOptions& o) {
                    "0 alone keeps replicas foldable (docs/folding.md)")
       ->type_name("LIST");
   plan->add_option("--partitions", o.partitions,
-                   "the stage partitions tried where pp > 1 (default: even,balanced;\n"
-                   "docs/workload-format.md#placement)")
+                   "the stage partitions tried where pp > 1 (default: even,balanced,fit;\n"
+                   "fit: a twin of each pipeline over memory whose stages fit;\n"
+                   "docs/plan.md#partitions)")
       ->type_name("LIST");
   plan->add_option("--memory-saving", o.memory_saving,
                    "remat (the default): a pipeline over memory whose schedule runs\n"
@@ -197,13 +198,17 @@ int plan_command(const PlanCommandOptions& o) {
     screen.limits.partitions.clear();
     std::stringstream list(o.partitions);
     for (std::string name; std::getline(list, name, ',');) {
-      if (name != "even" && name != "balanced")
+      if (name != "even" && name != "balanced" && name != "fit")
         throw UsageError("--partitions: '" + name +
-                         "' is not a partition a plan tries; expected some of even, balanced");
+                         "' is not a partition a plan tries; expected some of even, balanced, fit");
       if (std::find(screen.limits.partitions.begin(), screen.limits.partitions.end(), name) ==
           screen.limits.partitions.end())
         screen.limits.partitions.push_back(name);
     }
+    if (screen.limits.partitions == std::vector<std::string>{"fit"})
+      throw UsageError(
+          "--partitions: fit makes twins of the even or balanced pipelines over memory; list one of them "
+          "too");
   }
   if (o.memory_saving != "remat" && o.memory_saving != "both" && o.memory_saving != "none")
     throw UsageError("--memory-saving: expected remat, both or none, got '" + o.memory_saving + "'");

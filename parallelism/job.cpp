@@ -52,6 +52,21 @@ Platform job_pipeline_view(const Workload& w, const Platform& platform, RankMap&
   return pipeline_platform(platform, map.pipeline(0, 0), offloads(w));
 }
 
+void check_pipeline_ranks(const TaskGraph& pipeline, const Workload& w, int pp) {
+  int used = 0;
+  for (int p = 0; p < pp && p < pipeline.device_count(); ++p) used += !pipeline.device_order(p).empty();
+  if (used == pp) return;
+  const std::string runs =
+      " run on " + std::to_string(used) + " of the " + std::to_string(pp) + " pipeline ranks (parallel.pp)";
+  const Placement& pl = w.placement;
+  if (pl.automatic && pl.stages == 0)
+    throw InputError(w.file, "placement",
+                     "the schedule's stages" + runs + ": too few layers for its stages per rank on every rank");
+  throw InputError(w.file, pl.layer_counts.empty() ? "placement" : "placement.layers",
+                   std::to_string(pl.automatic ? pl.stages : static_cast<int>(pl.stage_layers.size())) + " stages" +
+                       runs + "; give as many stages as the " + std::to_string(pp) + " ranks run");
+}
+
 GeneratedSchedule generate_job(const Workload& w, const Platform& platform, const RunLimits& limits, bool fold) {
   if (!w.parallel.given) return generate(w, platform, limits);
   if (w.parallel.zero >= 3)
@@ -60,6 +75,7 @@ GeneratedSchedule generate_job(const Workload& w, const Platform& platform, cons
   RankMap map = make_rank_map(w, platform);
   const Platform view = job_pipeline_view(w, platform, map);
   GeneratedSchedule pipeline = generate(w, view, limits);
+  check_pipeline_ranks(pipeline.graph, w, map.pp);
   std::string not_folded;
   std::optional<std::pair<TaskGraph, Folding>> folded;
   if (fold && map.dp > 1) {

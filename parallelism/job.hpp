@@ -15,6 +15,11 @@ namespace pipesim {
 // (MAP then learns each replica's hosts: map_pipeline_hosts).
 Platform job_pipeline_view(const Workload& workload, const Platform& platform, RankMap& map);
 
+// Throws InputError unless PIPELINE (generated on the job's pipeline view)
+// runs on each of the PP pipeline ranks: placement.stages or placement.layers
+// giving fewer stages than the layout's ranks take would leave GPUs idle.
+void check_pipeline_ranks(const TaskGraph& pipeline, const Workload& workload, int pp);
+
 // fold: when the DP replicas are provably alike, replica 0 alone with
 // GeneratedSchedule::folding set (docs/folding.md); otherwise the whole job,
 // with folding.what saying why it was not folded.

@@ -104,6 +104,9 @@ struct Placement {
   std::vector<std::pair<int, int>> stage_layers;
   std::vector<std::string> stage_hosts;
   PartitionRule partition = PartitionRule::Auto;  // with automatic
+  // With automatic: the layers of each stage, counted in stage order
+  // (placement.layers); empty: split by `partition`. Sets `stages`.
+  std::vector<int> layer_counts{};
 };
 
 // Seed 002's memory saving applied to every stage of a flush pipeline

@@ -43,7 +43,7 @@ const std::vector<std::string> kLayerKeys = {"name",
                                              "times"};
 const std::vector<std::string> kResourceTimeKeys = {"forward", "backward"};
 const std::vector<std::string> kStageKeys = {"layers", "host"};
-const std::vector<std::string> kAutoPlacementKeys = {"stages", "partition"};
+const std::vector<std::string> kAutoPlacementKeys = {"stages", "partition", "layers"};
 
 const char* const kCostExpected = "a duration like '3ms' or a flop count like '2Tf'";
 constexpr double kMaxLayerBytes = 9.2e18;  // just below 2^63, as the engine checks
@@ -318,7 +318,8 @@ class Loader : public YamlFields {
   }
 
   void load_placement(const YAML::Node& n, Workload& w) const {
-    const char* expected = "'auto', {stages: N, partition: even|balanced} or a list of {layers: 'a-b', host: NAME}";
+    const char* expected =
+        "'auto', {stages: N, partition: even|balanced}, {layers: [N, ...]} or a list of {layers: 'a-b', host: NAME}";
     Placement& p = w.placement;
     const int count = static_cast<int>(w.layers.size());
     if (n.IsScalar()) {
@@ -326,7 +327,7 @@ class Loader : public YamlFields {
         fail(n, "placement", std::string("expected ") + expected + ", got " + describe(n));
     } else if (n.IsMap()) {
       const Fields f = fields(n, "placement", &kAutoPlacementKeys);
-      if (f.empty()) fail(n, "placement", "expected 'stages' or 'partition' (or placement: auto)");
+      if (f.empty()) fail(n, "placement", "expected 'stages', 'partition' or 'layers' (or placement: auto)");
       if (auto* e = get(f, "stages")) {
         p.stages = integer(e->value, "placement.stages", 1);
         if (p.stages > count)
@@ -344,6 +345,7 @@ class Loader : public YamlFields {
         else if (rule != "auto")
           fail(e->value, "placement.partition", std::string("expected ") + rules + ", got '" + rule + "'");
       }
+      if (auto* e = get(f, "layers")) load_layer_counts(e->value, f, p, count);
     } else if (n.IsSequence() && n.size() > 0) {
       p.automatic = false;
       int next = 0;  // first layer not yet assigned
@@ -383,6 +385,29 @@ class Loader : public YamlFields {
       fail(n, "placement",
            std::string("expected ") + expected + ", got " + describe(n) + (n.IsSequence() ? " (empty list)" : ""));
     }
+  }
+
+  // placement.layers: how many layers each stage runs, in stage order (an
+  // uneven split, as Megatron-LM's first and last pipeline stage counts).
+  void load_layer_counts(const YAML::Node& n, const Fields& f, Placement& p, int count) const {
+    const char* expected = "a list of layer counts per stage like [3, 8, 8, 5]";
+    if (!n.IsSequence() || n.size() == 0)
+      fail(n, "placement.layers", std::string("expected ") + expected + ", got " + describe(n));
+    if (auto* e = get(f, "partition"))
+      fail(e->value, "placement.partition", "give either partition or layers (the layers per stage), not both");
+    long long sum = 0;
+    for (std::size_t i = 0; i < n.size(); ++i) {
+      p.layer_counts.push_back(integer(n[i], item("placement.layers", i), 1));
+      sum += p.layer_counts.back();
+    }
+    const int stages = static_cast<int>(p.layer_counts.size());
+    if (p.stages > 0 && p.stages != stages)
+      fail(n, "placement.layers",
+           "lists " + std::to_string(stages) + " stages, but placement.stages is " + std::to_string(p.stages));
+    if (sum != count)
+      fail(n, "placement.layers",
+           "the counts add up to " + std::to_string(sum) + " layers, but the chain has " + std::to_string(count));
+    p.stages = stages;
   }
 
   // "5" or "0-11": an inclusive 0-based range of existing layers.

@@ -206,15 +206,16 @@ std::vector<std::pair<int, int>> orders_stage_layers(const ExplicitOrders& order
     layers = pl.stage_layers;
   } else {
     if (pl.stages != 0 && pl.stages != S)
-      throw InputError(w.file, "placement.stages",
+      throw InputError(w.file, pl.layer_counts.empty() ? "placement.stages" : "placement.layers",
                        "expected " + std::to_string(S) + ", the number of stages in " + orders.file + ", got " +
                            std::to_string(pl.stages));
     if (S > L)
       throw InputError(orders.file, "stages",
                        std::to_string(S) + " stages, but the workload has only " + std::to_string(L) +
                            " layers (at most one stage per layer)");
-    layers =
-        pl.partition == PartitionRule::Balanced ? balanced_stage_layers(w, platform, rank) : even_stage_layers(w, S);
+    layers = !pl.layer_counts.empty()                  ? counted_stage_layers(w, S)
+             : pl.partition == PartitionRule::Balanced ? balanced_stage_layers(w, platform, rank)
+                                                       : even_stage_layers(w, S);
   }
   for (int s = 0; s + 1 < S; ++s) {
     if (rank[s] < 0 || rank[s + 1] < 0 || rank[s] == rank[s + 1]) continue;

@@ -133,6 +133,16 @@ StageLayers even_stage_layers(const Workload& w, int S) {
   return layers;
 }
 
+StageLayers counted_stage_layers(const Workload& w, int S) {
+  const std::vector<int>& counts = w.placement.layer_counts;
+  if (static_cast<int>(counts.size()) != S)
+    throw InputError(w.file, "placement.layers",
+                     "lists " + std::to_string(counts.size()) + " stages, but the pipeline has " + std::to_string(S));
+  StageLayers layers;
+  for (int s = 0, first = 0; s < S; first += counts[s], ++s) layers.push_back({first, first + counts[s] - 1});
+  return layers;
+}
+
 StageLayers balanced_stage_layers(const Workload& w, const Platform& p, const std::vector<int>& device) {
   const int S = static_cast<int>(device.size()), L = static_cast<int>(w.layers.size());
   const double ref = reference_speed(w, p);

@@ -20,6 +20,11 @@ using StageLayers = std::vector<std::pair<int, int>>;  // inclusive, 0-based, on
 // pipeline split. Needs 1 <= STAGES <= layers.
 StageLayers even_stage_layers(const Workload& workload, int stages);
 
+// Counted: placement.layers, each stage's layer count in stage order (the
+// loader checked that they add up to the chain). Throws InputError when the
+// pipeline has another number of stages than the list.
+StageLayers counted_stage_layers(const Workload& workload, int stages);
+
 // Balanced: PipeDream's min-max partition (partition_chain) of the layers'
 // forward + backward seconds on each stage's device, with each boundary's
 // activation and gradient transfer. Where a device runs several stages

@@ -129,6 +129,7 @@ PlanBounds plan_bounds(const Workload& w, const Platform& platform) {
                          " tasks; a plan bounds pipelines of at most " +
                          std::to_string(static_cast<long long>(kMaxBoundTasks)) + " (a smaller global batch)");
   const TaskGraph graph = generate(w, view).graph;
+  check_pipeline_ranks(graph, w, map.pp);
   const int n = graph.device_count();
   std::vector<double> level(n, 0);
   for (const StaticMemory& m : graph.static_memory()) level[m.device] += job_static_bytes(m, w.parallel);
@@ -161,6 +162,7 @@ PlanBounds plan_bounds(const Workload& w, const Platform& platform) {
       apply(t, MemoryWhen::AtFinish);
       if (!is_transfer(graph.task(t).kind)) busy += graph.task(t).amount / view.devices[d].speed;
     }
+    b.ranks.push_back({level_static[d], peak, view.devices[d].memory, view.devices[d].speed});
     if (d == 0 || peak > b.memory) b.memory = peak, b.memory_rank = d, b.capacity = view.devices[d].memory;
     if (peak > view.devices[d].memory) b.over_capacity += (b.over_capacity.empty() ? "" : " ") + std::to_string(d);
     if (level_static[d] > view.devices[d].memory) static_over = true;

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "sim/platform.hpp"
 #include "workloads/workload.hpp"
@@ -33,6 +34,14 @@ struct PlanBounds {
   // where seed 002's programs would have to save memory; empty where a
   // rank's static memory alone exceeds it (no program can save that).
   std::string over_capacity;
+  // Each pipeline rank's (one per GPU of a replica, in rank order) static
+  // memory, memory bound, capacity and speed: what the fit partition
+  // (studies/plan/plan_partition.hpp) calibrates on. Kept in the screening
+  // process; not sent back.
+  struct Rank {
+    double static_bytes = 0, memory = 0, capacity = 0, speed = 0;
+  };
+  std::vector<Rank> ranks;
 };
 
 // WORKLOAD is timed (workloads/model_costs) and has its `parallel:` section;

@@ -85,7 +85,7 @@ std::string plan_csv(const std::vector<PlanEntry>& entries, PlanObjective object
   for (const std::size_t i : plan_front(entries)) front[i] = true;
   std::ostringstream out;
   out << "id,tp,pp,dp,gpus,zero,microbatch_size,microbatches,schedule,virtual_stages,k,recompute,partition,"
-         "memory_saving,fate,reason,time_bound,memory_bound,memory_capacity,status,iteration_time,gpu_seconds,"
+         "layers,memory_saving,fate,reason,time_bound,memory_bound,memory_capacity,status,iteration_time,gpu_seconds,"
          "training.tokens_per_second,training.mfu,max_peak_memory,max_peak_largest_part,worst_bubble_fraction,"
          "exposed_communication,rank,front\n";
   for (std::size_t i = 0; i < entries.size(); ++i) {
@@ -96,8 +96,8 @@ std::string plan_csv(const std::vector<PlanEntry>& entries, PlanObjective object
     const double time = e.run ? run_number(*e.run, "iteration_time") : std::numeric_limits<double>::quiet_NaN();
     out << i << ',' << c.tp << ',' << c.pp << ',' << c.dp << ',' << c.ranks() << ',' << c.zero << ','
         << c.microbatch_size << ',' << c.microbatches << ',' << c.schedule << ',' << c.virtual_stages << ',' << c.k
-        << ',' << c.recompute << ',' << c.partition << ',' << csv_field(c.saving_label()) << ','
-        << csv_field(fate_name(e.fate)) << ',' << csv_field(e.reason) << ','
+        << ',' << c.recompute << ',' << c.partition << ',' << c.counts_label() << ',' << csv_field(c.saving_label())
+        << ',' << csv_field(fate_name(e.fate)) << ',' << csv_field(e.reason) << ','
         << (bounded ? json_number(e.bounds.time) : "") << ','
         << (bounded && !e.deferred ? json_number(e.bounds.memory) : "") << ','
         << (bounded ? json_number(e.bounds.capacity) : "") << ',' << (e.run ? csv_field(e.run->status) : "") << ','

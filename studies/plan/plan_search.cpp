@@ -15,6 +15,8 @@
 #include "sim/input_error.hpp"
 #include "sim/memory_saving_summary.hpp"
 #include "studies/forked_run.hpp"
+#include "studies/plan/plan_partition.hpp"
+#include "workloads/costs.hpp"
 #include "workloads/model_costs.hpp"
 #include "workloads/workload_yaml.hpp"
 
@@ -93,6 +95,29 @@ struct PlanScreenCache {
 
 namespace {
 
+// A fit twin's pipeline: from its balanced pipeline (W, bounds B), the
+// layer counts whose stages fit by the stages' memory model, calibrated
+// again on each new pipeline's bounds until its own bound fits (at most
+// four pipelines, no split twice). Throws InfeasibleRun where the model
+// finds no split that fits, or none but the balanced one.
+PlanBounds fit_bounds(const PlanCandidate& fit, Workload w, PlanBounds b, const Platform& platform,
+                      const std::function<Workload(const PlanCandidate&)>& timed_workload) {
+  std::set<std::vector<int>> tried = {stage_layer_counts(b)};
+  for (int round = 0; round < 4 && b.memory > b.capacity; ++round) {
+    const std::optional<std::vector<int>> counts =
+        fit_layer_counts(w, reference_speed(w, platform), stage_memory_models(w, b));
+    if (!counts && round == 0)
+      throw InfeasibleRun("no split of the layers fits every stage's memory (by the stages' memory model)");
+    if (!counts || !tried.insert(*counts).second) break;
+    PlanCandidate c = fit;
+    c.layer_counts = *counts;
+    w = timed_workload(c);
+    b = plan_bounds(w, platform);
+  }
+  if (tried.size() == 1) throw InfeasibleRun("the stages' memory model finds no split but the balanced one");
+  return b;
+}
+
 // Screens entries IDS[first], IDS[first + step], ...: bounds, or why a
 // candidate is not applicable; DONE hears how many so far.
 void screen_some(const PlanScreen& s, std::vector<PlanEntry>& entries, const std::vector<std::size_t>& ids,
@@ -104,12 +129,17 @@ void screen_some(const PlanScreen& s, std::vector<PlanEntry>& entries, const std
   for (std::size_t k = first; k < ids.size(); k += step) {
     PlanEntry& e = entries[ids[k]];
     try {
-      const Workload loaded = load(e.candidate.overrides());
-      const auto key = std::make_tuple(e.candidate.tp, e.candidate.microbatch_size, e.candidate.recompute);
-      auto found = timed.find(key);
-      if (found == timed.end()) found = timed.emplace(key, time_model_layers(loaded, *s.platform)).first;
-      const Workload w = with_timing_of(loaded, found->second);
+      const auto timed_workload = [&](const PlanCandidate& c) {
+        const Workload loaded = load(c.overrides());
+        const auto key = std::make_tuple(c.tp, c.microbatch_size, c.recompute);
+        auto found = timed.find(key);
+        if (found == timed.end()) found = timed.emplace(key, time_model_layers(loaded, *s.platform)).first;
+        return with_timing_of(loaded, found->second);
+      };
+      const Workload w = timed_workload(e.candidate);
       e.bounds = plan_bounds(w, *s.platform);
+      if (e.candidate.partition == "fit" && e.candidate.layer_counts.empty())
+        e.bounds = fit_bounds(e.candidate, w, e.bounds, *s.platform, timed_workload);
       e.fate = e.bounds.memory > e.bounds.capacity ? PlanFate::OverMemory : PlanFate::Screened;
     } catch (const InputError& error) {
       e.fate = PlanFate::NotApplicable;
@@ -202,6 +232,43 @@ void mark_same_stages(PlanEntry& even, PlanEntry& balanced) {
                    (balanced.given ? "balanced" : "even") + " twin";
 }
 
+// Whether each pipeline rank runs one stage (the fit partition's model).
+bool one_stage_per_rank(const PlanCandidate& c) {
+  return c.pp > 1 && c.virtual_stages == 0 && c.schedule != "zbv" && c.schedule != "dualpipev";
+}
+
+// Appends a fit twin for each plain pipeline over memory whose balanced
+// partition is over too (or the even one, where the balanced one has its
+// stages) and whose static memory fits; returns their indices.
+std::vector<std::size_t> add_fit_twins(std::vector<PlanEntry>& entries) {
+  std::map<std::string, PlanFate> balanced;  // the balanced candidates' fates, by the label of their fit twin
+  const auto fit_of = [](PlanCandidate c) {
+    c.partition = "fit";
+    return c;
+  };
+  for (const PlanEntry& e : entries)
+    if (e.candidate.partition == "balanced") balanced.emplace(fit_of(e.candidate).label(), e.fate);
+  std::set<std::string> made;
+  std::vector<std::size_t> ids;
+  for (std::size_t i = 0, plain = entries.size(); i < plain; ++i) {
+    const PlanEntry& e = entries[i];
+    if (e.fate != PlanFate::OverMemory || !e.candidate.saving.empty() || e.bounds.over_capacity.empty() ||
+        !one_stage_per_rank(e.candidate) || (e.candidate.partition != "even" && e.candidate.partition != "balanced"))
+      continue;
+    PlanEntry fit;
+    fit.candidate = fit_of(e.candidate);
+    const std::string label = fit.candidate.label();
+    if (const auto b = balanced.find(label); e.candidate.partition == "even" && b != balanced.end() &&
+                                             b->second != PlanFate::SameStages && b->second != PlanFate::OverMemory)
+      continue;  // its balanced twin fits, or is not applicable
+    if (!made.insert(label).second) continue;
+    fit.bounds = e.bounds;
+    entries.push_back(fit);
+    ids.push_back(entries.size() - 1);
+  }
+  return ids;
+}
+
 }  // namespace
 
 std::vector<PlanEntry> screen_plan(const PlanScreen& s, const PlanProgress& progress) {
@@ -273,6 +340,15 @@ std::vector<PlanEntry> screen_plan(const PlanScreen& s, const PlanProgress& prog
   }
   const std::size_t before = first.size() + second.size();
   screen_ids(s, entries, third, progress, before, before + third.size());
+  // A pipeline over memory whose static memory fits gets a twin with the
+  // fit partition: as fast as its stages allow while each fits.
+  if (std::find(s.limits.partitions.begin(), s.limits.partitions.end(), "fit") != s.limits.partitions.end()) {
+    std::vector<std::size_t> fourth = add_fit_twins(entries);
+    screen_ids(s, entries, fourth, progress, before + third.size(), before + third.size() + fourth.size());
+    for (const std::size_t i : fourth)
+      if (entries[i].reason.empty() && entries[i].fate != PlanFate::NotApplicable)
+        entries[i].candidate.layer_counts = stage_layer_counts(entries[i].bounds);
+  }
   return entries;
 }
 
@@ -369,6 +445,11 @@ PlanCandidate given_candidate(const Workload& w, int gpus) {
   else if (w.memory_saving.policy != "none")
     c.saving.assign(static_cast<std::size_t>(c.pp), w.memory_saving);
   const PartitionRule rule = w.placement.partition;
+  if (c.pp > 1 && !w.placement.layer_counts.empty()) {
+    c.partition = "layers";
+    c.layer_counts = w.placement.layer_counts;
+    return c;
+  }
   c.partition = c.pp == 1                         ? "even"
                 : rule == PartitionRule::Auto     ? auto_partition(c.schedule)
                 : rule == PartitionRule::Balanced ? "balanced"

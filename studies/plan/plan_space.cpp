@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <tuple>
 #include <utility>
 
@@ -18,7 +19,12 @@ std::vector<WorkloadOverride> PlanCandidate::overrides() const {
                                      {"schedule", schedule}};
   if (virtual_stages > 0) o.push_back({"schedule.virtual_stages", std::to_string(virtual_stages)});
   if (k > 0) o.push_back({"schedule.k", std::to_string(k)});
-  o.push_back({"placement.partition", partition});
+  if (layer_counts.empty()) {
+    o.push_back({"placement.partition", partition == "fit" ? "balanced" : partition});
+  } else {
+    o.push_back({"placement.partition", ""});  // the key removed: the counts place the layers
+    o.push_back({"placement.layers", counts_flow()});
+  }
   o.push_back({"memory_saving", saving_flow()});
   o.push_back({"parallel.gpus", gpus > 0 ? std::to_string(gpus) : ""});  // "": the key removed, every GPU
   return o;
@@ -41,6 +47,12 @@ std::string PlanCandidate::saving_flow() const {
     }
     flow += "}";
   }
+  return flow + "]";
+}
+
+std::string PlanCandidate::counts_flow() const {
+  std::string flow;
+  for (const int n : layer_counts) flow += (flow.empty() ? "[" : ", ") + std::to_string(n);
   return flow + "]";
 }
 
@@ -80,7 +92,16 @@ std::string PlanCandidate::schedule_label() const {
   return k > 0 ? schedule + " k" + std::to_string(k) : schedule;
 }
 
-std::string PlanCandidate::stages_label() const { return schedule_label() + (pp > 1 ? " " + partition : ""); }
+std::string PlanCandidate::counts_label() const {
+  std::string counts;
+  for (const int n : layer_counts) counts += (counts.empty() ? "" : "/") + std::to_string(n);
+  return counts;
+}
+
+std::string PlanCandidate::stages_label() const {
+  const std::string counts = counts_label();
+  return schedule_label() + (pp > 1 ? " " + partition + (counts.empty() ? "" : " " + counts) : "");
+}
 
 std::string PlanCandidate::label() const {
   return "tp " + std::to_string(tp) + " pp " + std::to_string(pp) + " dp " + std::to_string(dp) +
@@ -106,6 +127,9 @@ namespace {
 // The candidates on N GPUs (whole: every GPU of the platform).
 void add_layouts(const PlanSpaceLimits& l, int n, bool whole, std::vector<PlanCandidate>& out) {
   const int max_tp = l.node_gpus > 0 ? std::min(8, l.node_gpus) : 8;
+  std::vector<std::string> split_rules;  // fit makes twins in the screening, not candidates
+  std::copy_if(l.partitions.begin(), l.partitions.end(), std::back_inserter(split_rules),
+               [](const std::string& p) { return p != "fit"; });
   for (int tp = 1; tp <= max_tp && tp <= n; tp *= 2) {
     if (n % tp) continue;
     for (int pp = 1; pp <= n / tp && pp <= l.layers; ++pp) {
@@ -127,7 +151,7 @@ void add_layouts(const PlanSpaceLimits& l, int n, bool whole, std::vector<PlanCa
           }
         }
         for (const auto& [schedule, v, k] : schedules)
-          for (const std::string& partition : pp > 1 ? l.partitions : std::vector<std::string>{"even"})
+          for (const std::string& partition : pp > 1 ? split_rules : std::vector<std::string>{"even"})
             for (const char* recompute : {"none", "selective", "full"})
               for (const int zero : dp > 1 ? l.zero_stages : std::vector<int>{0}) {
                 PlanCandidate c;

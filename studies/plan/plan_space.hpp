@@ -20,8 +20,13 @@ struct PlanCandidate {
   int virtual_stages = 0;  // interleaved schedules; 0 for the others
   int k = 0;               // kfkb: forwards (and backwards) in a row; 0 for the others
   std::string recompute;   // none, selective, full
-  // placement.partition: even or balanced (the same on one stage, where only even is tried)
+  // placement.partition: even or balanced (the same on one stage, where
+  // only even is tried); fit: layer_counts chosen so that every stage fits
+  // (studies/plan/plan_partition.hpp); layers: layer_counts as the workload gave them.
   std::string partition = "even";
+  // placement.layers: each stage's layer count; empty (a fit candidate not
+  // screened yet: its balanced twin's pipeline) for the other partitions.
+  std::vector<int> layer_counts;
   // memory_saving, one per pipeline stage (seed 002's programs,
   // docs/memory-saving.md); empty: no stage saves memory.
   std::vector<MemorySaving> saving;
@@ -35,16 +40,22 @@ struct PlanCandidate {
   // "tp 8 pp 4 dp 2, mb 1 x 64, interleaved-1f1b v2 balanced, selective, zero 1"
   std::string label() const;
   std::string schedule_label() const;  // "interleaved-1f1b v2", "kfkb k2", "1f1b"
-  std::string stages_label() const;    // the schedule's label and, on two stages or more, the partition
-  std::string saving_label() const;    // "remat on stage 0", "remat on stages 0 1"; "" where nothing is saved
+  // The schedule's label and, on two stages or more, the partition (with
+  // its layer counts: "1f1b fit 3/8/8/5").
+  std::string stages_label() const;
+  std::string saving_label() const;  // "remat on stage 0", "remat on stages 0 1"; "" where nothing is saved
   // The recompute, and what saves memory: "none + remat on stage 0".
   std::string memory_label() const;
-  std::string saving_flow() const;  // the memory_saving override: a YAML flow list, "" where nothing is saved
+  std::string saving_flow() const;
+  std::string counts_flow() const;   // the placement.layers override: "[3, 8, 8, 5]"
+  std::string counts_label() const;  // "3/8/8/5"; "" without layer counts  // the memory_saving override: a YAML flow
+                                     // list, "" where nothing is saved
 
   bool operator==(const PlanCandidate& o) const {
     return std::tie(tp, pp, dp, zero, microbatch_size, microbatches, schedule, virtual_stages, k, recompute, partition,
-                    saving, gpus) == std::tie(o.tp, o.pp, o.dp, o.zero, o.microbatch_size, o.microbatches, o.schedule,
-                                              o.virtual_stages, o.k, o.recompute, o.partition, o.saving, o.gpus);
+                    layer_counts, saving, gpus) == std::tie(o.tp, o.pp, o.dp, o.zero, o.microbatch_size, o.microbatches,
+                                                            o.schedule, o.virtual_stages, o.k, o.recompute, o.partition,
+                                                            o.layer_counts, o.saving, o.gpus);
   }
 };
 
@@ -62,7 +73,9 @@ struct PlanSpaceLimits {
   int layers = 0;        // the workload's layer chain: no more pipeline stages than layers
   std::vector<std::string> schedules = default_plan_schedules();  // tried on pipelines of two stages or more
   std::vector<int> zero_stages = {0, 1, 2};                       // tried where dp > 1 (0 alone where dp = 1)
-  std::vector<std::string> partitions = {"even", "balanced"};     // tried where pp > 1 (even alone where pp = 1)
+  // Tried where pp > 1 (even alone where pp = 1); fit: no candidate of its
+  // own, a twin of each pipeline over memory (screen_plan).
+  std::vector<std::string> partitions = {"even", "balanced", "fit"};
   // Also the layouts of the first n GPUs, for every n dividing `gpus`
   // (--objective cost: fewer GPUs may cost less for being slower).
   bool part_platforms = false;

@@ -532,6 +532,10 @@ TEST_P(ParallelWorkload, KeepsTheErrorContract) {
     mutations_.push_back("gpus: 4 for the device list");
     workload = edited(workload, "devices: [gpu0, gpu1, gpu2, gpu3]", "gpus: 4");
   }
+  if (rng.chance(50)) {  // layer counts per stage instead of a partition rule
+    mutations_.push_back("placement.layers for the partition");
+    workload = edited(workload, "placement: {partition: balanced}", "placement: {layers: [6]}");
+  }
   write("workload.yaml", mutated(workload, rng, kParallelRules));
   // A platform whose GPUs have a device type, so that the unmutated job runs.
   write("platform.xml", source("platforms/nvswitch-4gpu.xml"));

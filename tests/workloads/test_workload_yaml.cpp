@@ -260,7 +260,24 @@ TEST_F(WorkloadYaml, BadPlacement) {
   expect_error("microbatches: 2\nplacement: {partition: uneven}\n" + std::string(kLayers),
                {"line 2: placement.partition", "expected auto, even or balanced, got 'uneven'"});
   expect_error("microbatches: 2\nplacement: {}\n" + std::string(kLayers),
-               {"placement", "expected 'stages' or 'partition'"});
+               {"placement", "expected 'stages', 'partition' or 'layers'"});
+  // Layer counts per stage: positive, adding up to the chain, alone.
+  expect_error("microbatches: 2\nplacement: {layers: [1, 2]}\n" + std::string(kLayers),
+               {"line 2: placement.layers", "add up to 3 layers, but the chain has 4"});
+  expect_error("microbatches: 2\nplacement: {layers: [4, 0]}\n" + std::string(kLayers), {"placement.layers[1]"});
+  expect_error("microbatches: 2\nplacement: {layers: 4}\n" + std::string(kLayers),
+               {"placement.layers", "a list of layer counts per stage"});
+  expect_error("microbatches: 2\nplacement: {layers: [2, 2], partition: even}\n" + std::string(kLayers),
+               {"placement.partition", "either partition or layers"});
+  expect_error("microbatches: 2\nplacement: {stages: 3, layers: [2, 2]}\n" + std::string(kLayers),
+               {"placement.layers", "lists 2 stages, but placement.stages is 3"});
+}
+
+TEST_F(WorkloadYaml, LayerCountsPlaceTheStages) {
+  const Workload w = load_workload(write("microbatches: 2\nplacement: {layers: [1, 3]}\n" + std::string(kLayers)));
+  EXPECT_TRUE(w.placement.automatic);
+  EXPECT_EQ(w.placement.layer_counts, (std::vector<int>{1, 3}));
+  EXPECT_EQ(w.placement.stages, 2);
 }
 
 TEST_F(WorkloadYaml, PartitionRule) {

@@ -51,6 +51,30 @@ TEST(PartitionCli, TheBalancedPartitionWeighsTheHead) {
   EXPECT_EQ(run("zbv", "auto").iteration, run("zbv", "even").iteration);
 }
 
+// placement.layers names each stage's layer count: Megatron's even split
+// written out (the embedding and 8 blocks, 8, 8, 8 and the head) is the
+// even partition's run, byte for byte, on one stage per rank and on V's two.
+TEST(PartitionCli, LayerCountsGiveTheStagesTheyName) {
+  const auto json_of = [&](const std::string& schedule, const std::string& placement) {
+    const std::string workload = write_file("llama3-8b.yaml", kLlama3 + "schedule: " + schedule + "\n"),
+                      json = temp_path("layers.json");
+    const CliResult r = run_pipesim("run " + kRoot + "platforms/nvswitch-8gpu.xml " + workload + " --set " + placement +
+                                    " --json " + json + " --quiet");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return read_text(json);
+  };
+  EXPECT_EQ(json_of("1f1b", "placement.partition=even"), json_of("1f1b", "'placement.layers=[9, 8, 8, 9]'"));
+  EXPECT_EQ(json_of("zbv", "placement.partition=even"), json_of("zbv", "'placement.layers=[5, 4, 4, 4, 4, 4, 4, 5]'"));
+  // Uneven: fewer blocks on the first stage, which holds the most micro-batches under 1F1B.
+  EXPECT_NE(json_of("1f1b", "'placement.layers=[7, 9, 9, 9]'"), json_of("1f1b", "placement.partition=even"));
+  // A count per stage: zbv has two stages per rank.
+  const std::string workload = write_file("llama3-8b.yaml", kLlama3 + "schedule: zbv\n");
+  const CliResult r = run_pipesim("run " + kRoot + "platforms/nvswitch-8gpu.xml " + workload +
+                                  " --set 'placement.layers=[9, 8, 8, 9]'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("placement.layers"), std::string::npos) << r.err;
+}
+
 TEST(PartitionCli, SchedulesThatCutTheChainThemselvesRefuseIt) {
   const std::string workload = write_file("master.yaml",
                                           "layers:\n  - {forward: 1ms, backward: 2ms, activation: 1MB, repeat: 4}\n"
