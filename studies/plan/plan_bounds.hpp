@@ -36,8 +36,7 @@ struct PlanBounds {
   std::string over_capacity;
   // Each pipeline rank's (one per GPU of a replica, in rank order) static
   // memory, memory bound, capacity and speed: what the fit partition
-  // (studies/plan/plan_partition.hpp) calibrates on. Kept in the screening
-  // process; not sent back.
+  // (studies/plan/plan_partition.hpp) calibrates on.
   struct Rank {
     double static_bytes = 0, memory = 0, capacity = 0, speed = 0;
   };

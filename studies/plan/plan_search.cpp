@@ -95,7 +95,8 @@ struct PlanScreenCache {
 
 namespace {
 
-// A fit twin's pipeline: from its balanced pipeline (W, bounds B), the
+// A fit twin's pipeline: from its plain pipeline's bounds B (the balanced
+// one, or the even one that has its stages) and workload W, the
 // layer counts whose stages fit by the stages' memory model, calibrated
 // again on each new pipeline's bounds until its own bound fits (at most
 // four pipelines, no split twice). Throws InfeasibleRun where the model
@@ -137,9 +138,11 @@ void screen_some(const PlanScreen& s, std::vector<PlanEntry>& entries, const std
         return with_timing_of(loaded, found->second);
       };
       const Workload w = timed_workload(e.candidate);
-      e.bounds = plan_bounds(w, *s.platform);
-      if (e.candidate.partition == "fit" && e.candidate.layer_counts.empty())
-        e.bounds = fit_bounds(e.candidate, w, e.bounds, *s.platform, timed_workload);
+      if (e.candidate.partition == "fit" && e.candidate.layer_counts.empty())  // from its plain candidate's bounds
+        e.bounds = fit_bounds(e.candidate, w, e.bounds.ranks.empty() ? plan_bounds(w, *s.platform) : e.bounds,
+                              *s.platform, timed_workload);
+      else
+        e.bounds = plan_bounds(w, *s.platform);
       e.fate = e.bounds.memory > e.bounds.capacity ? PlanFate::OverMemory : PlanFate::Screened;
     } catch (const InputError& error) {
       e.fate = PlanFate::NotApplicable;
@@ -166,6 +169,12 @@ std::string screened_text(const std::vector<PlanEntry>& entries, const std::vect
                   e.bounds.memory_rank, e.bounds.capacity, e.bounds.time, e.reason.size(), e.bounds.stages.size(),
                   e.bounds.balanced_stages.size(), e.bounds.over_capacity.size());
     text += line + e.reason + e.bounds.stages + e.bounds.balanced_stages + e.bounds.over_capacity;
+    text += std::to_string(e.bounds.ranks.size());
+    for (const PlanBounds::Rank& r : e.bounds.ranks) {
+      std::snprintf(line, sizeof line, " %a %a %a %a", r.static_bytes, r.memory, r.capacity, r.speed);
+      text += line;
+    }
+    text += '\n';
   }
   return text;
 }
@@ -189,6 +198,12 @@ void read_screened(const std::string& text, std::vector<PlanEntry>& entries, con
     e.bounds.balanced_stages.assign(at + reason + stages, balanced);
     e.bounds.over_capacity.assign(at + reason + stages + balanced, over);
     at += reason + stages + balanced + over;
+    e.bounds.ranks.resize(std::strtoull(at, &end, 10));
+    for (PlanBounds::Rank& r : e.bounds.ranks) {
+      r.static_bytes = std::strtod(end, &end), r.memory = std::strtod(end, &end);
+      r.capacity = std::strtod(end, &end), r.speed = std::strtod(end, &end);
+    }
+    at = end + 1;  // after the newline
   }
 }
 
@@ -237,9 +252,9 @@ bool one_stage_per_rank(const PlanCandidate& c) {
   return c.pp > 1 && c.virtual_stages == 0 && c.schedule != "zbv" && c.schedule != "dualpipev";
 }
 
-// Appends a fit twin for each plain pipeline over memory whose balanced
-// partition is over too (or the even one, where the balanced one has its
-// stages) and whose static memory fits; returns their indices.
+// Appends a fit twin for each plain balanced pipeline over memory whose
+// static memory fits (or the even one, where the balanced one has its
+// stages or is not tried); returns their indices.
 std::vector<std::size_t> add_fit_twins(std::vector<PlanEntry>& entries) {
   std::map<std::string, PlanFate> balanced;  // the balanced candidates' fates, by the label of their fit twin
   const auto fit_of = [](PlanCandidate c) {
@@ -258,9 +273,9 @@ std::vector<std::size_t> add_fit_twins(std::vector<PlanEntry>& entries) {
     PlanEntry fit;
     fit.candidate = fit_of(e.candidate);
     const std::string label = fit.candidate.label();
-    if (const auto b = balanced.find(label); e.candidate.partition == "even" && b != balanced.end() &&
-                                             b->second != PlanFate::SameStages && b->second != PlanFate::OverMemory)
-      continue;  // its balanced twin fits, or is not applicable
+    if (const auto b = balanced.find(label);
+        e.candidate.partition == "even" && b != balanced.end() && b->second != PlanFate::SameStages)
+      continue;  // its balanced twin decides: it fits, is not applicable, or makes the fit twin
     if (!made.insert(label).second) continue;
     fit.bounds = e.bounds;
     entries.push_back(fit);
