@@ -22,8 +22,8 @@ struct Case {
   double candidates;
 };
 const Case kCases[] = {
-    {"platforms/h100-4x8-rail-400g.yaml", "workloads/examples/llama2-70b.yaml", 8179},
-    {"platforms/a100-4x8-rail-200g.yaml", "workloads/examples/megatron-1.7b.yaml", 7089},
+    {"platforms/h100-4x8-rail-400g.yaml", "workloads/examples/llama2-70b.yaml", 8992},
+    {"platforms/a100-4x8-rail-200g.yaml", "workloads/examples/megatron-1.7b.yaml", 7184},
 };
 
 void run_plan(benchmark::State& state, bool screen_only) {

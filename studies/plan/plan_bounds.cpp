@@ -145,6 +145,7 @@ PlanBounds plan_bounds(const Workload& w, const Platform& platform) {
   std::vector<int> device;
   for (const auto& [range, d] : stages) layers.push_back(range), device.push_back(d);
   b.stages = stages_text(layers);
+  b.stage_rank = device;
   b.balanced_stages = w.placement.partition == PartitionRule::Even && !layers.empty()
                           ? stages_text(balanced_stage_layers(w, view, device))
                           : b.stages;

@@ -41,6 +41,7 @@ struct PlanBounds {
     double static_bytes = 0, memory = 0, capacity = 0, speed = 0;
   };
   std::vector<Rank> ranks;
+  std::vector<int> stage_rank;  // the pipeline rank of each stage of `stages`
 };
 
 // WORKLOAD is timed (workloads/model_costs) and has its `parallel:` section;

@@ -105,8 +105,8 @@ PlanBounds fit_bounds(const PlanCandidate& fit, Workload w, PlanBounds b, const 
                       const std::function<Workload(const PlanCandidate&)>& timed_workload) {
   std::set<std::vector<int>> tried = {stage_layer_counts(b)};
   for (int round = 0; round < 4 && b.memory > b.capacity; ++round) {
-    const std::optional<std::vector<int>> counts =
-        fit_layer_counts(w, reference_speed(w, platform), stage_memory_models(w, b));
+    const std::optional<std::vector<int>> counts = fit_layer_counts(
+        w, reference_speed(w, platform), rank_memory_models(w, b), b.stage_rank, stage_layer_counts(b));
     if (!counts && round == 0)
       throw InfeasibleRun("no split of the layers fits every stage's memory (by the stages' memory model)");
     if (!counts || !tried.insert(*counts).second) break;
@@ -174,6 +174,8 @@ std::string screened_text(const std::vector<PlanEntry>& entries, const std::vect
       std::snprintf(line, sizeof line, " %a %a %a %a", r.static_bytes, r.memory, r.capacity, r.speed);
       text += line;
     }
+    text += " " + std::to_string(e.bounds.stage_rank.size());
+    for (const int r : e.bounds.stage_rank) text += " " + std::to_string(r);
     text += '\n';
   }
   return text;
@@ -203,6 +205,8 @@ void read_screened(const std::string& text, std::vector<PlanEntry>& entries, con
       r.static_bytes = std::strtod(end, &end), r.memory = std::strtod(end, &end);
       r.capacity = std::strtod(end, &end), r.speed = std::strtod(end, &end);
     }
+    e.bounds.stage_rank.resize(std::strtoull(end, &end, 10));
+    for (int& r : e.bounds.stage_rank) r = static_cast<int>(std::strtol(end, &end, 10));
     at = end + 1;  // after the newline
   }
 }
@@ -247,11 +251,6 @@ void mark_same_stages(PlanEntry& even, PlanEntry& balanced) {
                    (balanced.given ? "balanced" : "even") + " twin";
 }
 
-// Whether each pipeline rank runs one stage (the fit partition's model).
-bool one_stage_per_rank(const PlanCandidate& c) {
-  return c.pp > 1 && c.virtual_stages == 0 && c.schedule != "zbv" && c.schedule != "dualpipev";
-}
-
 // Appends a fit twin for each plain balanced pipeline over memory whose
 // static memory fits (or the even one, where the balanced one has its
 // stages or is not tried); returns their indices.
@@ -268,7 +267,7 @@ std::vector<std::size_t> add_fit_twins(std::vector<PlanEntry>& entries) {
   for (std::size_t i = 0, plain = entries.size(); i < plain; ++i) {
     const PlanEntry& e = entries[i];
     if (e.fate != PlanFate::OverMemory || !e.candidate.saving.empty() || e.bounds.over_capacity.empty() ||
-        !one_stage_per_rank(e.candidate) || (e.candidate.partition != "even" && e.candidate.partition != "balanced"))
+        e.candidate.pp == 1 || (e.candidate.partition != "even" && e.candidate.partition != "balanced"))
       continue;
     PlanEntry fit;
     fit.candidate = fit_of(e.candidate);
