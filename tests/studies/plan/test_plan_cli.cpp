@@ -84,6 +84,15 @@ std::string candidate(const Row& r) {
          " zero " + r.at("zero") + " " + r.at("partition") + " " + r.at("memory_saving");
 }
 
+// The 8-A100 box with host memory, each GPU with MEMORY ("14GiB") instead of 80 GiB.
+std::string a100_box_with(const std::string& memory) {
+  std::string xml = read_text(kRoot + "platforms/a100-8gpu-pcie-host.xml");
+  const std::string from = "value=\"80GiB\"", to = "value=\"" + memory + "\"";
+  for (std::size_t at = 0; (at = xml.find(from, at)) != std::string::npos; at += to.size())
+    xml.replace(at, from.size(), to);
+  return write_file("a100-" + memory + ".xml", xml);
+}
+
 const std::string kEveryFamily = "1f1b,gpipe,interleaved-1f1b,kfkb,zb-h1,zb-h2,zbv,dualpipev";
 
 TEST(PlanCli, PruningFindsTheWinnerThatSimulatingEveryCandidateFinds) {
@@ -220,10 +229,7 @@ TEST(PlanCli, WhatIsPrunedForMemoryDoesNotFitAndTheWinnerRunsAsWritten) {
 // whole model on every GPU (pp 1, dp 8) with micro-batches of 2 that only
 // rematerialization fits, ahead of micro-batches of 1 without it.
 TEST(PlanCli, StagesOverMemoryRematerializeAndTheOthersDoNot) {
-  std::string xml = read_text(kRoot + "platforms/a100-8gpu-pcie-host.xml");
-  for (std::size_t at = 0; (at = xml.find("value=\"80GiB\"", at)) != std::string::npos;)
-    xml.replace(at, 13, "value=\"14GiB\"");
-  const std::string platform = write_file("a100-14g.xml", xml);
+  const std::string platform = a100_box_with("14GiB");
   const std::string workload = kRoot + "workloads/examples/gpt2-xl.yaml";
   const std::string space = " --schedules 1f1b --zero 1 --partitions balanced -j 2";
   const std::string out = temp_path("saving-top"), every = temp_path("saving-every"), plain = temp_path("saving-no");
@@ -343,10 +349,7 @@ std::string replaced(std::string text, const std::string& from, const std::strin
 // the best without it (full recompute); every fit twin simulated keeps its
 // bounds, fits, and its balanced twin did not.
 TEST(PlanCli, APartitionThatFitsBeatsRecomputing) {
-  std::string xml = read_text(kRoot + "platforms/a100-8gpu-pcie-host.xml");
-  for (std::size_t at = 0; (at = xml.find("value=\"80GiB\"", at)) != std::string::npos;)
-    xml.replace(at, 13, "value=\"6GiB\"");
-  const std::string platform = write_file("a100-6g.xml", xml);
+  const std::string platform = a100_box_with("6GiB");
   const std::string workload = kRoot + "workloads/examples/gpt2-xl.yaml";
   const std::string space = " --schedules 1f1b --zero 2 --memory-saving none -j 2";
   const std::string top = temp_path("fit-top"), every = temp_path("fit-every"), without = temp_path("fit-no");
@@ -545,9 +548,10 @@ TEST(PlanCli, BadInputIsOneLine) {
   const CliResult partition = run_pipesim("plan " + kPlatform + " " + small_workload() + " -o " +
                                           temp_path("partition") + " --partitions even,uneven");
   EXPECT_EQ(partition.exit_code, 2);
-  EXPECT_EQ(partition.err,
-            "pipesim: error: --partitions: 'uneven' is not a partition a plan tries; expected some of even, balanced, fit; "
-            "see 'pipesim plan --help'\n");
+  EXPECT_EQ(
+      partition.err,
+      "pipesim: error: --partitions: 'uneven' is not a partition a plan tries; expected some of even, balanced, fit; "
+      "see 'pipesim plan --help'\n");
   EXPECT_FALSE(fs::exists(temp_path("partition") + "/plan.csv"));
   const CliResult saving = run_pipesim("plan " + kPlatform + " " + small_workload() + " -o " + temp_path("saving") +
                                        " --memory-saving offload");
