@@ -553,6 +553,13 @@ TEST(PlanCli, BadInputIsOneLine) {
       "pipesim: error: --partitions: 'uneven' is not a partition a plan tries; expected some of even, balanced, fit; "
       "see 'pipesim plan --help'\n");
   EXPECT_FALSE(fs::exists(temp_path("partition") + "/plan.csv"));
+  const CliResult fit_alone =
+      run_pipesim("plan " + kPlatform + " " + small_workload() + " -o " + temp_path("fit-alone") + " --partitions fit");
+  EXPECT_EQ(fit_alone.exit_code, 2);
+  EXPECT_EQ(fit_alone.err,
+            "pipesim: error: --partitions: fit makes twins of the even or balanced pipelines over memory; list one of "
+            "them too; see 'pipesim plan --help'\n");
+  EXPECT_FALSE(fs::exists(temp_path("fit-alone") + "/plan.csv"));
   const CliResult saving = run_pipesim("plan " + kPlatform + " " + small_workload() + " -o " + temp_path("saving") +
                                        " --memory-saving offload");
   EXPECT_EQ(saving.exit_code, 2);
