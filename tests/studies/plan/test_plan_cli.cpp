@@ -344,10 +344,10 @@ std::string replaced(std::string text, const std::string& from, const std::strin
 }
 
 // GPT-2 XL on 8 A100s of 6 GiB, no memory-saving programs: the fit
-// partition makes 1F1B pipelines fit without recompute (fewer layers where
-// 1F1B holds the most micro-batches, and beside the head), 16 % faster than
-// the best without it (full recompute); every fit twin simulated keeps its
-// bounds, fits, and its balanced twin did not.
+// partition makes 1F1B pipelines fit without recompute (a block moves from
+// the first stage, where 1F1B holds the most micro-batches, to the last),
+// 16 % faster than the best without it (full recompute); every fit twin
+// simulated keeps its bounds, fits, and its balanced twin did not.
 TEST(PlanCli, APartitionThatFitsBeatsRecomputing) {
   const std::string platform = a100_box_with("6GiB");
   const std::string workload = kRoot + "workloads/examples/gpt2-xl.yaml";
