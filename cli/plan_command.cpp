@@ -99,8 +99,8 @@ CLI::App* add_plan_command(CLI::App& root, PlanCommandOptions& o) {
                    "GPUs too, n dividing the platform's)")
       ->type_name("time|memory|cost");
   plan->add_option("--schedules", o.schedules,
-                   "the schedules tried on pipelines (default: all but kfkb):\n"
-                   "1f1b,gpipe,interleaved-1f1b,kfkb,zb-h1,zb-h2,zbv,dualpipev")
+                   "the schedules tried on pipelines (default: all but kfkb, pipedream, ilp):\n"
+                   "1f1b,gpipe,interleaved-1f1b,kfkb,zb-h1,zb-h2,zbv,dualpipev,pipedream,ilp")
       ->type_name("LIST");
   plan->add_option("--zero", o.zero,
                    "the ZeRO stages tried where dp > 1 (default: 0,1,2);\n"

@@ -267,7 +267,8 @@ std::vector<std::size_t> add_fit_twins(std::vector<PlanEntry>& entries) {
   for (std::size_t i = 0, plain = entries.size(); i < plain; ++i) {
     const PlanEntry& e = entries[i];
     if (e.fate != PlanFate::OverMemory || !e.candidate.saving.empty() || e.bounds.over_capacity.empty() ||
-        e.candidate.pp == 1 || (e.candidate.partition != "even" && e.candidate.partition != "balanced"))
+        e.candidate.pp == 1 || e.candidate.schedule == "ilp" ||  // the ILP places the layers itself
+        (e.candidate.partition != "even" && e.candidate.partition != "balanced"))
       continue;
     PlanEntry fit;
     fit.candidate = fit_of(e.candidate);
@@ -452,6 +453,10 @@ PlanCandidate given_candidate(const Workload& w, int gpus) {
   if (c.schedule == "kfkb") {
     const auto k = w.schedule_params.find("k");
     c.k = k == w.schedule_params.end() ? 0 : std::atoi(k->second.c_str());
+  }
+  if (c.schedule == "ilp") {
+    const auto limit = w.schedule_params.find("time_limit");
+    c.time_limit = limit == w.schedule_params.end() ? "60s" : limit->second;
   }
   c.recompute = w.model ? w.model->recompute : "none";
   if (!w.memory_saving_stages.empty())

@@ -19,6 +19,7 @@ std::vector<WorkloadOverride> PlanCandidate::overrides() const {
                                      {"schedule", schedule}};
   if (virtual_stages > 0) o.push_back({"schedule.virtual_stages", std::to_string(virtual_stages)});
   if (k > 0) o.push_back({"schedule.k", std::to_string(k)});
+  if (!time_limit.empty()) o.push_back({"schedule.time_limit", time_limit});
   if (layer_counts.empty()) {
     o.push_back({"placement.partition", partition == "fit" ? "balanced" : partition});
   } else {
@@ -111,14 +112,15 @@ std::string PlanCandidate::label() const {
 }
 
 const std::vector<std::string>& plan_schedule_choices() {
-  static const std::vector<std::string> names = {"1f1b",  "gpipe", "interleaved-1f1b", "kfkb", "zb-h1",
-                                                 "zb-h2", "zbv",   "dualpipev"};
+  static const std::vector<std::string> names = {"1f1b",  "gpipe", "interleaved-1f1b", "kfkb",      "zb-h1",
+                                                 "zb-h2", "zbv",   "dualpipev",        "pipedream", "ilp"};
   return names;
 }
 
 std::vector<std::string> default_plan_schedules() {
-  std::vector<std::string> names = plan_schedule_choices();
-  names.erase(std::find(names.begin(), names.end(), "kfkb"));
+  std::vector<std::string> names;
+  for (const std::string& s : plan_schedule_choices())
+    if (s != "kfkb" && s != "pipedream" && s != "ilp") names.push_back(s);
   return names;
 }
 
@@ -158,6 +160,7 @@ void add_layouts(const PlanSpaceLimits& l, int n, bool whole, std::vector<PlanCa
                 c.tp = tp, c.pp = pp, c.dp = dp, c.zero = zero;
                 c.microbatch_size = mbs, c.microbatches = microbatches;
                 c.schedule = schedule, c.virtual_stages = v, c.k = k, c.recompute = recompute;
+                if (schedule == "ilp") c.time_limit = "0";  // seed 000's heuristic patterns alone: no CBC
                 c.partition = partition;
                 c.gpus = whole ? 0 : n;
                 out.push_back(c);

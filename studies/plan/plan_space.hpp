@@ -19,7 +19,10 @@ struct PlanCandidate {
   std::string schedule;    // a canonical schedule name
   int virtual_stages = 0;  // interleaved schedules; 0 for the others
   int k = 0;               // kfkb: forwards (and backwards) in a row; 0 for the others
-  std::string recompute;   // none, selective, full
+  // ilp: the solver's time limit, as schedule.time_limit reads it ("0": seed
+  // 000's heuristic patterns alone, no CBC); "" for the others.
+  std::string time_limit;
+  std::string recompute;  // none, selective, full
   // placement.partition: even or balanced (the same on one stage, where
   // only even is tried); fit: layer_counts chosen so that every stage fits
   // (studies/plan/plan_partition.hpp); layers: layer_counts as the workload gave them.
@@ -61,8 +64,10 @@ struct PlanCandidate {
 
 // The schedules a plan can try on a pipeline of two stages or more (one
 // stage runs 1f1b: every flush schedule is the same there), and those it
-// tries unless told: all but kfkb, whose pattern takes ~50 ms a candidate to
-// bound where the others take ~1 ms (--schedules adds it).
+// tries unless told: all but seed 000's, kfkb, pipedream and ilp, whose
+// patterns take ~50 ms to ~1 s a candidate to bound where the others take
+// ~1 ms, and pipedream's weight stashing trains asynchronously (--schedules
+// adds them).
 const std::vector<std::string>& plan_schedule_choices();
 std::vector<std::string> default_plan_schedules();
 

@@ -93,16 +93,15 @@ std::string a100_box_with(const std::string& memory) {
   return write_file("a100-" + memory + ".xml", xml);
 }
 
-const std::string kEveryFamily = "1f1b,gpipe,interleaved-1f1b,kfkb,zb-h1,zb-h2,zbv,dualpipev";
+const std::string kEveryFamily = "1f1b,gpipe,interleaved-1f1b,kfkb,zb-h1,zb-h2,zbv,dualpipev,pipedream,ilp";
 
 TEST(PlanCli, PruningFindsTheWinnerThatSimulatingEveryCandidateFinds) {
   const std::string workload = small_workload(), pruned = temp_path("pruned"), every = temp_path("every");
   const CliResult a =
       run_pipesim("plan " + kPlatform + " " + workload + " -o " + pruned + " --top 1 -j 2 --schedules " + kEveryFamily);
   ASSERT_EQ(a.exit_code, 0) << a.err;
-  const CliResult b =
-      run_pipesim("plan " + kPlatform + " " + workload + " -o " + every + " --top 100000 -j 2 --schedules " +
-                  "1f1b,gpipe,interleaved-1f1b,kfkb,zb-h1,zb-h2,zbv,dualpipev");
+  const CliResult b = run_pipesim("plan " + kPlatform + " " + workload + " -o " + every +
+                                  " --top 100000 -j 2 --schedules " + kEveryFamily);
   ASSERT_EQ(b.exit_code, 0) << b.err;
   const std::vector<Row> some = read_csv(pruned + "/plan.csv"), all = read_csv(every + "/plan.csv");
   ASSERT_EQ(some.size(), all.size());
@@ -532,9 +531,9 @@ TEST(PlanCli, BadInputIsOneLine) {
   EXPECT_NE(top.err.find("--top needs a whole number >= 1, got 0"), std::string::npos) << top.err;
   EXPECT_FALSE(fs::exists(temp_path("y") + "/plan.csv"));
   const CliResult family = run_pipesim("plan " + kPlatform + " " + small_workload() + " -o " + temp_path("z") +
-                                       " --schedules 1f1b,pipedream");
+                                       " --schedules 1f1b,looped-bfs");
   EXPECT_EQ(family.exit_code, 2);
-  EXPECT_NE(family.err.find("--schedules: 'pipedream' is not one a plan tries; expected some of 1f1b, gpipe"),
+  EXPECT_NE(family.err.find("--schedules: 'looped-bfs' is not one a plan tries; expected some of 1f1b, gpipe"),
             std::string::npos)
       << family.err;
   EXPECT_FALSE(fs::exists(temp_path("z") + "/plan.csv"));

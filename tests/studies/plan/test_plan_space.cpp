@@ -40,17 +40,18 @@ TEST(PlanSpace, EveryLayoutOfTheGpusAndEveryMicroBatchThatDividesTheBatch) {
   // tp 1, 2, 4 times pp dividing 8/tp (at most 6): (1,1,8) (1,2,4) (1,4,2) (2,1,4) (2,2,2) (2,4,1) (4,1,2) (4,2,1).
   EXPECT_EQ(layouts.size(), 8u);
   // (4,2,1): mbs 1..8 (4 sizes, 16 to 2 micro-batches); schedules 1f1b, gpipe, interleaved v2 (2 x 2 <= 6; v4
-  // is 8 > 6), kfkb k2, k3 and k4 (at most the micro-batches: k2 alone at 2), zb-h1, zb-h2, zbv, dualpipev: 10,
-  // 8 at mbs 8; partitions even and balanced (two stages); recompute 3; zero 0 only.
+  // is 8 > 6), kfkb k2, k3 and k4 (at most the micro-batches: k2 alone at 2), zb-h1, zb-h2, zbv, dualpipev,
+  // pipedream, ilp: 12, 10 at mbs 8; partitions even and balanced (two stages); recompute 3; zero 0 only.
   std::size_t count = 0, kfkb = 0;
   for (const PlanCandidate& c : space) {
     count += c.tp == 4 && c.pp == 2;
+    EXPECT_EQ(c.time_limit, c.schedule == "ilp" ? "0" : "") << "the ILP's heuristic patterns alone: " << c.label();
     if (c.schedule == "kfkb") {
       EXPECT_LE(c.k, c.microbatches) << c.label();
       kfkb += c.tp == 4 && c.pp == 2;
     }
   }
-  EXPECT_EQ(count, (3u * 10 + 8) * 2 * 3);
+  EXPECT_EQ(count, (3u * 12 + 10) * 2 * 3);
   EXPECT_EQ(kfkb, (3u * 3 + 1) * 2 * 3);
 }
 
