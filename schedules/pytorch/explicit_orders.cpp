@@ -213,9 +213,7 @@ std::vector<std::pair<int, int>> orders_stage_layers(const ExplicitOrders& order
       throw InputError(orders.file, "stages",
                        std::to_string(S) + " stages, but the workload has only " + std::to_string(L) +
                            " layers (at most one stage per layer)");
-    layers = !pl.layer_counts.empty()                  ? counted_stage_layers(w, S)
-             : pl.partition == PartitionRule::Balanced ? balanced_stage_layers(w, platform, rank)
-                                                       : even_stage_layers(w, S);
+    layers = automatic_stage_layers(w, platform, rank, PartitionRule::Even);
   }
   for (int s = 0; s + 1 < S; ++s) {
     if (rank[s] < 0 || rank[s + 1] < 0 || rank[s] == rank[s + 1]) continue;

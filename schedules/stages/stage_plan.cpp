@@ -116,9 +116,7 @@ StagePlan automatic_plan(const Workload& w, const Platform& p, double ref, Stage
   for (int s = 0; s < S; ++s)
     if (!(p.devices[devices[s]].speed > 0))
       throw InputError(p.file, "host " + p.devices[devices[s]].name, "speed must be positive");
-  const StageLayers layers = !w.placement.layer_counts.empty()              ? counted_stage_layers(w, S)
-                             : w.placement.partition == PartitionRule::Even ? even_stage_layers(w, S)
-                                                                            : balanced_stage_layers(w, p, devices);
+  const StageLayers layers = automatic_stage_layers(w, p, devices, PartitionRule::Balanced);
   StagePlan plan;
   for (int s = 0; s < S; ++s)
     plan.stages.push_back(make_stage(w, p, ref, layers[s].first, layers[s].second, devices[s]));

@@ -205,4 +205,12 @@ StageLayers balanced_stage_layers(const Workload& w, const Platform& p, const st
   return layers;
 }
 
+StageLayers automatic_stage_layers(const Workload& w, const Platform& p, const std::vector<int>& device,
+                                   PartitionRule auto_rule) {
+  const int S = static_cast<int>(device.size());
+  if (!w.placement.layer_counts.empty()) return counted_stage_layers(w, S);
+  const PartitionRule rule = w.placement.partition == PartitionRule::Auto ? auto_rule : w.placement.partition;
+  return rule == PartitionRule::Balanced ? balanced_stage_layers(w, p, device) : even_stage_layers(w, S);
+}
+
 }  // namespace pipesim

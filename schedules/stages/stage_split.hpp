@@ -38,4 +38,10 @@ StageLayers counted_stage_layers(const Workload& workload, int stages);
 StageLayers balanced_stage_layers(const Workload& workload, const Platform& platform,
                                   const std::vector<int>& stage_device);
 
+// An automatic placement's stages: placement.layers where given, else
+// placement.partition's rule, AUTO_RULE (even or balanced) where it is auto.
+// STAGE_DEVICE as for balanced_stage_layers, one per stage.
+StageLayers automatic_stage_layers(const Workload& workload, const Platform& platform,
+                                   const std::vector<int>& stage_device, PartitionRule auto_rule);
+
 }  // namespace pipesim

@@ -456,7 +456,7 @@ PlanCandidate given_candidate(const Workload& w, int gpus) {
   }
   if (c.schedule == "ilp") {
     const auto limit = w.schedule_params.find("time_limit");
-    c.time_limit = limit == w.schedule_params.end() ? "60s" : limit->second;
+    if (limit != w.schedule_params.end()) c.time_limit = limit->second;  // else the schedule's default
   }
   c.recompute = w.model ? w.model->recompute : "none";
   if (!w.memory_saving_stages.empty())

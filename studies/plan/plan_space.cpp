@@ -51,11 +51,18 @@ std::string PlanCandidate::saving_flow() const {
   return flow + "]";
 }
 
-std::string PlanCandidate::counts_flow() const {
-  std::string flow;
-  for (const int n : layer_counts) flow += (flow.empty() ? "[" : ", ") + std::to_string(n);
-  return flow + "]";
+namespace {
+
+// The numbers joined by SEPARATOR: "3, 8, 8, 5".
+std::string joined(const std::vector<int>& numbers, const char* separator) {
+  std::string text;
+  for (const int n : numbers) text += (text.empty() ? "" : separator) + std::to_string(n);
+  return text;
 }
+
+}  // namespace
+
+std::string PlanCandidate::counts_flow() const { return "[" + joined(layer_counts, ", ") + "]"; }
 
 std::string PlanCandidate::saving_label() const {
   // Stages grouped by policy, in the order their policies first appear.
@@ -93,11 +100,7 @@ std::string PlanCandidate::schedule_label() const {
   return k > 0 ? schedule + " k" + std::to_string(k) : schedule;
 }
 
-std::string PlanCandidate::counts_label() const {
-  std::string counts;
-  for (const int n : layer_counts) counts += (counts.empty() ? "" : "/") + std::to_string(n);
-  return counts;
-}
+std::string PlanCandidate::counts_label() const { return joined(layer_counts, "/"); }
 
 std::string PlanCandidate::stages_label() const {
   const std::string counts = counts_label();

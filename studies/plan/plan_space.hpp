@@ -49,16 +49,15 @@ struct PlanCandidate {
   std::string saving_label() const;  // "remat on stage 0", "remat on stages 0 1"; "" where nothing is saved
   // The recompute, and what saves memory: "none + remat on stage 0".
   std::string memory_label() const;
-  std::string saving_flow() const;
+  std::string saving_flow() const;   // the memory_saving override: a YAML flow list, "" where nothing is saved
   std::string counts_flow() const;   // the placement.layers override: "[3, 8, 8, 5]"
-  std::string counts_label() const;  // "3/8/8/5"; "" without layer counts  // the memory_saving override: a YAML flow
-                                     // list, "" where nothing is saved
+  std::string counts_label() const;  // "3/8/8/5"; "" without layer counts
 
   bool operator==(const PlanCandidate& o) const {
-    return std::tie(tp, pp, dp, zero, microbatch_size, microbatches, schedule, virtual_stages, k, recompute, partition,
-                    layer_counts, saving, gpus) == std::tie(o.tp, o.pp, o.dp, o.zero, o.microbatch_size, o.microbatches,
-                                                            o.schedule, o.virtual_stages, o.k, o.recompute, o.partition,
-                                                            o.layer_counts, o.saving, o.gpus);
+    return std::tie(tp, pp, dp, zero, microbatch_size, microbatches, schedule, virtual_stages, k, time_limit, recompute,
+                    partition, layer_counts, saving, gpus) ==
+           std::tie(o.tp, o.pp, o.dp, o.zero, o.microbatch_size, o.microbatches, o.schedule, o.virtual_stages, o.k,
+                    o.time_limit, o.recompute, o.partition, o.layer_counts, o.saving, o.gpus);
   }
 };
 

@@ -162,10 +162,28 @@ TEST_P(PlanInputs, KeepsTheErrorContract) {
     static const std::vector<std::string> options = {"--top",           "--global-batch", "-j",     "-o",
                                                      "--schedules",     "--objective",    "--zero", "--partitions",
                                                      "--memory-saving", "--launcher"};
-    static const std::vector<std::string> values = {
-        "0",          "-1",   "3",           "2147483648", "",     "x",        "out/",  "workload.yaml", "platform.xml",
-        ".",          "kfkb", "1f1b,,gpipe", "memory",     "cost", "balanced", "remat", "none",          "env",
-        "nosuch -n1", "both"};
+    static const std::vector<std::string> values = {"0",
+                                                    "-1",
+                                                    "3",
+                                                    "2147483648",
+                                                    "",
+                                                    "x",
+                                                    "out/",
+                                                    "workload.yaml",
+                                                    "platform.xml",
+                                                    ".",
+                                                    "kfkb",
+                                                    "1f1b,,gpipe",
+                                                    "memory",
+                                                    "cost",
+                                                    "balanced",
+                                                    "remat",
+                                                    "none",
+                                                    "env",
+                                                    "nosuch -n1",
+                                                    "both",
+                                                    "fit",
+                                                    "pipedream,ilp"};
     const std::string option = chose("option", rng.pick(options)), value = chose("value", rng.pick(values));
     if (option == "-o")
       args[4] = value;
