@@ -1,5 +1,6 @@
 #include "sim/task_graph.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <stdexcept>
@@ -121,7 +122,9 @@ void TaskGraph::add_memory(TaskId task, int device, MemoryCategory category, Mem
   // to the end of the pool, and dropped again if that shape already exists.
   TaskShape shape = shapes_[from];
   const auto mark = static_cast<std::uint32_t>(effect_pool_.size());
-  effect_pool_.reserve(effect_pool_.size() + (shape.effects_end - shape.effects_begin) + 1);
+  // Room grown geometrically: reserving the exact size copied the whole pool at every new shape.
+  const std::size_t needed = effect_pool_.size() + (shape.effects_end - shape.effects_begin) + 1;
+  if (needed > effect_pool_.capacity()) effect_pool_.reserve(std::max(needed, 2 * effect_pool_.capacity()));
   for (std::uint32_t i = shape.effects_begin; i < shape.effects_end; ++i) effect_pool_.push_back(effect_pool_[i]);
   effect_pool_.push_back(effect);
   shape.effects_begin = mark;

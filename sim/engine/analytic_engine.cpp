@@ -1,7 +1,9 @@
 #include "sim/engine/analytic_engine.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <vector>
 
 #include "sim/engine/analytic_list.hpp"
 #include "sim/engine/analytic_replay.hpp"
@@ -11,6 +13,51 @@ namespace pipesim {
 namespace {
 
 bool is_true(const std::string& value) { return value == "1" || value == "yes" || value == "on" || value == "true"; }
+
+// The longest path through data and order links, every execution at its
+// rate alone and every transfer alone on its route: what
+// contention_free_timeline gives a graph with lanes, whose executions
+// SimGrid may share (which only slows them). nullopt on a cycle (a deadlock).
+std::optional<Timeline> relaxed_longest_path(const TaskGraph& graph, const Platform& platform) {
+  const std::size_t n = graph.size();
+  std::vector<std::vector<TaskId>> next(n);
+  std::vector<std::uint32_t> waiting(n, 0);
+  for (TaskId t = 0; t < n; ++t)
+    for (const TaskId* d = graph.deps_begin(t); d != graph.deps_end(t); ++d) next[*d].push_back(t), ++waiting[t];
+  graph.for_each_order_link([&](TaskId previous, TaskId t) { next[previous].push_back(t), ++waiting[t]; });
+  Timeline timeline;
+  timeline.start.assign(n, 0);
+  timeline.finish.assign(n, 0);
+  std::vector<TaskId> ready;
+  for (TaskId t = 0; t < n; ++t)
+    if (waiting[t] == 0) ready.push_back(t);
+  std::size_t done = 0;
+  while (!ready.empty()) {
+    const TaskId t = ready.back();
+    ready.pop_back();
+    ++done;
+    const Task& task = graph.task(t);
+    double seconds = 0;
+    if (is_transfer(task.kind)) {
+      if (task.device != task.peer && task.amount > 0) {
+        const Path& path = platform.path(task.device, task.peer);
+        seconds = path.latency + std::llround(task.amount) / path.bandwidth;
+      }
+    } else {
+      const Device& device = platform.devices.at(task.device);
+      const double speed = device.resources.empty() ? device.speed : device.resources.at(task.resource).speed;
+      seconds = task.amount / (task.share < 1 ? task.share * speed : speed);
+    }
+    timeline.finish[t] = timeline.start[t] + seconds;
+    timeline.makespan = std::max(timeline.makespan, timeline.finish[t]);
+    for (const TaskId s : next[t]) {
+      timeline.start[s] = std::max(timeline.start[s], timeline.finish[t]);
+      if (--waiting[s] == 0) ready.push_back(s);
+    }
+  }
+  if (done < n) return std::nullopt;
+  return timeline;
+}
 
 }  // namespace
 
@@ -61,8 +108,10 @@ std::optional<Timeline> contention_free_timeline(const TaskGraph& graph, const P
   AnalyticSettings settings;
   settings.ignore_sharing = true;
   std::optional<AnalyticOutcome> out = list_schedule(graph, platform, settings);
-  if (!out || !out->timeline) return std::nullopt;
-  return std::move(out->timeline);
+  if (out && out->timeline) return std::move(out->timeline);
+  for (const Task& task : graph.tasks())
+    if (!is_transfer(task.kind) && (task.resource != 0 || task.lane != 0)) return relaxed_longest_path(graph, platform);
+  return std::nullopt;
 }
 
 }  // namespace pipesim

@@ -74,8 +74,11 @@ AnalyticOutcome run_analytic(const TaskGraph& graph, const Platform& platform, c
 // timeline where nothing shares a link, and never later than it where
 // something does (sharing only slows a transfer, and with every compute
 // task in its device's order nothing can start earlier for it). A lower
-// bound for studies (`pipesim plan`). nullopt for a graph the pass does not
-// take (a compute task outside its device's order, lanes, shares).
+// bound for studies (`pipesim plan`). A graph with lanes gets the longest
+// path with every execution at its rate alone: no timeline SimGrid gives
+// (lanes that share a resource slow each other), a lower bound all the
+// same. nullopt for a graph the pass does not take (a compute task outside
+// its device's order, shares without lanes) and on a deadlock.
 std::optional<Timeline> contention_free_timeline(const TaskGraph& graph, const Platform& platform);
 
 }  // namespace pipesim

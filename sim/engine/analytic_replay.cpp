@@ -30,7 +30,7 @@ struct Event {
   double date;
   std::uint32_t id;  // a task, or a slot for ticks
   EventKind kind;
-  std::uint32_t version = 0;  // a TransferEnd's: stale once its flow's rate is set again
+  std::uint32_t version = 0;  // stale once its flow's (its shared execution's) rate is set again
 };
 struct Later {
   bool operator()(const Event& a, const Event& b) const {
@@ -49,6 +49,7 @@ class Replay {
         platform_(platform),
         settings_(settings),
         dispatch_(graph, *this),
+        cpu_sharing_(graph.size(), settings.maxmin_precision, settings.timing_precision),
         sharing_(graph.size(), settings.maxmin_precision, settings.timing_precision) {
     index_slots();
     index_routes();
@@ -126,10 +127,13 @@ class Replay {
   void start_compute(std::uint32_t s, TaskId t) {
     const Task& task = graph_.task(t);
     const std::uint32_t r = slot_resource_[s];
-    if (resource_running_[r] > 0 && resource_share_[r] + task.share > 1 + 1e-12) refuse_shares(s, t);
+    const bool oversubscribed = resource_running_[r] > 0 && resource_share_[r] + task.share > 1 + 1e-12;
+    if (oversubscribed && !settings_.bounded_cpu) refuse_shares(s, t);
     resource_share_[r] += task.share;
     ++resource_running_[r];
     executing_[s] = t;
+    exec_start_[s] = now_;
+    if (oversubscribed || resource_shared_[r] > 0) return share_resource(s);
     const double speed = slot_speed_[s];
     double duration = task.amount / (task.share < 1 ? task.share * speed : speed);
     if (!settings_.bounded_cpu && duration < kTiEpsilon) duration = 0;
@@ -158,6 +162,8 @@ class Replay {
     }
     resource_share_.assign(resources.size(), 0);
     resource_running_.assign(resources.size(), 0);
+    resource_shared_.assign(resources.size(), 0);
+    for (std::uint32_t r = 0; r < resources.size(); ++r) cpu_link_.push_back({r});
     const std::uint32_t n = slots.count();
     mixed_.assign(n, false);
     tick_round_.assign(n, kNoRound);
@@ -166,6 +172,8 @@ class Replay {
     dispatch_round_.assign(n, kNoRound);
     arrival_round_.assign(n, kNoRound);
     executing_.assign(n, kNone);
+    exec_start_.assign(n, 0);
+    exec_shared_.assign(n, false);
     std::vector<bool> ordered(graph_.size(), false);
     for (int d = 0; d < graph_.device_count(); ++d)
       for (const TaskId t : graph_.device_order(d)) ordered[t] = true;
@@ -236,24 +244,51 @@ class Replay {
     return r;
   }
 
-  // The rates of the flows whose links changed this round, and their ends.
+  // Executions beyond their resource's speed share it as SimGrid's Cas01
+  // CPU model does under cpu/optim:Lazy (DualPipeV's overlapped pairs): each
+  // a variable of the resource's lmm constraint, its share the bound, solved
+  // and updated lazily like flows on a link. An execution that ran alone
+  // joins with the flops it has left.
+  void share_resource(std::uint32_t s) {
+    const std::uint32_t r = slot_resource_[s];
+    cpu_sharing_.set_link(r, slot_speed_[s], false);
+    for (std::uint32_t o = 0; o < executing_.size(); ++o) {
+      const TaskId running = executing_[o];
+      if (slot_resource_[o] != r || running == kNone || exec_shared_[o]) continue;
+      double remains = graph_.task(running).amount;
+      if (o != s) remains -= rate_alone(o, running) * (now_ - exec_start_[o]);
+      exec_shared_[o] = true;
+      ++resource_shared_[r];
+      cpu_sharing_.start(running, std::max(remains, 0.0), 1, rate_alone(o, running), cpu_link_[r], one_weight_, now_);
+    }
+  }
+
+  double rate_alone(std::uint32_t s, TaskId t) const {
+    const double share = graph_.task(t).share;
+    return share < 1 ? share * slot_speed_[s] : slot_speed_[s];
+  }
+
+  // The rates of the flows whose links (and of the executions whose
+  // resources) changed this round, and their ends.
   void share() {
     TaskId starved = kNone;
-    if (!sharing_.solve(
-            now_,
-            [&](TaskId t, double end, std::uint32_t v) {
-              events_.push({end, t, EventKind::TransferEnd, v});
-            },
-            &starved))
-      throw Refused{"transfer " + quoted(graph_, starved) + " gets no bandwidth" + at_now() +
-                    " (SimGrid's max-min precision leaves it none)"};
+    const auto moved = [&](TaskId t, double end, std::uint32_t v) {
+      events_.push({end, t, is_transfer(graph_.task(t).kind) ? EventKind::TransferEnd : EventKind::ExecEnd, v});
+    };
+    if (!cpu_sharing_.solve(now_, moved, &starved) || !sharing_.solve(now_, moved, &starved))
+      throw Refused{(is_transfer(graph_.task(starved).kind) ? "transfer " : "execution ") + quoted(graph_, starved) +
+                    " gets no " + (is_transfer(graph_.task(starved).kind) ? "bandwidth" : "share of its resource") +
+                    at_now() + " (SimGrid's max-min precision leaves it none)"};
   }
 
   std::string link_name(std::uint32_t occupancy) const {
     return analytic::link_name(occupancy, platform_, private_names_);
   }
 
-  bool stale(const Event& e) const { return e.kind == EventKind::TransferEnd && e.version != sharing_.version(e.id); }
+  bool stale(const Event& e) const {
+    if (e.kind == EventKind::ExecEnd) return e.version != cpu_sharing_.version(e.id);
+    return e.kind == EventKind::TransferEnd && e.version != sharing_.version(e.id);
+  }
 
   double bytes(TaskId t) const { return static_cast<double>(std::llround(graph_.task(t).amount)); }
 
@@ -295,7 +330,7 @@ class Replay {
         throw Refused{"tasks " + quoted(graph_, executing_[o]) + " and " + quoted(graph_, t) + " run on one " +
                       "resource of " + platform_.devices.at(dispatch_.slots().device(s)).name + " with shares " +
                       fmt::number(graph_.task(executing_[o]).share) + " and " + fmt::number(graph_.task(t).share) +
-                      at_now() + " (more than its whole speed: they would share it)"};
+                      at_now() + " (more than its whole speed: cpu/optim:TI would share it)"};
     throw Refused{"task " + quoted(graph_, t) + " oversubscribes its resource" + at_now()};
   }
 
@@ -307,6 +342,11 @@ class Replay {
       const std::uint32_t s = dispatch_.slot(e.id);
       const std::uint32_t r = slot_resource_[s];
       executing_[s] = kNone;
+      if (exec_shared_[s]) {
+        cpu_sharing_.end(e.id);
+        exec_shared_[s] = false;
+        --resource_shared_[r];
+      }
       resource_share_[r] = --resource_running_[r] == 0 ? 0 : resource_share_[r] - graph_.task(e.id).share;
     }
   }
@@ -328,9 +368,15 @@ class Replay {
   std::vector<std::uint32_t> fired_round_, dispatch_round_, arrival_round_;
   std::vector<ReadyKey> pick_;     // what the slot chose last
   std::vector<TaskId> executing_;  // its running execution, if any
+  std::vector<double> exec_start_;
+  std::vector<bool> exec_shared_;  // its execution shares the resource (in cpu_sharing_)
   // Per resource (device, resource), for lanes: shares of the running executions.
   std::vector<double> resource_share_;
   std::vector<std::uint32_t> resource_running_;
+  std::vector<std::uint32_t> resource_shared_;        // its executions in cpu_sharing_
+  std::vector<std::vector<std::uint32_t>> cpu_link_;  // {r}: the one constraint an execution is on
+  const std::vector<double> one_weight_{1};
+  BandwidthSharing cpu_sharing_;  // the resources' lmm system (Cas01's)
   // Links.
   BandwidthSharing sharing_;
   std::vector<Route> routes_;

@@ -70,10 +70,13 @@ TEST(CliEngine, ShippedExamplesGiveTheSameJsonWithEitherEngine) {
   }
 }
 
-// DualPipeV overlaps a forward and a backward on one GPU, which SimGrid
-// shares: the analytic engine stops, naming both tasks; auto runs SimGrid.
+// DualPipeV overlaps a forward and a backward on one GPU, which SimGrid's
+// TI CPU model shares in its own way: the analytic engine stops, naming
+// both tasks; auto runs SimGrid. (Under the default cpu/optim:Lazy it
+// shares them as SimGrid does.)
 TEST(CliEngine, WhatItCannotComputeStopsTheAnalyticEngineAndAutoFallsBackToSimGrid) {
-  const Case c{"platforms/nvswitch-4gpu.xml", "workloads/examples/tiny.yaml", "--set schedule=dualpipev"};
+  const Case c{"platforms/nvswitch-4gpu.xml", "workloads/examples/tiny.yaml",
+               "--set schedule=dualpipev --cfg cpu/optim:TI"};
   const std::string json = temp_path("refused.json");
   const std::string args = "run " + kRoot + c.platform + " " + kRoot + c.workload + " " + c.extra;
   const CliResult refused = run_pipesim(args + " --engine analytic --json " + json);
@@ -81,7 +84,7 @@ TEST(CliEngine, WhatItCannotComputeStopsTheAnalyticEngineAndAutoFallsBackToSimGr
   EXPECT_EQ(refused.out, "");
   const std::string why =
       "tasks 'forward stage 0 mb 3 (dev 0)' and 'backward stage 3 mb 1 (dev 0)' run on one resource of gpu0 with "
-      "shares 1 and 1 at t = 0.00711584810666667 s (more than its whole speed: they would share it)";
+      "shares 1 and 1 at t = 0.00711584810666667 s (more than its whole speed: cpu/optim:TI would share it)";
   EXPECT_EQ(refused.err,
             "pipesim: error: --engine: analytic: not exact for this run: " + why + "; run it with --engine simgrid\n");
   EXPECT_FALSE(std::filesystem::exists(json));
