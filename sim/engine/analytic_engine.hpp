@@ -57,6 +57,7 @@ struct AnalyticOutcome {
   std::optional<Timeline> timeline;  // present when the evaluation is exact
   std::string refusal;               // otherwise the first reason it is not, one line
   bool shared = false;               // flows met on a link, shared as SimGrid shares them
+  bool shared_executions = false;    // executions met on a resource, shared as SimGrid's CPU model shares them
 };
 
 // Why these SimGrid settings (effective_simgrid_config) or this platform make

@@ -88,7 +88,7 @@ class Replay {
     } catch (const Refused& refused) {
       return {std::nullopt, refused.why};
     }
-    return {dispatch_.take_timeline(), {}, sharing_.ever_shared()};
+    return {dispatch_.take_timeline(), {}, sharing_.ever_shared(), cpu_sharing_.ever_shared()};
   }
 
   // The driver's side of the policy.

@@ -104,6 +104,10 @@ TEST(CliEngine, SummarySaysWhichEngineRan) {
   EXPECT_NE(run_pipesim(shared).out.find("\nengine                analytic (exact: links shared as SimGrid's "
                                          "max-min)\n"),
             std::string::npos);
+  EXPECT_NE(run_pipesim(args + " --set schedule=dualpipev")
+                .out.find("\nengine                analytic (exact: overlapped executions sharing a device as "
+                          "SimGrid's CPU model)\n"),
+            std::string::npos);
   EXPECT_NE(run_pipesim(args + " --engine simgrid").out.find("\nengine                simgrid\n"), std::string::npos);
   // A setting that changes times hands auto over to SimGrid and stops the analytic engine.
   EXPECT_NE(run_pipesim(args + " --cfg network/model:LV08")
