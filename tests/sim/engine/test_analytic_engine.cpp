@@ -387,6 +387,23 @@ TEST(AnalyticEngine, LanesShareTheirResourceAsSimGridsCpuModelDoes) {
   EXPECT_DOUBLE_EQ(shared.timeline->finish[b1], 1.2 + 1e11 / 0.75e12);
 }
 
+// With lanes, the contention-free pass (a plan's time bound) is the longest
+// path with each execution at its rate alone: forward mb 0 ends at 0.1 s,
+// then forwards (2e11, 3e11 flops) and backwards (3e11 each) run side by
+// side at 1 Tf/s, backward mb 2 ends at 1.0 s and its 1e8-byte send at
+// 1.1 s; the run, whose pairs share the GPU, takes longer (1.5e12 flops in all).
+TEST(AnalyticEngine, TheContentionFreeBoundOfLanesIsTheirLongestPathAlone) {
+  Simulation sim(testing::complete_platform(2, "1GBps", "0s", "1Tf"), {"cpu/optim:Lazy"});
+  const TaskGraph g = lanes(1, 1);
+  const std::optional<Timeline> bound = contention_free_timeline(g, sim.platform());
+  ASSERT_TRUE(bound);
+  EXPECT_DOUBLE_EQ(bound->makespan, 1.1);
+  const AnalyticOutcome run = sim.run_analytic(g);
+  ASSERT_TRUE(run.timeline) << run.refusal;
+  EXPECT_GE(run.timeline->makespan, 1.5);
+  EXPECT_TRUE(run.shared_executions);
+}
+
 TEST(AnalyticEngine, LanesBeyondTheSpeedUnderTheTiCpuModelAreRefused) {
   Simulation ti(testing::complete_platform(2, "1GBps", "0s", "1Tf"), {"cpu/optim:TI"});
   EXPECT_EQ(ti.run_analytic(lanes(1, 1)).refusal,
