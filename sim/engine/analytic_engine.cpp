@@ -3,10 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
+#include <queue>
+#include <utility>
 #include <vector>
 
 #include "sim/engine/analytic_list.hpp"
 #include "sim/engine/analytic_replay.hpp"
+#include "sim/engine/readiness.hpp"
 #include "sim/engine/task_checks.hpp"
 
 namespace pipesim {
@@ -17,43 +21,42 @@ bool is_true(const std::string& value) { return value == "1" || value == "yes" |
 // The longest path through data and order links, every execution at its
 // rate alone and every transfer alone on its route: what
 // contention_free_timeline gives a graph with lanes, whose executions
-// SimGrid may share (which only slows them). nullopt on a cycle (a deadlock).
+// SimGrid may share (which only slows them). Tasks complete in the order of
+// their finish, so a task made ready starts when its last predecessor ends.
+// nullopt on a cycle (a deadlock).
 std::optional<Timeline> relaxed_longest_path(const TaskGraph& graph, const Platform& platform) {
   const std::size_t n = graph.size();
-  std::vector<std::vector<TaskId>> next(n);
-  std::vector<std::uint32_t> waiting(n, 0);
-  for (TaskId t = 0; t < n; ++t)
-    for (const TaskId* d = graph.deps_begin(t); d != graph.deps_end(t); ++d) next[*d].push_back(t), ++waiting[t];
-  graph.for_each_order_link([&](TaskId previous, TaskId t) { next[previous].push_back(t), ++waiting[t]; });
+  auto seconds = [&](TaskId t) {
+    const Task& task = graph.task(t);
+    if (is_transfer(task.kind)) {
+      if (task.device == task.peer || task.amount <= 0) return 0.0;
+      const Path& path = platform.path(task.device, task.peer);
+      return path.latency + std::llround(task.amount) / path.bandwidth;
+    }
+    const Device& device = platform.devices.at(task.device);
+    const double speed = device.resources.empty() ? device.speed : device.resources.at(task.resource).speed;
+    return task.amount / (task.share < 1 ? task.share * speed : speed);
+  };
+  Readiness readiness(graph);
   Timeline timeline;
   timeline.start.assign(n, 0);
   timeline.finish.assign(n, 0);
-  std::vector<TaskId> ready;
+  using Finish = std::pair<double, TaskId>;
+  std::priority_queue<Finish, std::vector<Finish>, std::greater<>> running;
+  const auto start = [&](TaskId t, double at) {
+    timeline.start[t] = at;
+    timeline.finish[t] = at + seconds(t);
+    running.push({timeline.finish[t], t});
+  };
   for (TaskId t = 0; t < n; ++t)
-    if (waiting[t] == 0) ready.push_back(t);
+    if (readiness.ready(t)) start(t, 0);
   std::size_t done = 0;
-  while (!ready.empty()) {
-    const TaskId t = ready.back();
-    ready.pop_back();
+  while (!running.empty()) {
+    const auto [at, t] = running.top();
+    running.pop();
     ++done;
-    const Task& task = graph.task(t);
-    double seconds = 0;
-    if (is_transfer(task.kind)) {
-      if (task.device != task.peer && task.amount > 0) {
-        const Path& path = platform.path(task.device, task.peer);
-        seconds = path.latency + std::llround(task.amount) / path.bandwidth;
-      }
-    } else {
-      const Device& device = platform.devices.at(task.device);
-      const double speed = device.resources.empty() ? device.speed : device.resources.at(task.resource).speed;
-      seconds = task.amount / (task.share < 1 ? task.share * speed : speed);
-    }
-    timeline.finish[t] = timeline.start[t] + seconds;
-    timeline.makespan = std::max(timeline.makespan, timeline.finish[t]);
-    for (const TaskId s : next[t]) {
-      timeline.start[s] = std::max(timeline.start[s], timeline.finish[t]);
-      if (--waiting[s] == 0) ready.push_back(s);
-    }
+    timeline.makespan = std::max(timeline.makespan, at);
+    readiness.complete(t, [&](TaskId next) { start(next, at); });
   }
   if (done < n) return std::nullopt;
   return timeline;
