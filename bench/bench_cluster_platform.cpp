@@ -77,8 +77,8 @@ void BM_ClusterPlatform(benchmark::State& state) {
 
 // GPT-3 175B, TP 8 inside each box, interleaved 1F1B (3 virtual stages),
 // full recompute, every collective as flows, on `boxes` boxes: the whole
-// command's time and peak memory.
-void run_gpt3(benchmark::State& state, int boxes, int pp, int microbatches, int zero, bool dp_ring = false) {
+// command's time and peak memory; `fold` false simulates every replica.
+void run_gpt3(benchmark::State& state, int boxes, int pp, int microbatches, int zero, bool dp_ring, bool fold) {
   const std::string tag = "gpt3-" + std::to_string(boxes) + "-" + std::to_string(pp) + "-" +
                           std::to_string(microbatches) + "-" + std::to_string(zero);
   const std::string platform = generate(boxes, tag + ".yaml");
@@ -101,9 +101,10 @@ void run_gpt3(benchmark::State& state, int boxes, int pp, int microbatches, int 
   const std::string json = pipesim::testing::temp_path(tag + ".json");
   double seconds = 0;
   long rss = 0;
+  std::vector<std::string> command = {PIPESIM_RUN_BINARY, "run", platform, workload, "--json", json, "--quiet"};
+  if (!fold) command.push_back("--no-fold");
   for (auto _ : state) {
-    const pipesim::bench::CommandRun r = pipesim::bench::run_command(
-        {PIPESIM_RUN_BINARY, "run", platform, workload, "--json", json, "--quiet"}, "/dev/null");
+    const pipesim::bench::CommandRun r = pipesim::bench::run_command(command, "/dev/null");
     if (r.exit_code != 0) {
       state.SkipWithError("pipesim run failed");
       return;
@@ -119,10 +120,10 @@ void run_gpt3(benchmark::State& state, int boxes, int pp, int microbatches, int 
 }
 
 // Issue 24's job at smaller scale with the distributed optimizer (ZeRO-1,
-// clipping): PP 8, DP = boxes / 8. Its gradient norm is summed over every
-// rank by a tree, so the replicas are not folded (docs/folding.md).
+// clipping): PP 8, DP = boxes / 8, every replica simulated (`--no-fold`):
+// what the whole job's graph costs.
 void BM_Gpt3Job(benchmark::State& state) {
-  run_gpt3(state, static_cast<int>(state.range(0)), 8, static_cast<int>(state.range(1)), 1);
+  run_gpt3(state, static_cast<int>(state.range(0)), 8, static_cast<int>(state.range(1)), 1, false, false);
 }
 
 // The same job with ZeRO 0 and ring DP collectives (what `auto` picks up to
@@ -132,7 +133,7 @@ void BM_Gpt3Job(benchmark::State& state) {
 // 8,192-GPU one (TP 8, PP 16, DP 64, global batch 1,536).
 void BM_Gpt3Folded(benchmark::State& state) {
   run_gpt3(state, static_cast<int>(state.range(0)), static_cast<int>(state.range(1)), static_cast<int>(state.range(2)),
-           0, true);
+           0, true, true);
 }
 
 }  // namespace

@@ -145,6 +145,13 @@ void JobBuilder::copy_deferred_task(TaskId x) {
   if (step) gather_weights(x);
 }
 
+// Megatron-core (optimizer/distrib_optimizer.py, get_grad_stats_parallel_group)
+// sums the norm over each replica's model-parallel ranks, or over every rank
+// with the distributed optimizer, whose ranks hold shards. Every rank's sum
+// is built as the model-parallel one followed by a ring over each rank's DP
+// group: the same sum, and a shape the shift of replicas maps onto itself, so
+// the job still folds (NCCL would run one tree over every rank: a few
+// latencies apart, docs/parallelism.md#the-end-of-the-iteration).
 void JobBuilder::sum_gradient_norms() {
   std::vector<int> stages;
   for (int p = 0; p < map_.pp; ++p)
@@ -152,26 +159,36 @@ void JobBuilder::sum_gradient_norms() {
       stages.push_back(p);
   if (stages.empty()) return;
   field_ = "optimizer.clip_grad";
-  // Megatron-core (optimizer/distrib_optimizer.py, get_grad_stats_parallel_group):
-  // the model-parallel ranks, or every rank of the distributed optimizer.
-  const int groups = w_.parallel.zero >= 1 ? 1 : built_dp_, per_group = w_.parallel.zero >= 1 ? map_.dp : 1;
-  Task tag = pipe_.task(first_deferred_[stages.front()]);
-  for (int g = 0; g < groups; ++g) {
+  const Task tag = pipe_.task(first_deferred_[stages.front()]);
+  const auto at = [&](int p, int r) { return static_cast<std::size_t>(p) * replicas() + r; };
+  const auto summed = [&](int p, int r) {  // the norm as summed so far on rank (p, r)
+    const std::vector<TaskId>& done = normed_[at(p, r)];
+    return done.empty() ? std::vector<TaskId>{last_[slot(first_deferred_[p], r)]} : done;
+  };
+  for (int d = 0; d < built_dp_; ++d) {
     std::vector<int> group;
     std::vector<std::vector<TaskId>> ready;
-    std::vector<std::size_t> at;
-    for (int d = g * per_group; d < (g + 1) * per_group; ++d)
-      for (const int p : stages)
-        for (int t = 0; t < map_.tp; ++t) {
-          const int r = d * map_.tp + t;
-          group.push_back(map_.device(t, d, p));
-          ready.push_back({last_[slot(first_deferred_[p], r)]});
-          at.push_back(static_cast<std::size_t>(p) * replicas() + r);
-        }
+    std::vector<std::size_t> ranks;
+    for (const int p : stages)
+      for (int t = 0; t < map_.tp; ++t) {
+        const int r = d * map_.tp + t;
+        group.push_back(map_.device(t, d, p));
+        ready.push_back(summed(p, r));
+        ranks.push_back(at(p, r));
+      }
     if (group.size() < 2) continue;
     const auto done = collective(CollectiveOp::AllReduce, "auto", group, 4, kGradientNormPurpose, ready, tag);
-    for (std::size_t i = 0; i < at.size(); ++i) normed_[at[i]] = {done[i]};
+    for (std::size_t i = 0; i < ranks.size(); ++i) normed_[ranks[i]] = {done[i]};
   }
+  if (w_.parallel.zero < 1 || map_.dp == 1) return;
+  for (const int p : stages)
+    for (int t = 0; t < map_.tp; ++t) {
+      std::vector<std::vector<TaskId>> ready(built_dp_);
+      for (int d = 0; d < built_dp_; ++d) ready[d] = summed(p, d * map_.tp + t);
+      const auto done = collective(CollectiveOp::AllReduce, "ring", map_.dp_group(t, p), 4,
+                                   kGradientNormAcrossReplicasPurpose, ready, tag, fold_);
+      for (int d = 0; d < built_dp_; ++d) normed_[at(p, d * map_.tp + t)] = {done[d]};
+    }
 }
 
 // Megatron's embedding all-reduce (finalize_model_grads, after the DP
@@ -358,11 +375,6 @@ std::string JobBuilder::fold_refusal() const {
       return "the pipeline moves data to host memory or fetches weights";
   }
   if (map_.dp == 1) return "one data-parallel replica";
-  for (int p = 0; p < map_.pp; ++p)
-    if (w_.parallel.zero >= 1 && first_deferred_[p] != kNone &&
-        pipe_.task(first_deferred_[p]).kind == TaskKind::GradientNorm)
-      return "the gradient norm is all-reduced over every rank (ZeRO " + std::to_string(w_.parallel.zero) +
-             " with clipping), as a tree no replica shift maps onto itself";
   const CollectiveOp reduce = w_.parallel.zero >= 1 ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce;
   for (int p = 0; p < map_.pp; ++p)
     for (int t = 0; t < map_.tp; ++t) {

@@ -109,10 +109,19 @@ TEST(ParallelJob, GradientNormIsAllReducedOverTheModelParallelRanksOrAll) {
   EXPECT_EQ((*norm)["group_size"], 4);
   EXPECT_DOUBLE_EQ((*norm)["bytes"].get<double>(), 2 * 4);
   const nlohmann::json zero = run_json(platform, model + "parallel: {tp: 2, pp: 2, dp: 2, zero: 1}\n", "norm-zero");
+  // With the distributed optimizer every rank's norm is summed: over each
+  // replica's model-parallel ranks, then across the replicas by a ring over
+  // each rank's DP group (one per pipeline stage and TP rank).
   norm = find_purpose(zero, "gradient norm");
   ASSERT_NE(norm, nullptr);
-  EXPECT_EQ((*norm)["calls"], 1);
-  EXPECT_EQ((*norm)["group_size"], 8);
+  EXPECT_EQ((*norm)["calls"], 2);
+  EXPECT_EQ((*norm)["group_size"], 4);
+  const nlohmann::json* across = find_purpose(zero, "dp gradient norm");
+  ASSERT_NE(across, nullptr) << zero.dump();
+  EXPECT_EQ((*across)["calls"], 4);
+  EXPECT_EQ((*across)["group_size"], 2);
+  EXPECT_EQ((*across)["algorithm"], "ring");
+  EXPECT_EQ(find_purpose(ddp, "dp gradient norm"), nullptr);
   const nlohmann::json unclipped = run_json(
       platform, model + "optimizer: {name: adam, clip_grad: false}\nparallel: {tp: 2, pp: 2, dp: 2}\n", "no-norm");
   EXPECT_EQ(find_purpose(unclipped, "gradient norm"), nullptr);
