@@ -80,17 +80,19 @@ struct CollectiveTasks {
 CollectiveTasks add_collective(TaskGraph& graph, const CollectiveSpec& spec, const Platform& platform,
                                const std::vector<std::vector<TaskId>>& ready, const Task& tag, int record = -1);
 
-// The collective as the one simulated replica of a folded job runs it
+// The collective as the simulated replicas of a folded job run it
 // (sim/folding.hpp): `spec.group` holds one rank per replica, in replica
-// order, so the relabelling replica d -> d + 1 maps the ring onto itself and
-// every rank's steps are images of rank 0's. Only rank 0's steps are added
-// (rank 0 to rank 1, the ring's chunks and steps in order, each after the
-// one before: what rank 0 receives at a step is the image of what it sent at
-// the step before). `ready`: rank 0's. Returns rank 0's done marker alone.
-// Throws std::invalid_argument as add_collective does, and when the
-// algorithm chosen is not a ring or the operation is a broadcast.
+// order, and ranks 0..k-1 are simulated (k = ready.size(), dividing the
+// group's size): the relabelling replica d -> d + k maps the ring onto
+// itself and every other rank's steps are images of theirs. Only their
+// steps are added (rank i to rank i + 1, the ring's chunks and steps in
+// order: what rank i receives at a step is what rank i - 1 sent at the step
+// before, rank -1 being the image of rank k - 1). `ready`: one list per
+// simulated rank. Returns their done markers. Throws std::invalid_argument
+// as add_collective does, and when the algorithm chosen is not a ring, the
+// operation is a broadcast or k does not divide the group.
 CollectiveTasks add_folded_collective(TaskGraph& graph, const CollectiveSpec& spec, const Platform& platform,
-                                      const std::vector<TaskId>& ready, const Task& tag, int record = -1);
+                                      const std::vector<std::vector<TaskId>>& ready, const Task& tag, int record = -1);
 
 // The contention-free closed form of the chosen algorithm (seconds), from the
 // group's paths (latency + bytes / bandwidth per step): what the engine gives

@@ -3,6 +3,7 @@
 // of each waits for its sender's input, a done marker per rank.
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -115,34 +116,51 @@ CollectiveTasks add_collective(TaskGraph& graph, const CollectiveSpec& spec, con
 }
 
 CollectiveTasks add_folded_collective(TaskGraph& graph, const CollectiveSpec& spec, const Platform& platform,
-                                      const std::vector<TaskId>& ready, const Task& tag, int record) {
+                                      const std::vector<std::vector<TaskId>>& ready, const Task& tag, int record) {
   const CollectiveAlgorithm algorithm = choose_algorithm(spec, platform);
-  const int m = static_cast<int>(spec.group.size());
+  const int m = static_cast<int>(spec.group.size()), k = static_cast<int>(ready.size());
   if (algorithm != CollectiveAlgorithm::Ring || spec.op == CollectiveOp::Broadcast || m < 2)
     throw std::invalid_argument("only a ring all-reduce, reduce-scatter or all-gather folds");
-  collectives::route(spec, platform, 0, 1);
+  if (k < 1 || k >= m || m % k != 0)
+    throw std::invalid_argument("a folded ring of " + std::to_string(m) + " ranks cannot be simulated on " +
+                                std::to_string(k));
+  for (int i = 0; i < k; ++i) collectives::route(spec, platform, i, i + 1);
   CollectiveTasks result;
   result.record = record_of(graph, spec, algorithm, record);
   Task task = step_template(tag, result.record);
-  task.device = spec.group[0];
-  task.peer = spec.group[1];
   task.amount = spec.bytes / spec.chunks / m;  // as add_ring: one m-th of a chunk per step
-  const int steps = (spec.op == CollectiveOp::AllReduce ? 2 : 1) * (m - 1) * spec.chunks;
-  std::vector<TaskId> deps = ready;
-  std::sort(deps.begin(), deps.end());
-  deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-  TaskId last = 0;
-  for (int s = 0; s < steps; ++s) {
-    last = graph.add(task, deps);
-    deps = {last};
+  const int steps = spec.op == CollectiveOp::AllReduce ? 2 * (m - 1) : m - 1;
+  // Rank i's step after its own step before (one connection, one chunk at a
+  // time) and, within a chunk, after what it receives: rank i - 1's step
+  // before, where rank -1 is the image of rank k - 1.
+  constexpr TaskId kNone = std::numeric_limits<TaskId>::max();
+  std::vector<TaskId> sent(k, kNone), sent_before(k, kNone);
+  std::vector<TaskId> deps;
+  const auto add_unique = [&](std::vector<TaskId>& list) {
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+  };
+  for (int c = 0; c < spec.chunks; ++c)
+    for (int s = 0; s < steps; ++s) {
+      sent_before = sent;
+      for (int i = 0; i < k; ++i) {
+        deps = sent_before[i] == kNone ? ready[i] : std::vector<TaskId>{sent_before[i]};
+        if (s > 0) deps.push_back(sent_before[(i + k - 1) % k]);
+        add_unique(deps);
+        task.device = spec.group[i];
+        task.peer = spec.group[i + 1];
+        sent[i] = graph.add(task, deps);
+      }
+    }
+  for (int i = 0; i < k; ++i) {
+    deps = ready[i];
+    deps.push_back(sent[i]);
+    deps.push_back(sent[(i + k - 1) % k]);
+    add_unique(deps);
+    task.device = task.peer = spec.group[i];
+    task.amount = 0;
+    result.done.push_back(graph.add(task, deps));
   }
-  deps = ready;
-  deps.push_back(last);
-  std::sort(deps.begin(), deps.end());
-  deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-  task.peer = task.device;
-  task.amount = 0;
-  result.done.push_back(graph.add(task, deps));
   return result;
 }
 

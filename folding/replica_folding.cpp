@@ -80,23 +80,33 @@ std::string replica_devices_differ(const Platform& platform, const RankMap& map)
   return {};
 }
 
-Folding fold_replicas(const Platform& platform, const RankMap& map, const TaskGraph& replica0) {
+Folding fold_replicas(const Platform& platform, const RankMap& map, const TaskGraph& replica0, int k) {
   Folding f;
   const int D = map.dp, n = platform.size();
   const auto L = platform.links.size();
-  std::vector<int> next(n);
-  std::iota(next.begin(), next.end(), 0);
+  if (k < 1 || k >= D || D % k != 0) {
+    f.what = std::to_string(D) + " replicas do not fold by " + std::to_string(k);
+    return f;
+  }
+  // shift[j]: each device's image j replicas on.
+  const auto shifted = [&](int j) {
+    std::vector<int> image(n);
+    std::iota(image.begin(), image.end(), 0);
+    for (int d = 0; d < D; ++d)
+      for (int t = 0; t < map.tp; ++t)
+        for (int p = 0; p < map.pp; ++p) image[map.device(t, d, p)] = map.device(t, (d + j) % D, p);
+    return image;
+  };
+  const std::vector<int> one = shifted(1), next = shifted(k);
   std::vector<bool> in_job(n, false);
   for (int d = 0; d < D; ++d)
     for (int t = 0; t < map.tp; ++t)
-      for (int p = 0; p < map.pp; ++p) {
-        next[map.device(t, d, p)] = map.device(t, (d + 1) % D, p);
-        in_job[map.device(t, d, p)] = true;
-      }
+      for (int p = 0; p < map.pp; ++p) in_job[map.device(t, d, p)] = true;
   if (L == 0) {
     f.what = "the platform's paths list no links, so routes cannot be compared";
     return f;
   }
+  // The pairs replicas 0..k-1 connect: replica 0's and their images.
   std::set<std::pair<int, int>> pairs;
   for (std::size_t s = 0; s < replica0.shape_count(); ++s) {
     const Task& task = replica0.shape(static_cast<std::uint32_t>(s)).task;
@@ -106,14 +116,14 @@ Folding fold_replicas(const Platform& platform, const RankMap& map, const TaskGr
                platform.devices[task.peer].name + ")";
       return f;
     }
-    pairs.insert({task.device, task.peer});
+    for (int j = 0, a = task.device, b = task.peer; j < k; ++j, a = one[a], b = one[b]) pairs.insert({a, b});
   }
-  // pi: each link onto the link its image crosses in the next replica.
+  // pi: each link onto the link its image crosses k replicas on.
   std::vector<int> pi(L, -1), inverse(L, -1);
   for (const auto& [a, b] : pairs) {
     int x = a, y = b;
     const Path* from = &platform.path(x, y);
-    for (int j = 0; j < D; ++j) {
+    for (int j = 0; j < D / k; ++j) {
       const Path& to = platform.path(next[x], next[y]);
       const auto why = [&] {
         return "the route from " + platform.devices[x].name + " to " + platform.devices[y].name +
@@ -154,7 +164,7 @@ Folding fold_replicas(const Platform& platform, const RankMap& map, const TaskGr
     if (pi[l] < 0 || seen[l]) continue;
     std::vector<int> orbit;
     for (int m = static_cast<int>(l); !seen[m]; m = pi[m]) {
-      if (m < 0 || static_cast<int>(orbit.size()) > D) {
+      if (m < 0 || static_cast<int>(orbit.size()) > D / k) {
         f.what = "link " + platform.links[l].name + " has no image in every replica";
         return f;
       }
@@ -169,12 +179,12 @@ Folding fold_replicas(const Platform& platform, const RankMap& map, const TaskGr
   }
   f.device_image.resize(n);
   std::iota(f.device_image.begin(), f.device_image.end(), 0);
-  for (int d = 1; d < D; ++d)
+  for (int d = k; d < D; ++d)
     for (int t = 0; t < map.tp; ++t)
-      for (int p = 0; p < map.pp; ++p) f.device_image[map.device(t, d, p)] = map.device(t, 0, p);
-  f.next_device = std::move(next);
-  f.copies = D;
-  f.what = std::to_string(D) + " data-parallel replicas simulated as one";
+      for (int p = 0; p < map.pp; ++p) f.device_image[map.device(t, d, p)] = map.device(t, d % k, p);
+  f.next_device = next;
+  f.copies = D / k;
+  f.what = std::to_string(D) + " data-parallel replicas simulated as " + (k == 1 ? "one" : std::to_string(k));
   return f;
 }
 

@@ -22,11 +22,16 @@ namespace pipesim {
 // compute resources, or how they sit in nodes); empty when they are.
 std::string replica_devices_differ(const Platform& platform, const RankMap& map);
 
-// The folding of a job whose graph `replica0` holds replica 0's tasks (and
-// the DP collectives' steps from replica 0 to replica 1): every transfer's
-// route checked against its images. copies = map.dp when the links map; else
-// copies = 1 and `what` says which route does not.
-Folding fold_replicas(const Platform& platform, const RankMap& map, const TaskGraph& replica0);
+// The folding of a job by the shift of k replicas (k divides map.dp), d ->
+// d + k: `replica0` is the job built with replica 0 alone (and the DP
+// collectives' steps from replica 0 to replica 1); the pairs replicas
+// 0..k-1 connect are its pairs and their images, and every one's route is
+// checked against its images k replicas on. copies = map.dp / k when the
+// links map, each simulated device standing for its images; else copies = 1
+// and `what` says which route does not. k = 1 when each replica's routes
+// are the next one's; 2 when two replicas share a box (TP 4 in boxes of 8),
+// the DP ring then crossing the box's NVLink and its NIC by turns.
+Folding fold_replicas(const Platform& platform, const RankMap& map, const TaskGraph& replica0, int k = 1);
 
 // The platform a folded graph runs on: the same devices and links, each path
 // through the canonical link of each orbit, weighted (Path::weights).

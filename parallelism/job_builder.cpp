@@ -18,13 +18,13 @@ std::string pass_name(TaskKind kind) {
 }  // namespace
 
 JobBuilder::JobBuilder(const TaskGraph& pipeline, const Workload& w, const Platform& platform, const RankMap& map,
-                       bool fold)
+                       int folded)
     : pipe_(pipeline),
       w_(w),
       platform_(platform),
       map_(map),
-      fold_(fold),
-      built_dp_(fold ? 1 : map.dp),
+      fold_(folded > 0),
+      built_dp_(folded > 0 ? folded : map.dp),
       job_(platform.size()),
       first_(pipeline.size() * static_cast<std::size_t>(map.tp * built_dp_), kNone),
       last_(first_.size(), kNone),
@@ -350,7 +350,7 @@ std::vector<TaskId> JobBuilder::collective(CollectiveOp op, const std::string& a
   const auto found = records_.find(key);
   const auto first = static_cast<TaskId>(job_.size());
   const int record = found == records_.end() ? -1 : found->second;
-  const CollectiveTasks tasks = folded ? add_folded_collective(job_, spec, platform_, ready[0], tag, record)
+  const CollectiveTasks tasks = folded ? add_folded_collective(job_, spec, platform_, ready, tag, record)
                                        : add_collective(job_, spec, platform_, ready, tag, record);
   records_.emplace(key, tasks.record);
   job_.add_collective_instance(tasks.record, first);

@@ -20,10 +20,11 @@ namespace pipesim {
 
 class JobBuilder {
  public:
-  // fold: build replica 0 alone, its DP collectives as folded rings
-  // (collectives/: add_folded_collective), for a folded run (sim/folding.hpp).
+  // folded > 0: build replicas 0..folded-1 alone (folded divides the DP
+  // size), their DP collectives as folded rings (collectives/:
+  // add_folded_collective), for a folded run (sim/folding.hpp); 0: every replica.
   JobBuilder(const TaskGraph& pipeline, const Workload& w, const Platform& platform, const RankMap& map,
-             bool fold = false);
+             int folded = 0);
   // Why the job's own structure keeps its replicas from folding (a DP
   // collective that is not a ring, the gradient norm summed over every rank,
   // offloading); empty when it does not. Read before building.
@@ -43,7 +44,7 @@ class JobBuilder {
   void copy_task(TaskId x, int r, const std::vector<TaskId>& extra_deps);
   void add_tp_collectives(TaskId x, int d);
   // Adds one collective over `group`; ready[i] for rank i; returns the done
-  // tasks. folded: a DP group's ring, rank 0's steps alone (ready[0], done[0]).
+  // tasks. folded: a DP group's ring, the built replicas' steps alone.
   std::vector<TaskId> collective(CollectiveOp op, const std::string& algorithm, const std::vector<int>& group,
                                  double bytes, const std::string& purpose,
                                  const std::vector<std::vector<TaskId>>& ready, const Task& tag, bool folded = false);
@@ -67,7 +68,7 @@ class JobBuilder {
   const Platform& platform_;
   const RankMap& map_;
   const bool fold_;
-  const int built_dp_;  // the replicas built: 1 when folded
+  const int built_dp_;  // the replicas built: the folded ones, else every one
   TaskGraph job_;
   std::vector<TaskId> first_, last_;          // per (pipeline task, replica): its copy, and what finishes it
   std::vector<TaskId> order_previous_;        // per pipeline task: the ordered task before it on its device

@@ -32,17 +32,28 @@ TaskGraph expand_job(const TaskGraph& pipeline, const Workload& w, const Platfor
 std::optional<std::pair<TaskGraph, Folding>> expand_folded_job(const TaskGraph& pipeline, const Workload& w,
                                                                const Platform& platform, const RankMap& map,
                                                                std::string& why) {
-  JobBuilder job(pipeline, w, platform, map, true);
+  JobBuilder job(pipeline, w, platform, map, 1);
   why = job.fold_refusal();
   if (why.empty()) why = replica_devices_differ(platform, map);
   if (!why.empty()) return std::nullopt;
   TaskGraph graph = build(job, w);
-  Folding folding = fold_replicas(platform, map, graph);
-  if (!folding.folded()) {
-    why = folding.what;
-    return std::nullopt;
+  // The smallest shift that maps the platform onto itself: 1, else a few
+  // replicas at a time (two replicas in a box: their ring crosses NVLink and
+  // a NIC by turns), simulated together.
+  for (int k = 1; k <= kMostFoldedReplicas && k < map.dp; ++k) {
+    if (map.dp % k != 0) continue;
+    Folding folding = fold_replicas(platform, map, graph, k);
+    if (!folding.folded()) {
+      if (k == 1) why = folding.what;
+      continue;
+    }
+    if (k > 1) {
+      JobBuilder replicas(pipeline, w, platform, map, k);
+      graph = build(replicas, w);
+    }
+    return std::make_pair(std::move(graph), std::move(folding));
   }
-  return std::make_pair(std::move(graph), std::move(folding));
+  return std::nullopt;
 }
 
 }  // namespace pipesim

@@ -23,9 +23,15 @@ namespace pipesim {
 // collective algorithm impossible for its group.
 TaskGraph expand_job(const TaskGraph& pipeline, const Workload& w, const Platform& platform, const RankMap& map);
 
-// The job of replica 0 alone, folded (folding/, docs/folding.md), with the
+// The most replicas a folded job simulates together.
+inline constexpr int kMostFoldedReplicas = 8;
+
+// The job of replica 0 alone, or of the first k replicas where the shift of
+// one does not map the platform onto itself but that of k (at most
+// kMostFoldedReplicas) does, folded (folding/, docs/folding.md), with the
 // Folding that lets analysis give every replica its figures; nullopt, and
-// `why` filled, when the replicas are not provably alike.
+// `why` filled (the reason replica 0 alone does not fold), when the
+// replicas are not provably alike.
 std::optional<std::pair<TaskGraph, Folding>> expand_folded_job(const TaskGraph& pipeline, const Workload& w,
                                                                const Platform& platform, const RankMap& map,
                                                                std::string& why);

@@ -12,9 +12,9 @@
 namespace pipesim {
 
 struct Folding {
-  int copies = 1;  // D: each simulated device and flow stands for D; 1 = nothing folded
-  // Per platform device: the device after it in the next replica (a cycle of
-  // length D over the replicas' devices); itself outside the job.
+  int copies = 1;  // D / k: each simulated device and flow stands for that many; 1 = nothing folded
+  // Per platform device: its image k replicas on (a cycle of length
+  // `copies` over the replicas' devices); itself outside the job.
   std::vector<int> next_device;
   // Per platform device: the simulated device whose figures it has (itself if simulated or outside the job).
   std::vector<int> device_image;

@@ -163,7 +163,7 @@ TEST(ReplicaFolding, RandomLayoutsGiveTheWholeJobsReport) {
   if (std::system("python3 --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
   std::mt19937 random(2026);
   const auto pick = [&](auto options) { return options[random() % options.size()]; };
-  int cases = 0, folded = 0, folded_sharded_norms = 0;
+  int cases = 0, folded = 0, folded_sharded_norms = 0, folded_together = 0;
   for (int i = 0; cases < 24; ++i) {
     const int boxes = pick(std::vector<int>{2, 4}), gpus = pick(std::vector<int>{2, 4}), n = boxes * gpus;
     const std::string network = pick(std::vector<std::string>{"fat-tree", "rail", "ethernet"});
@@ -191,15 +191,37 @@ TEST(ReplicaFolding, RandomLayoutsGiveTheWholeJobsReport) {
     const Outcome o = run_both(platform, w, label);
     folded += o.folded;
     folded_sharded_norms += o.folded && zero >= 1 && clip;
+    folded_together += o.folded && o.engine.find("simulated as one") == std::string::npos;
     ++cases;
   }
-  // 17 of 24 fold (5 of them ZeRO 1 with clipping: the norm's sum across
-  // replicas is a ring); the others are refused for a DP ring that crosses
-  // boxes at some steps only, or an Ethernet core whose direction depends
-  // on the boxes' order.
-  EXPECT_GE(folded, 14) << "of " << cases;
-  EXPECT_GE(cases - folded, 5) << "of " << cases;
+  // 19 of 24 fold (5 of them ZeRO 1 with clipping: the norm's sum across
+  // replicas is a ring; 2 of them several replicas at a time, two sharing a
+  // box); the others are refused for routes no shift maps onto themselves
+  // (a rail ring's step back to the first box, an Ethernet core whose
+  // direction depends on the boxes' order).
+  EXPECT_GE(folded, 16) << "of " << cases;
+  EXPECT_GE(cases - folded, 3) << "of " << cases;
   EXPECT_GE(folded_sharded_norms, 4) << "of " << folded;
+  EXPECT_GE(folded_together, 2) << "of " << folded;
+}
+
+// TP 4 in boxes of 8: two replicas share each box, and their DP ring
+// crosses NVLink and a NIC by turns. The shift of one replica does not map
+// the routes onto themselves, that of two does: replicas 0 and 1 are
+// simulated for the 4, and the report is the whole job's. On a rail
+// network the ring's step from the last box back to the first takes the
+// source GPU's rail (the XML routes' symmetry), its other steps the
+// destination's: no shift maps it, nothing folds.
+TEST(ReplicaFolding, TwoReplicasInABoxFoldTwoByTwo) {
+  if (std::system("python3 --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
+  const std::string w = write_file("two-in-a-box.yaml", workload(4, 2, 4, "tp-dp-pp", 1, true, "1f1b", 4));
+  const std::string fat_tree = cluster("--boxes 4 --gpus 8 --network fat-tree", "two-in-a-box.xml");
+  const Outcome o = run_both(fat_tree, w, "fat-tree");
+  EXPECT_TRUE(o.folded) << o.engine;
+  EXPECT_NE(o.engine.find("folded: 4 data-parallel replicas simulated as 2"), std::string::npos) << o.engine;
+  const std::string rail = cluster("--boxes 4 --gpus 8 --network rail", "two-in-a-box-rail.xml");
+  const Outcome r = run_both(rail, w, "rail");
+  EXPECT_FALSE(r.folded) << r.engine;
 }
 
 // DualPipeV's overlapped pairs share each GPU (the analytic engine as
