@@ -1,6 +1,7 @@
 #include "studies/plan/plan_bounds.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <optional>
@@ -109,6 +110,41 @@ TaskGraph with_tp_collectives(const TaskGraph& graph, const Workload& w, const P
   return out;
 }
 
+// With the distributed optimizer (ZeRO >= 1) each device's weights are
+// gathered over its DP group after its step, with nothing left to overlap
+// them (parallelism/job_builder.cpp, gather_weights): the job ends no
+// sooner than each device's step plus its ring all-gather. The step ends
+// no sooner than in `alone` (the pipeline's contention-free timeline) nor
+// than the device's compute `busy` (the step is its last task). A rank's
+// all-gather ends after a chain of m - 1 steps of S / m bytes over every
+// edge of the ring but one, each at least its time alone on its route:
+// at least the sum over the ring's edges less the longest.
+double gathered_after_step(const TaskGraph& graph, const Timeline& alone, const Workload& w, const Platform& platform,
+                           const RankMap& map, const StageLayers& layers, const std::vector<int>& device,
+                           const std::vector<double>& busy) {
+  if (w.parallel.zero < 1 || map.dp < 2) return 0;
+  std::vector<double> weights(map.pp, 0);
+  for (std::size_t s = 0; s < layers.size(); ++s)
+    for (int l = layers[s].first; l <= layers[s].second; ++l) weights[device[s]] += w.layers[l].weights;
+  double end = 0;
+  for (TaskId t = 0; t < graph.size(); ++t) {
+    const Task& task = graph.task(t);
+    if (task.kind != TaskKind::Update || task.device < 0 || task.device >= map.pp) continue;
+    const std::vector<int> ring = map.dp_group(0, task.device);
+    const int m = static_cast<int>(ring.size());
+    const double piece = weights[task.device] / m;
+    if (piece <= 0) continue;
+    double sum = 0, longest = 0;
+    for (int i = 0; i < m; ++i) {
+      const double step = platform.transfer_time(ring[i], ring[(i + 1) % m], piece);
+      sum += step;
+      longest = std::max(longest, step);
+    }
+    end = std::max(end, std::max(alone.finish[t], busy[task.device]) + sum - longest);
+  }
+  return end;
+}
+
 std::string stages_text(const StageLayers& layers) {
   std::string text;
   for (const auto& [first, last] : layers)
@@ -149,6 +185,7 @@ PlanBounds plan_bounds(const Workload& w, const Platform& platform) {
   b.balanced_stages = w.placement.partition == PartitionRule::Even && !layers.empty()
                           ? stages_text(balanced_stage_layers(w, view, device))
                           : b.stages;
+  std::vector<double> busy_by_rank(map.pp, 0);
   for (int d = 0; d < map.pp; ++d) {  // the GPUs: host memory (d >= pp), where offloading, is bounded by the run
     double peak = level[d], busy = 0;
     // The device's own effects in its order: each pass allocates at its
@@ -168,13 +205,15 @@ PlanBounds plan_bounds(const Workload& w, const Platform& platform) {
     if (peak > view.devices[d].memory) b.over_capacity += (b.over_capacity.empty() ? "" : " ") + std::to_string(d);
     if (level_static[d] > view.devices[d].memory) static_over = true;
     b.time = std::max(b.time, busy);
+    busy_by_rank[d] = busy;
   }
   if (static_over) b.over_capacity.clear();
   // The pipeline alone with its transfers unshared: the job only adds tasks,
   // waits and sharing to it.
   const TaskGraph timed = with_tp_collectives(graph, w, platform, view, map);
   if (const std::optional<Timeline> alone = contention_free_timeline(timed, view); alone && alone->completed())
-    b.time = std::max(b.time, alone->makespan);
+    b.time = std::max(
+        {b.time, alone->makespan, gathered_after_step(timed, *alone, w, platform, map, layers, device, busy_by_rank)});
   return b;
 }
 
