@@ -80,7 +80,8 @@ GeneratedSchedule generate_job(const Workload& w, const Platform& platform, cons
   std::optional<std::pair<TaskGraph, Folding>> folded;
   if (fold && map.dp > 1) {
     check_job_size(pipeline.graph, w, map, limits, 1);
-    folded = expand_folded_job(pipeline.graph, w, platform, map, not_folded);
+    folded = expand_folded_job(pipeline.graph, w, platform, map, not_folded,
+                               [&](int replicas) { check_job_size(pipeline.graph, w, map, limits, replicas); });
   }
   if (!folded) check_job_size(pipeline.graph, w, map, limits, map.dp, not_folded);
   GeneratedSchedule job(folded ? std::move(folded->first) : expand_job(pipeline.graph, w, platform, map));

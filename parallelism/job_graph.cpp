@@ -31,7 +31,8 @@ TaskGraph expand_job(const TaskGraph& pipeline, const Workload& w, const Platfor
 
 std::optional<std::pair<TaskGraph, Folding>> expand_folded_job(const TaskGraph& pipeline, const Workload& w,
                                                                const Platform& platform, const RankMap& map,
-                                                               std::string& why) {
+                                                               std::string& why,
+                                                               const std::function<void(int)>& before_building) {
   JobBuilder job(pipeline, w, platform, map, 1);
   why = job.fold_refusal();
   if (why.empty()) why = replica_devices_differ(platform, map);
@@ -48,6 +49,7 @@ std::optional<std::pair<TaskGraph, Folding>> expand_folded_job(const TaskGraph& 
       continue;
     }
     if (k > 1) {
+      if (before_building) before_building(k);
       JobBuilder replicas(pipeline, w, platform, map, k);
       graph = build(replicas, w);
     }

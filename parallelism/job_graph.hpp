@@ -5,6 +5,7 @@
 // step (docs/parallelism.md). Knows nothing of SimGrid or of schedules.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -31,9 +32,11 @@ inline constexpr int kMostFoldedReplicas = 8;
 // kMostFoldedReplicas) does, folded (folding/, docs/folding.md), with the
 // Folding that lets analysis give every replica its figures; nullopt, and
 // `why` filled (the reason replica 0 alone does not fold), when the
-// replicas are not provably alike.
+// replicas are not provably alike. `before_building(k)` is called before
+// k > 1 replicas are built (to refuse a graph too large to simulate).
 std::optional<std::pair<TaskGraph, Folding>> expand_folded_job(const TaskGraph& pipeline, const Workload& w,
                                                                const Platform& platform, const RankMap& map,
-                                                               std::string& why);
+                                                               std::string& why,
+                                                               const std::function<void(int)>& before_building = {});
 
 }  // namespace pipesim
