@@ -97,7 +97,8 @@ Folding fold_replicas(const Platform& platform, const RankMap& map, const TaskGr
         for (int p = 0; p < map.pp; ++p) image[map.device(t, d, p)] = map.device(t, (d + j) % D, p);
     return image;
   };
-  const std::vector<int> one = shifted(1), next = shifted(k);
+  const std::vector<int> one = shifted(1);
+  std::vector<int> next = shifted(k);
   std::vector<bool> in_job(n, false);
   for (int d = 0; d < D; ++d)
     for (int t = 0; t < map.tp; ++t)
@@ -182,7 +183,7 @@ Folding fold_replicas(const Platform& platform, const RankMap& map, const TaskGr
   for (int d = k; d < D; ++d)
     for (int t = 0; t < map.tp; ++t)
       for (int p = 0; p < map.pp; ++p) f.device_image[map.device(t, d, p)] = map.device(t, d % k, p);
-  f.next_device = next;
+  f.next_device = std::move(next);
   f.copies = D / k;
   f.what = std::to_string(D) + " data-parallel replicas simulated as " + (k == 1 ? "one" : std::to_string(k));
   return f;

@@ -26,8 +26,8 @@ class JobBuilder {
   JobBuilder(const TaskGraph& pipeline, const Workload& w, const Platform& platform, const RankMap& map,
              int folded = 0);
   // Why the job's own structure keeps its replicas from folding (a DP
-  // collective that is not a ring, the gradient norm summed over every rank,
-  // offloading); empty when it does not. Read before building.
+  // collective that is not a ring, offloading, fetched weights); empty when
+  // it does not. Read before building.
   std::string fold_refusal() const;
   void copy_passes();         // every task but those deferred, replica by replica
   void reduce_gradients();    // parallelism/gradient_reduction.cpp

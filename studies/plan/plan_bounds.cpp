@@ -1,7 +1,6 @@
 #include "studies/plan/plan_bounds.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 #include <map>
 #include <optional>

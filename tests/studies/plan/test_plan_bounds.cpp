@@ -55,5 +55,30 @@ TEST(PlanBounds, AnEvenCandidateNamesItsBalancedTwinsStages) {
   EXPECT_LT(differ, pairs);
 }
 
+// With ZeRO 1 the job gathers each device's weights over its DP group after
+// its step: the bound adds the ring all-gather's chain, m - 1 steps of W / m
+// (every edge of the ring but one; here all alike). One pipeline stage, so
+// nothing else crosses the network, and a memory so fast that the steps
+// (ZeRO 0's whole, ZeRO 1's sharded) take picoseconds: at DP 4 the ZeRO 1
+// bound is the ZeRO 0 one plus 3 steps.
+TEST(PlanBounds, TheDistributedOptimizersGatherFollowsTheStep) {
+  Simulation sim(testing::write_file(
+      "gather.xml",
+      testing::complete_platform_xml(4, "1GBps", "1ms", "1Tf", "1TiB", {{"memory_bandwidth", "1000000TBps"}})));
+  const Platform& platform = sim.platform();
+  const WorkloadLoader load = workload_loader(testing::write_file(
+      "gather.yaml",
+      "model: {layers: 2, hidden: 64, heads: 2, vocab: 1000, seq_length: 16}\nmicrobatches: 2\nschedule: 1f1b\n"
+      "optimizer: {name: adam, clip_grad: false}\nparallel: {dp: 4, zero: 1}\n"));
+  const auto bound = [&](const std::string& zero) {
+    return plan_bounds(time_model_layers(load({{"parallel.zero", zero}}), platform), platform).time;
+  };
+  double weights = 0;
+  for (const Layer& layer : load({}).layers) weights += layer.weights;
+  const double step = platform.transfer_time(0, 1, weights / 4);
+  EXPECT_GT(step, 1e-3);
+  EXPECT_NEAR(bound("1") - bound("0"), 3 * step, 1e-9);
+}
+
 }  // namespace
 }  // namespace pipesim
