@@ -292,11 +292,16 @@ def cluster(boxes, gpus, preset="A100", fabric="nvswitch", network="fat-tree", n
                     (f"{name(b, j)}-nic", "DOWN")]
         hop = inside(a, i, j) if i != j else []  # rail: first to the GPU on rail j (PXN)
         return hop + [(f"{name(a, j)}-nic", "UP"), (f"{name(b, j)}-nic", "DOWN")]
+    def route(a, i, b, j, attributes=""):
+        path = inside(a, i, j) if a == b else between(a, i, b, j)
+        return (f'    <route src="{name(a, i)}" dst="{name(b, j)}"{attributes}>'
+                + "".join(f'<link_ctn id="{l}" direction="{d}"/>' for l, d in path) + "</route>\n")
     for x, (a, i) in enumerate(hosts):
         for b, j in hosts[x + 1:]:
-            path = inside(a, i, j) if a == b else between(a, i, b, j)
-            routes.append(f'    <route src="{name(a, i)}" dst="{name(b, j)}">'
-                          + "".join(f'<link_ctn id="{l}" direction="{d}"/>' for l, d in path) + "</route>\n")
+            if network == "rail" and a != b and i != j:  # PXN on the source's side, whichever way
+                routes += [route(a, i, b, j, ' symmetrical="NO"'), route(b, j, a, i, ' symmetrical="NO"')]
+            else:
+                routes.append(route(a, i, b, j))
     what = cluster_summary(boxes, gpus, preset, fabric, network, nic, oversubscription, f", latency {latency}")
     return zone("cluster", "Full", nodes, "".join(links), "".join(routes), what=what + ".")
 
@@ -354,7 +359,7 @@ def cluster_xml_bytes(boxes, gpus, fabric, network):
                           for w in (words[1], words[3])]
         return "inside" if a == b else "rail" if i == j else "across"
     counts = {"<host": n, "inside": boxes * gpus * (gpus - 1) // 2, "rail": pairs * gpus,
-              "across": pairs * gpus * (gpus - 1),
+              "across": pairs * gpus * (gpus - 1) * (2 if network == "rail" else 1),
               "<link": (boxes * gpus * (gpus - 1) // 2 if fabric == "nvlink-mesh" else n)
               + (0 if boxes == 1 else boxes + 1 if network == "ethernet"
                  else n + (boxes if network == "fat-tree" else 0))}

@@ -76,12 +76,17 @@ class BoxClusterZone : public simgrid::kernel::routing::NetZoneImpl {
   }
 
   // The XML's route for the lower-numbered host to the higher; the other way
-  // its reverse, each link crossed the other way (a symmetrical <route>).
+  // its reverse, each link crossed the other way (a symmetrical <route>),
+  // but between two rails of two boxes: PXN moves the data to the
+  // destination's rail inside the source box whichever way it goes (the
+  // XML's two symmetrical="NO" routes).
   void get_local_route(const NetPoint* src, const NetPoint* dst, Route* into, double* latency) override {
     const long from = static_cast<long>(src->id()), to = static_cast<long>(dst->id());
     if (from == to) return;
-    std::vector<Hop> hops = route(std::min(from, to), std::max(from, to));
-    if (from > to) {
+    const int g = d_.gpus;
+    const bool one_way = d_.network == BoxNetwork::Rail && from / g != to / g && from % g != to % g;
+    std::vector<Hop> hops = one_way ? route(from, to) : route(std::min(from, to), std::max(from, to));
+    if (!one_way && from > to) {
       std::reverse(hops.begin(), hops.end());
       for (Hop& h : hops) h.up = !h.up;
     }

@@ -32,11 +32,22 @@ bool has(const std::string& text, const std::string& piece) { return text.find(p
 TEST(MakePlatformCluster, RailFatTreeEthernetAndMeshRoutes) {
   if (std::system("python3 --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
   const std::string rail = generate("--boxes 2 --gpus 4 --gpu H100 --network rail --nic 200Gbps", "rail.xml");
-  // Another rail: over the box's NVSwitch to the GPU on the peer's rail first (PXN).
+  // Another rail: over the box's NVSwitch to the GPU on the peer's rail first
+  // (PXN), whichever way: two one-way routes.
+  EXPECT_TRUE(
+      has(rail,
+          "<route src=\"box0-gpu0\" dst=\"box1-gpu1\" symmetrical=\"NO\"><link_ctn id=\"box0-gpu0-nvlink\" "
+          "direction=\"UP\"/><link_ctn id=\"box0-gpu1-nvlink\" direction=\"DOWN\"/><link_ctn "
+          "id=\"box0-gpu1-nic\" direction=\"UP\"/><link_ctn id=\"box1-gpu1-nic\" direction=\"DOWN\"/></route>"));
+  EXPECT_TRUE(
+      has(rail,
+          "<route src=\"box1-gpu1\" dst=\"box0-gpu0\" symmetrical=\"NO\"><link_ctn id=\"box1-gpu1-nvlink\" "
+          "direction=\"UP\"/><link_ctn id=\"box1-gpu0-nvlink\" direction=\"DOWN\"/><link_ctn "
+          "id=\"box1-gpu0-nic\" direction=\"UP\"/><link_ctn id=\"box0-gpu0-nic\" direction=\"DOWN\"/></route>"));
+  // One rail: one symmetrical route.
   EXPECT_TRUE(has(rail,
-                  "<route src=\"box0-gpu0\" dst=\"box1-gpu1\"><link_ctn id=\"box0-gpu0-nvlink\" direction=\"UP\"/>"
-                  "<link_ctn id=\"box0-gpu1-nvlink\" direction=\"DOWN\"/><link_ctn id=\"box0-gpu1-nic\" "
-                  "direction=\"UP\"/><link_ctn id=\"box1-gpu1-nic\" direction=\"DOWN\"/></route>"));
+                  "<route src=\"box0-gpu2\" dst=\"box1-gpu2\"><link_ctn id=\"box0-gpu2-nic\" direction=\"UP\"/>"
+                  "<link_ctn id=\"box1-gpu2-nic\" direction=\"DOWN\"/></route>"));
   EXPECT_TRUE(has(rail, "<host id=\"box1-gpu3\" speed=\"495Tf\">"));
   EXPECT_TRUE(has(rail, "<link id=\"box0-gpu0-nic\" bandwidth=\"25GBps\" latency=\"2us\""));
   EXPECT_TRUE(has(rail, "<link id=\"box0-gpu0-nvlink\" bandwidth=\"450GBps\""));
