@@ -135,6 +135,17 @@ void TaskGraph::add_memory(TaskId task, int device, MemoryCategory category, Mem
   last_move_[from] = {effect, id};
 }
 
+void TaskGraph::set_amounts(const std::function<double(const Task&)>& amount) {
+  const auto shapes = static_cast<std::uint32_t>(shapes_.size());
+  std::vector<std::uint32_t> to(shapes);
+  for (std::uint32_t s = 0; s < shapes; ++s) {
+    TaskShape shape = shapes_[s];
+    shape.task.amount = amount(shape.task);
+    to[s] = bits(shape.task.amount) == bits(shapes_[s].task.amount) ? s : intern(shape).first;
+  }
+  for (std::uint32_t& s : shape_of_) s = to[s];
+}
+
 std::pair<std::uint32_t, bool> TaskGraph::intern(const TaskShape& shape) {
   const std::size_t h = hash(shape);
   const auto [first, last] = shape_index_.equal_range(h);

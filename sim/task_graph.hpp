@@ -5,6 +5,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <iterator>
 #include <string>
 #include <string_view>
@@ -182,6 +183,10 @@ class TaskGraph {
   TaskId add(const Task& task, const std::vector<TaskId>& deps);
   void add_memory(TaskId task, int device, MemoryCategory category, MemoryWhen when, double bytes);
   void add_static_memory(int device, MemoryCategory category, double bytes);
+  // Every task's amount becomes AMOUNT(task), read from what tasks of one
+  // shape share (all but the micro-batch and priority): called once per
+  // shape, so that a graph of millions of tasks is re-timed in place.
+  void set_amounts(const std::function<double(const Task&)>& amount);
   // Appends a compute task to its device's order: the device runs its ordered
   // tasks in exactly this sequence, each lane (resource, lane) on its own: an
   // ordered task waits for the previous ordered task of its resource and

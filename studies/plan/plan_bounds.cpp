@@ -75,16 +75,16 @@ double layer_tp_seconds(TaskKind kind, const Layer& layer, const Workload& w, co
   return seconds;
 }
 
-// The pipeline's graph with each pass lengthened by its TP collectives'
-// least time; the same tasks, dependencies and orders, so the same
+// Lengthens each pass of the pipeline's graph by its TP collectives' least
+// time, in place: the same tasks, dependencies and orders, so the same
 // partition and order as the job's. Unchanged without TP, with overlap_tp,
 // or where passes run beside each other (DualPipeV's pairs share the device
 // while their collectives would not).
-TaskGraph with_tp_collectives(const TaskGraph& graph, const Workload& w, const Platform& platform, const Platform& view,
-                              const RankMap& map) {
-  if (map.tp == 1 || w.parallel.overlap_tp) return graph;
+void add_tp_collectives(TaskGraph& graph, const Workload& w, const Platform& platform, const Platform& view,
+                        const RankMap& map) {
+  if (map.tp == 1 || w.parallel.overlap_tp) return;
   for (TaskId t = 0; t < graph.size(); ++t)
-    if (graph.beside_previous(t)) return graph;
+    if (graph.beside_previous(t)) return;
   const RingStep step = fastest_tp_step(platform, map);
   // Per layer, the forward's and the input gradient's (collectives_of folds recompute into the latter).
   std::vector<double> forward(w.layers.size()), backward(w.layers.size());
@@ -92,21 +92,14 @@ TaskGraph with_tp_collectives(const TaskGraph& graph, const Workload& w, const P
     forward[l] = layer_tp_seconds(TaskKind::Forward, w.layers[l], w, platform, map, step);
     backward[l] = layer_tp_seconds(TaskKind::BackwardInput, w.layers[l], w, platform, map, step);
   }
-  TaskGraph out(graph.device_count());
-  for (TaskId t = 0; t < graph.size(); ++t) {
-    Task task = graph.task(t);
+  graph.set_amounts([&](const Task& task) {
     const bool forwards = task.kind == TaskKind::Forward || task.kind == TaskKind::Recompute;
     const bool backwards = task.kind == TaskKind::Backward || task.kind == TaskKind::BackwardInput;
-    if ((forwards || backwards) && task.layer_first >= 0) {
-      double seconds = 0;
-      for (int l = task.layer_first; l <= task.layer_last; ++l) seconds += forwards ? forward[l] : backward[l];
-      task.amount += seconds * view.devices[task.device].speed;
-    }
-    out.add(task, std::vector<TaskId>(graph.deps_begin(t), graph.deps_end(t)));
-  }
-  for (int d = 0; d < graph.device_count(); ++d)
-    for (const TaskId t : graph.device_order(d)) out.append_to_order(t);
-  return out;
+    if ((!forwards && !backwards) || task.layer_first < 0) return task.amount;
+    double seconds = 0;
+    for (int l = task.layer_first; l <= task.layer_last; ++l) seconds += forwards ? forward[l] : backward[l];
+    return task.amount + seconds * view.devices[task.device].speed;
+  });
 }
 
 // With the distributed optimizer (ZeRO >= 1) each device's weights are
@@ -151,41 +144,19 @@ std::string stages_text(const StageLayers& layers) {
   return text;
 }
 
-}  // namespace
-
-PlanBounds plan_bounds(const Workload& w, const Platform& platform) {
-  RankMap map = make_rank_map(w, platform);
-  const Platform view = job_pipeline_view(w, platform, map);
-  // A pipeline too large to build in a screening is left out, named: a plan
-  // weighs thousands of candidates, and a million micro-batches would hang it.
-  if (const double tasks = schedule_size(w, view).tasks; tasks > kMaxBoundTasks)
-    throw InputError(w.file, "microbatches",
-                     "its pipeline would have about " + std::to_string(static_cast<long long>(tasks)) +
-                         " tasks; a plan bounds pipelines of at most " +
-                         std::to_string(static_cast<long long>(kMaxBoundTasks)) + " (a smaller global batch)");
-  const TaskGraph graph = generate(w, view).graph;
-  check_pipeline_ranks(graph, w, map.pp);
-  const int n = graph.device_count();
-  std::vector<double> level(n, 0);
-  for (const StaticMemory& m : graph.static_memory()) level[m.device] += job_static_bytes(m, w.parallel);
+// Each GPU's memory bound (its static memory plus its own passes' effects,
+// replayed in its order; buffers of transfers left out) and compute time
+// (BUSY), into B's memory fields.
+void bound_memory(const TaskGraph& graph, const Parallel& parallel, const Platform& view, int pp, PlanBounds& b,
+                  std::vector<double>& busy_by_rank) {
+  std::vector<double> level(graph.device_count(), 0);
+  for (const StaticMemory& m : graph.static_memory()) level[m.device] += job_static_bytes(m, parallel);
   const std::vector<double> level_static = level;
   bool static_over = false;
-  PlanBounds b;
-  // The stages, by their forwards: layers and device.
-  std::map<std::pair<int, int>, int> stages;
-  for (const Task& task : graph.tasks())
-    if (task.kind == TaskKind::Forward && task.layer_first >= 0)
-      stages.emplace(std::pair{task.layer_first, task.layer_last}, task.device);
-  StageLayers layers;
-  std::vector<int> device;
-  for (const auto& [range, d] : stages) layers.push_back(range), device.push_back(d);
-  b.stages = stages_text(layers);
-  b.stage_rank = device;
-  b.balanced_stages = w.placement.partition == PartitionRule::Even && !layers.empty()
-                          ? stages_text(balanced_stage_layers(w, view, device))
-                          : b.stages;
-  std::vector<double> busy_by_rank(map.pp, 0);
-  for (int d = 0; d < map.pp; ++d) {  // the GPUs: host memory (d >= pp), where offloading, is bounded by the run
+  b.ranks.clear();
+  b.over_capacity.clear();
+  b.memory = 0;
+  for (int d = 0; d < pp; ++d) {  // the GPUs: host memory (d >= pp), where offloading, is bounded by the run
     double peak = level[d], busy = 0;
     // The device's own effects in its order: each pass allocates at its
     // start and frees at its finish; buffers of transfers are left out.
@@ -207,12 +178,76 @@ PlanBounds plan_bounds(const Workload& w, const Platform& platform) {
     busy_by_rank[d] = busy;
   }
   if (static_over) b.over_capacity.clear();
+}
+
+std::string layout_key(const Workload& w) {
+  const Parallel& p = w.parallel;
+  std::string key = std::to_string(p.tp) + " " + std::to_string(p.pp) + " " + std::to_string(p.dp) + " " +
+                    std::to_string(p.gpus) + " " + p.order + (offloads(w) ? " offloads" : "");
+  for (const std::string& d : p.devices) key += " " + d;
+  return key;
+}
+
+}  // namespace
+
+struct PlanLayouts::Layout {
+  RankMap map;
+  Platform view;
+};
+
+PlanBounds plan_bounds(const Workload& w, const Platform& platform, PlanLayouts* layouts,
+                       PlanBounds* sharded_gradients) {
+  std::shared_ptr<const PlanLayouts::Layout> layout;
+  const std::string key = layouts ? layout_key(w) : "";
+  if (layouts)
+    if (const auto found = layouts->known.find(key); found != layouts->known.end()) layout = found->second;
+  if (!layout) {
+    auto made = std::make_shared<PlanLayouts::Layout>();
+    made->map = make_rank_map(w, platform);
+    made->view = job_pipeline_view(w, platform, made->map);
+    layout = made;
+    if (layouts) layouts->known.emplace(key, layout);
+  }
+  const RankMap& map = layout->map;
+  const Platform& view = layout->view;
+  // A pipeline too large to build in a screening is left out, named: a plan
+  // weighs thousands of candidates, and a million micro-batches would hang it.
+  if (const double tasks = schedule_size(w, view).tasks; tasks > kMaxBoundTasks)
+    throw InputError(w.file, "microbatches",
+                     "its pipeline would have about " + std::to_string(static_cast<long long>(tasks)) +
+                         " tasks; a plan bounds pipelines of at most " +
+                         std::to_string(static_cast<long long>(kMaxBoundTasks)) + " (a smaller global batch)");
+  TaskGraph graph = generate(w, view).graph;
+  check_pipeline_ranks(graph, w, map.pp);
+  PlanBounds b;
+  // The stages, by their forwards: layers and device.
+  std::map<std::pair<int, int>, int> stages;
+  for (const Task& task : graph.tasks())
+    if (task.kind == TaskKind::Forward && task.layer_first >= 0)
+      stages.emplace(std::pair{task.layer_first, task.layer_last}, task.device);
+  StageLayers layers;
+  std::vector<int> device;
+  for (const auto& [range, d] : stages) layers.push_back(range), device.push_back(d);
+  b.stages = stages_text(layers);
+  b.stage_rank = device;
+  b.balanced_stages = w.placement.partition == PartitionRule::Even && !layers.empty()
+                          ? stages_text(balanced_stage_layers(w, view, device))
+                          : b.stages;
+  std::vector<double> busy_by_rank(map.pp, 0);
+  bound_memory(graph, w.parallel, view, map.pp, b, busy_by_rank);
+  if (sharded_gradients) {  // the same pipeline with ZeRO 2: only the gradients' static memory differs
+    Parallel zero2 = w.parallel;
+    zero2.zero = 2;
+    *sharded_gradients = b;
+    bound_memory(graph, zero2, view, map.pp, *sharded_gradients, busy_by_rank);
+  }
   // The pipeline alone with its transfers unshared: the job only adds tasks,
   // waits and sharing to it.
-  const TaskGraph timed = with_tp_collectives(graph, w, platform, view, map);
-  if (const std::optional<Timeline> alone = contention_free_timeline(timed, view); alone && alone->completed())
+  add_tp_collectives(graph, w, platform, view, map);
+  if (const std::optional<Timeline> alone = contention_free_timeline(graph, view); alone && alone->completed())
     b.time = std::max(
-        {b.time, alone->makespan, gathered_after_step(timed, *alone, w, platform, map, layers, device, busy_by_rank)});
+        {b.time, alone->makespan, gathered_after_step(graph, *alone, w, platform, map, layers, device, busy_by_rank)});
+  if (sharded_gradients) sharded_gradients->time = b.time;
   return b;
 }
 

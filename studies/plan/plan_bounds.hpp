@@ -12,6 +12,8 @@
 //   simulation of the candidate can be faster.
 #pragma once
 
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -44,9 +46,21 @@ struct PlanBounds {
   std::vector<int> stage_rank;  // the pipeline rank of each stage of `stages`
 };
 
+// The rank maps and pipeline views of the layouts bounded so far, by
+// layout: a plan's candidates share a few hundred layouts, and a view of a
+// 1,024-GPU platform takes as long to build as a small pipeline.
+struct PlanLayouts {
+  struct Layout;
+  std::map<std::string, std::shared_ptr<const Layout>> known;
+};
+
 // WORKLOAD is timed (workloads/model_costs) and has its `parallel:` section;
 // throws InputError as `pipesim run` would for a layout or schedule that
-// cannot be built.
-PlanBounds plan_bounds(const Workload& workload, const Platform& platform);
+// cannot be built. LAYOUTS, where given, keeps the layouts for the next call
+// (the same platform's). SHARDED_GRADIENTS, where given (a ZeRO 1 workload),
+// gets the bounds of the same pipeline with ZeRO 2, which differs only in
+// the gradients' static memory: the memory replayed again, the time the same.
+PlanBounds plan_bounds(const Workload& workload, const Platform& platform, PlanLayouts* layouts = nullptr,
+                       PlanBounds* sharded_gradients = nullptr);
 
 }  // namespace pipesim

@@ -91,6 +91,7 @@ struct PlanScreenCache {
   WorkloadLoader load;
   // The layers' timing depends only on TP, micro-batch size and recompute: timed once per triple.
   std::map<std::tuple<int, int, std::string>, Workload> timed;
+  PlanLayouts layouts;
 };
 
 namespace {
@@ -102,7 +103,7 @@ namespace {
 // four pipelines, no split twice). Throws InfeasibleRun where the model
 // finds no split that fits, or none but the balanced one.
 PlanBounds fit_bounds(const PlanCandidate& fit, Workload w, PlanBounds b, const Platform& platform,
-                      const std::function<Workload(const PlanCandidate&)>& timed_workload) {
+                      const std::function<Workload(const PlanCandidate&)>& timed_workload, PlanLayouts& layouts) {
   std::set<std::vector<int>> tried = {stage_layer_counts(b)};
   for (int round = 0; round < 4 && b.memory > b.capacity; ++round) {
     const std::optional<std::vector<int>> counts = fit_layer_counts(
@@ -113,7 +114,7 @@ PlanBounds fit_bounds(const PlanCandidate& fit, Workload w, PlanBounds b, const 
     PlanCandidate c = fit;
     c.layer_counts = *counts;
     w = timed_workload(c);
-    b = plan_bounds(w, platform);
+    b = plan_bounds(w, platform, &layouts);
   }
   if (tried.size() == 1) throw InfeasibleRun("the stages' memory model finds no split but the balanced one");
   return b;
@@ -123,7 +124,7 @@ PlanBounds fit_bounds(const PlanCandidate& fit, Workload w, PlanBounds b, const 
 // candidate is not applicable; DONE hears how many so far.
 void screen_some(const PlanScreen& s, std::vector<PlanEntry>& entries, const std::vector<std::size_t>& ids,
                  std::size_t first, std::size_t step, const std::function<void(std::size_t)>& done) {
-  if (!s.cache) s.cache = std::make_shared<PlanScreenCache>(PlanScreenCache{workload_loader(s.workload), {}});
+  if (!s.cache) s.cache = std::make_shared<PlanScreenCache>(PlanScreenCache{workload_loader(s.workload), {}, {}});
   const WorkloadLoader& load = s.cache->load;
   auto& timed = s.cache->timed;
   std::size_t count = 0;
@@ -139,10 +140,15 @@ void screen_some(const PlanScreen& s, std::vector<PlanEntry>& entries, const std
       };
       const Workload w = timed_workload(e.candidate);
       if (e.candidate.partition == "fit" && e.candidate.layer_counts.empty())  // from its plain candidate's bounds
-        e.bounds = fit_bounds(e.candidate, w, e.bounds.ranks.empty() ? plan_bounds(w, *s.platform) : e.bounds,
-                              *s.platform, timed_workload);
-      else
-        e.bounds = plan_bounds(w, *s.platform);
+        e.bounds = fit_bounds(e.candidate, w,
+                              e.bounds.ranks.empty() ? plan_bounds(w, *s.platform, &s.cache->layouts) : e.bounds,
+                              *s.platform, timed_workload, s.cache->layouts);
+      else if (e.sharded_twin < entries.size()) {
+        PlanEntry& twin = entries[e.sharded_twin];
+        e.bounds = plan_bounds(w, *s.platform, &s.cache->layouts, &twin.bounds);
+        twin.fate = twin.bounds.memory > twin.bounds.capacity ? PlanFate::OverMemory : PlanFate::Screened;
+      } else
+        e.bounds = plan_bounds(w, *s.platform, &s.cache->layouts);
       e.fate = e.bounds.memory > e.bounds.capacity ? PlanFate::OverMemory : PlanFate::Screened;
     } catch (const InputError& error) {
       e.fate = PlanFate::NotApplicable;
@@ -159,26 +165,56 @@ void screen_some(const PlanScreen& s, std::vector<PlanEntry>& entries, const std
 
 // What a screening process sends back: per entry its fate, bounds (exact,
 // in hexadecimal), reason and stages.
+void write_screened(std::string& text, const PlanEntry& e) {
+  char line[256];
+  std::snprintf(line, sizeof line, "%d %a %d %a %a %zu %zu %zu %zu\n", static_cast<int>(e.fate), e.bounds.memory,
+                e.bounds.memory_rank, e.bounds.capacity, e.bounds.time, e.reason.size(), e.bounds.stages.size(),
+                e.bounds.balanced_stages.size(), e.bounds.over_capacity.size());
+  text += line + e.reason + e.bounds.stages + e.bounds.balanced_stages + e.bounds.over_capacity;
+  text += std::to_string(e.bounds.ranks.size());
+  for (const PlanBounds::Rank& r : e.bounds.ranks) {
+    std::snprintf(line, sizeof line, " %a %a %a %a", r.static_bytes, r.memory, r.capacity, r.speed);
+    text += line;
+  }
+  text += " " + std::to_string(e.bounds.stage_rank.size());
+  for (const int r : e.bounds.stage_rank) text += " " + std::to_string(r);
+  text += '\n';
+}
+
 std::string screened_text(const std::vector<PlanEntry>& entries, const std::vector<std::size_t>& ids, std::size_t first,
                           std::size_t step) {
   std::string text;
-  char line[256];
   for (std::size_t k = first; k < ids.size(); k += step) {
     const PlanEntry& e = entries[ids[k]];
-    std::snprintf(line, sizeof line, "%d %a %d %a %a %zu %zu %zu %zu\n", static_cast<int>(e.fate), e.bounds.memory,
-                  e.bounds.memory_rank, e.bounds.capacity, e.bounds.time, e.reason.size(), e.bounds.stages.size(),
-                  e.bounds.balanced_stages.size(), e.bounds.over_capacity.size());
-    text += line + e.reason + e.bounds.stages + e.bounds.balanced_stages + e.bounds.over_capacity;
-    text += std::to_string(e.bounds.ranks.size());
-    for (const PlanBounds::Rank& r : e.bounds.ranks) {
-      std::snprintf(line, sizeof line, " %a %a %a %a", r.static_bytes, r.memory, r.capacity, r.speed);
-      text += line;
-    }
-    text += " " + std::to_string(e.bounds.stage_rank.size());
-    for (const int r : e.bounds.stage_rank) text += " " + std::to_string(r);
-    text += '\n';
+    write_screened(text, e);
+    if (e.sharded_twin < entries.size()) write_screened(text, entries[e.sharded_twin]);
   }
   return text;
+}
+
+const char* read_screened(const char* at, PlanEntry& e) {
+  char* end = nullptr;
+  e.fate = static_cast<PlanFate>(std::strtol(at, &end, 10));
+  e.bounds.memory = std::strtod(end, &end);
+  e.bounds.memory_rank = static_cast<int>(std::strtol(end, &end, 10));
+  e.bounds.capacity = std::strtod(end, &end);
+  e.bounds.time = std::strtod(end, &end);
+  const std::size_t reason = std::strtoull(end, &end, 10), stages = std::strtoull(end, &end, 10),
+                    balanced = std::strtoull(end, &end, 10), over = std::strtoull(end, &end, 10);
+  at = end + 1;  // after the newline
+  e.reason.assign(at, reason);
+  e.bounds.stages.assign(at + reason, stages);
+  e.bounds.balanced_stages.assign(at + reason + stages, balanced);
+  e.bounds.over_capacity.assign(at + reason + stages + balanced, over);
+  at += reason + stages + balanced + over;
+  e.bounds.ranks.resize(std::strtoull(at, &end, 10));
+  for (PlanBounds::Rank& r : e.bounds.ranks) {
+    r.static_bytes = std::strtod(end, &end), r.memory = std::strtod(end, &end);
+    r.capacity = std::strtod(end, &end), r.speed = std::strtod(end, &end);
+  }
+  e.bounds.stage_rank.resize(std::strtoull(end, &end, 10));
+  for (int& r : e.bounds.stage_rank) r = static_cast<int>(std::strtol(end, &end, 10));
+  return end + 1;  // after the newline
 }
 
 void read_screened(const std::string& text, std::vector<PlanEntry>& entries, const std::vector<std::size_t>& ids,
@@ -186,28 +222,8 @@ void read_screened(const std::string& text, std::vector<PlanEntry>& entries, con
   const char* at = text.c_str();
   for (std::size_t k = first; k < ids.size(); k += step) {
     PlanEntry& e = entries[ids[k]];
-    char* end = nullptr;
-    e.fate = static_cast<PlanFate>(std::strtol(at, &end, 10));
-    e.bounds.memory = std::strtod(end, &end);
-    e.bounds.memory_rank = static_cast<int>(std::strtol(end, &end, 10));
-    e.bounds.capacity = std::strtod(end, &end);
-    e.bounds.time = std::strtod(end, &end);
-    const std::size_t reason = std::strtoull(end, &end, 10), stages = std::strtoull(end, &end, 10),
-                      balanced = std::strtoull(end, &end, 10), over = std::strtoull(end, &end, 10);
-    at = end + 1;  // after the newline
-    e.reason.assign(at, reason);
-    e.bounds.stages.assign(at + reason, stages);
-    e.bounds.balanced_stages.assign(at + reason + stages, balanced);
-    e.bounds.over_capacity.assign(at + reason + stages + balanced, over);
-    at += reason + stages + balanced + over;
-    e.bounds.ranks.resize(std::strtoull(at, &end, 10));
-    for (PlanBounds::Rank& r : e.bounds.ranks) {
-      r.static_bytes = std::strtod(end, &end), r.memory = std::strtod(end, &end);
-      r.capacity = std::strtod(end, &end), r.speed = std::strtod(end, &end);
-    }
-    e.bounds.stage_rank.resize(std::strtoull(end, &end, 10));
-    for (int& r : e.bounds.stage_rank) r = static_cast<int>(std::strtol(end, &end, 10));
-    at = end + 1;  // after the newline
+    at = read_screened(at, e);
+    if (e.sharded_twin < entries.size()) at = read_screened(at, entries[e.sharded_twin]);
   }
 }
 
@@ -237,6 +253,16 @@ void screen_ids(const PlanScreen& s, std::vector<PlanEntry>& entries, const std:
   const std::vector<std::string> screened = run_forked_all(shares);
   for (std::size_t k = 0; k < parts; ++k) read_screened(screened[k], entries, ids, k, parts);
   if (progress) progress(done_before + n, total);
+}
+
+// Whether candidate C's pipeline is the same whatever its devices' memory:
+// the fixed orders (not the ILP, PipeDream or kFkB's memory-aware choices),
+// no seed 002 program, no fit partition. Its ZeRO 2 twin is then the same
+// pipeline with the gradients sharded.
+bool gradients_shard_alone(const PlanCandidate& c) {
+  static const std::set<std::string> fixed = {"gpipe", "1f1b", "interleaved-1f1b", "zb-h1",
+                                              "zb-h2", "zbv",  "dualpipev"};
+  return c.saving.empty() && c.partition != "fit" && fixed.count(c.schedule) > 0;
 }
 
 // Of an even and a balanced twin with the same stages, one is weighed: the
@@ -316,7 +342,36 @@ std::vector<PlanEntry> screen_plan(const PlanScreen& s, const PlanProgress& prog
     }
     first.push_back(i);
   }
-  screen_ids(s, entries, first, progress, 0, entries.size());
+  // Of those, a ZeRO 2 candidate of a schedule whose pipeline ignores memory
+  // is bounded with its ZeRO 1 twin: the same pipeline, its memory replayed
+  // with the gradients sharded (plan_bounds' SHARDED_GRADIENTS).
+  std::map<std::string, std::size_t> zero1;
+  for (const std::size_t i : first)
+    if (entries[i].candidate.zero == 1) zero1.emplace(entries[i].candidate.label(), i);
+  std::vector<std::size_t> unshared;
+  for (const std::size_t i : first) {
+    PlanCandidate c = entries[i].candidate;
+    c.zero = 1;
+    const auto found = entries[i].candidate.zero == 2 && !entries[i].given && gradients_shard_alone(c)
+                           ? zero1.find(c.label())
+                           : zero1.end();
+    if (found == zero1.end())
+      unshared.push_back(i);
+    else
+      entries[found->second].sharded_twin = i;
+  }
+  screen_ids(s, entries, unshared, progress, 0, entries.size());
+  // A ZeRO 1 candidate refused: its ZeRO 2 twin is screened alone, for its own reason.
+  std::vector<std::size_t> alone;
+  for (const std::size_t i : unshared)
+    if (const std::size_t t = entries[i].sharded_twin; t < entries.size() && entries[i].fate == PlanFate::NotApplicable)
+      alone.push_back(t);
+  for (const std::size_t t : alone) {
+    PlanEntry fresh;
+    fresh.candidate = entries[t].candidate;
+    entries[t] = fresh;
+  }
+  screen_ids(s, entries, alone, progress, unshared.size(), entries.size());
   std::vector<std::size_t> second;
   for (const std::size_t i : later) {
     PlanEntry& t = entries[twin[i]];

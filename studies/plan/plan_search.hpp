@@ -42,6 +42,10 @@ struct PlanEntry {
   // its time bound is its plain candidate's, which rematerialization only
   // lengthens; its memory bound is unknown until it is built.
   bool deferred = false;
+  // A ZeRO 1 candidate's ZeRO 2 twin (an index into the entries), whose
+  // bounds its screening gives: the same pipeline but for the gradients'
+  // static memory (plan_bounds' SHARDED_GRADIENTS). None where absent.
+  std::size_t sharded_twin = static_cast<std::size_t>(-1);
   bool valid() const { return run && run->status == "valid"; }
   double iteration_time() const;  // the run's; infinity without a valid run
 };

@@ -136,6 +136,19 @@ TEST(TaskGraphShapes, ACopyIsIndependentOfItsOriginal) {
   expect_same(copy, added);
 }
 
+// Re-timing in place (the plan's bounds lengthen passes by their TP
+// collectives): every task gets its new amount, the rest unchanged, and the
+// shapes grow by at most the shapes whose amount changed.
+TEST(TaskGraphShapes, SetAmountsRetimesEveryTaskAndKeepsTheRest) {
+  auto [g, added] = random_graph(12, 300, 3);
+  const std::size_t shapes = g.shape_count();
+  const auto longer = [](const Task& t) { return t.kind == TaskKind::Forward ? t.amount + 1e6 * t.stage : t.amount; };
+  g.set_amounts(longer);
+  for (auto& a : added) a.task.amount = longer(a.task);
+  expect_same(g, added);
+  EXPECT_LE(g.shape_count(), 2 * shapes);
+}
+
 TEST(TaskGraphShapes, EffectsOfZeroBytesAreDropped) {
   TaskGraph g(1);
   Task t;

@@ -3,6 +3,9 @@
 // (studies/plan/plan_search.cpp, docs/plan.md#what-it-weighs).
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
 #include "sim/engine/simulation.hpp"
 #include "studies/plan/plan_bounds.hpp"
 #include "studies/plan/plan_space.hpp"
@@ -78,6 +81,45 @@ TEST(PlanBounds, TheDistributedOptimizersGatherFollowsTheStep) {
   const double step = platform.transfer_time(0, 1, weights / 4);
   EXPECT_GT(step, 1e-3);
   EXPECT_NEAR(bound("1") - bound("0"), 3 * step, 1e-9);
+}
+
+// A ZeRO 2 candidate of a fixed-order schedule is the pipeline of its ZeRO 1
+// twin with the gradients sharded: the screening bounds both from one graph
+// (plan_bounds' SHARDED_GRADIENTS). Each family's bounds so derived are those
+// of the ZeRO 2 workload bounded alone, bit for bit, and its memory is lower
+// by the gradients' share the other replicas hold.
+TEST(PlanBounds, ZeroTwoIsZeroOnesPipelineWithShardedGradients) {
+  Simulation sim(kRoot + "platforms/nvswitch-8gpu.xml");
+  const Platform& platform = sim.platform();
+  const WorkloadLoader load = workload_loader(testing::write_file("wide-head.yaml", kWideHead));
+  PlanSpaceLimits limits;
+  limits.gpus = 8, limits.node_gpus = 8, limits.global_batch = 16, limits.layers = 8, limits.zero_stages = {1};
+  limits.schedules = {"gpipe", "1f1b", "interleaved-1f1b", "zb-h1", "zb-h2", "zbv", "dualpipev"};
+  std::set<std::string> families;
+  for (PlanCandidate c : plan_space(limits)) {
+    if (c.dp < 2 || c.zero != 1) continue;
+    PlanBounds one, derived, alone;
+    try {
+      one = plan_bounds(time_model_layers(load(c.overrides()), platform), platform, nullptr, &derived);
+    } catch (const InputError&) {
+      continue;  // not applicable: its twin is screened alone
+    }
+    c.zero = 2;
+    alone = plan_bounds(time_model_layers(load(c.overrides()), platform), platform);
+    EXPECT_EQ(derived.time, alone.time) << c.label();
+    EXPECT_EQ(derived.memory, alone.memory) << c.label();
+    EXPECT_EQ(derived.memory_rank, alone.memory_rank) << c.label();
+    EXPECT_EQ(derived.over_capacity, alone.over_capacity) << c.label();
+    EXPECT_EQ(derived.stages, alone.stages) << c.label();
+    EXPECT_LT(derived.memory, one.memory) << c.label();  // the gradients sharded over dp >= 2
+    ASSERT_EQ(derived.ranks.size(), alone.ranks.size()) << c.label();
+    for (std::size_t r = 0; r < alone.ranks.size(); ++r) {
+      EXPECT_EQ(derived.ranks[r].static_bytes, alone.ranks[r].static_bytes) << c.label();
+      EXPECT_EQ(derived.ranks[r].memory, alone.ranks[r].memory) << c.label();
+    }
+    families.insert(c.schedule);
+  }
+  EXPECT_EQ(families.size(), limits.schedules.size());
 }
 
 }  // namespace
