@@ -265,6 +265,17 @@ int plan_command(const PlanCommandOptions& o) {
   run_options.jobs = o.jobs > 0 ? o.jobs : cores;
   run_options.simgrid_config = o.simgrid_config;
   run_options.launcher = launcher;
+  // A valid ZeRO 1 run gives its ZeRO 2 twin's (the same pipeline and
+  // timeline, each GPU's gradients divided over the replicas): not run.
+  run_options.on_report = [&](const RunRecord& record, const std::string& report_json) {
+    const std::size_t i = std::stoul(record.id);
+    if (record.status != "valid" || entries[i].sharded_twin >= entries.size()) return;
+    PlanEntry& twin = entries[entries[i].sharded_twin];
+    if (twin.fate != PlanFate::Screened || twin.run) return;
+    const SweepRun run = runs.run(entries[i].sharded_twin);
+    twin.run = record_with_divided_part(run, report_json, "gradients", twin.candidate.dp);
+    if (twin.run) write_file_atomically(o.output + "/runs/" + run.id + ".json", record_json(*twin.run));
+  };
   // Progress after each batch: runs done, how many are still within reach, and their time at the pace so far.
   std::size_t ran = 0, found = 0;
   const auto simulating = std::chrono::steady_clock::now();

@@ -79,14 +79,8 @@ std::vector<std::string> string_list(const YAML::Node& n) {
 }
 
 // The metrics of a --json report; columns it lacks stay empty.
-std::vector<std::string> report_metrics(const std::string& json) {
+std::vector<std::string> report_metrics(YAML::Node report) {  // not const: a missing key reads as undefined
   std::vector<std::string> out(sweep_metric_columns().size());
-  YAML::Node report;
-  try {
-    report = YAML::Load(json);
-  } catch (const YAML::Exception&) {
-    return out;
-  }
   if (!report.IsMap()) return out;
   std::size_t c = 0;
   for (const char* key : kTopMetrics) {
@@ -131,6 +125,14 @@ std::vector<std::string> report_metrics(const std::string& json) {
   return out;
 }
 
+YAML::Node load_report(const std::string& json) {
+  try {
+    return YAML::Load(json);
+  } catch (const YAML::Exception&) {
+    return YAML::Node();
+  }
+}
+
 }  // namespace
 
 const std::vector<std::string>& sweep_metric_columns() {
@@ -165,14 +167,39 @@ RunRecord make_record(const SweepRun& run, int wait_status, const std::string& s
   for (std::string l; std::getline(lines, l);)
     if (!l.empty()) line = l;
   r.error = line;
-  r.metrics =
-      report_json.empty() ? std::vector<std::string>(sweep_metric_columns().size()) : report_metrics(report_json);
+  r.metrics = report_json.empty() ? std::vector<std::string>(sweep_metric_columns().size())
+                                  : report_metrics(load_report(report_json));
   if (!record_complete(r)) {
     if (r.status.rfind("killed by signal", 0) == 0) return r;
     r.status = "error";
     r.error = "pipesim: error: " + run.id + ".report.json: --json: the run exited " + r.exit_code +
               " but its report is missing or unreadable";
   }
+  return r;
+}
+
+std::optional<RunRecord> record_with_divided_part(const SweepRun& run, const std::string& report_json,
+                                                  const std::string& category, double divisor) {
+  YAML::Node report = load_report(report_json);
+  if (!report.IsMap() || !report["devices"].IsSequence()) return std::nullopt;
+  try {
+    for (YAML::Node d : report["devices"]) {
+      YAML::Node part = d["peak_breakdown"][category];
+      if (!part.IsScalar() || !d["peak_memory"].IsScalar()) continue;
+      const double whole = part.as<double>(), kept = whole / divisor;
+      d["peak_memory"] = json_number(d["peak_memory"].as<double>() - (whole - kept));
+      part = json_number(kept);
+    }
+  } catch (const YAML::Exception&) {
+    return std::nullopt;
+  }
+  RunRecord r;
+  r.id = run.id;
+  r.inputs = run.values;
+  r.status = "valid";
+  r.exit_code = "0";
+  r.metrics = report_metrics(report);
+  if (!record_complete(r)) return std::nullopt;
   return r;
 }
 

@@ -39,6 +39,14 @@ bool record_complete(const RunRecord& record);
 
 // runs/ID.json text, and back (nullopt when missing, unreadable or not a record).
 std::string record_json(const RunRecord& record);
+
+// The record of RUN, a valid run whose --json report would be REPORT_JSON
+// with each device's static memory of CATEGORY (a part of its peak, e.g.
+// "gradients") divided by DIVISOR: its peak lower by the difference, at the
+// same instant, every other metric the same. A plan's ZeRO 2 twin of a ZeRO
+// 1 run (docs/plan.md). nullopt where the report cannot be read.
+std::optional<RunRecord> record_with_divided_part(const SweepRun& run, const std::string& report_json,
+                                                  const std::string& category, double divisor);
 std::optional<RunRecord> read_record(const std::string& path);
 
 // The record of RUN in DIR, if there is one for the same inputs.

@@ -47,8 +47,10 @@ void run_sweep(const SweepPlan& plan, const std::vector<std::size_t>& todo, cons
     const SweepRun run = std::move(it->second);
     running.erase(it);
     const std::string err = runs + run.id + ".err", report = runs + run.id + ".report.json";
-    const RunRecord record = make_record(run, end.status, read_text(err), read_text(report));
+    const std::string report_json = read_text(report);
+    const RunRecord record = make_record(run, end.status, read_text(err), report_json);
     write_file_atomically(runs + run.id + ".json", record_json(record));
+    if (o.on_report) o.on_report(record, report_json);
     std::remove(err.c_str());
     std::remove(report.c_str());
     ++done;

@@ -20,6 +20,9 @@ struct SweepRunOptions {
   // Words each run starts under, before the binary: e.g. {"srun", "-n1",
   // "--exact"} runs each as a job step of the Slurm allocation it is in.
   std::vector<std::string> launcher;
+  // Hears each finished run's --json report (empty when it wrote none)
+  // before the report file is removed: a plan derives a twin's record from it.
+  std::function<void(const RunRecord& record, const std::string& report_json)> on_report;
 };
 
 // Called after each finished run with how many are done of how many.

@@ -443,31 +443,48 @@ void simulate_plan(std::vector<PlanEntry>& entries, std::size_t top, std::size_t
     }
   std::vector<double> best;  // the valid runs' values, sorted
   const auto kth = [&] { return best.size() >= top ? best[top - 1] : kInfinity; };
+  const auto add = [&](PlanEntry& e) {
+    e.fate = PlanFate::Simulated;
+    const double v = objective_value(e, objective);
+    if (e.valid()) best.insert(std::upper_bound(best.begin(), best.end(), v), v);
+  };
+  std::size_t derived = 0;
+  std::vector<std::size_t> sharded_of(entries.size(), entries.size());  // a ZeRO 2 twin's ZeRO 1 candidate
+  for (std::size_t i = 0; i < entries.size(); ++i)
+    if (entries[i].sharded_twin < entries.size()) sharded_of[entries[i].sharded_twin] = i;
   const auto record = [&](const std::vector<std::size_t>& chosen) {
     const std::vector<RunRecord> records = simulate(chosen);
     for (std::size_t k = 0; k < chosen.size(); ++k) {
       PlanEntry& e = entries[chosen[k]];
       e.run = records.at(k);
-      e.fate = PlanFate::Simulated;
-      const double v = objective_value(e, objective);
-      if (e.valid()) best.insert(std::upper_bound(best.begin(), best.end(), v), v);
+      add(e);
+      // A ZeRO 2 twin whose run SIMULATE derived from this one's report.
+      if (e.sharded_twin >= entries.size()) continue;
+      PlanEntry& twin = entries[e.sharded_twin];
+      if (twin.fate != PlanFate::Screened || !twin.run) continue;
+      order.erase({bound(e.sharded_twin), e.sharded_twin});
+      add(twin);
+      ++derived;
     }
   };
-  std::size_t done = given.size();
   if (!given.empty()) record(given);
+  std::size_t done = given.size() + derived;
   // A deferred twin waits while plain candidates within reach remain: their
   // runs tighten the K-th time, which may leave the twin out unbuilt (a
   // build solves its programs). Then the waiting twins go back in by their
   // bound, and those still within reach are built.
   std::vector<std::size_t> postponed;
   for (bool draining = false;; draining = false) {
-    std::vector<std::size_t> chosen, unbuilt;
+    std::vector<std::size_t> chosen, unbuilt, held;
     for (;;) {
       while (!order.empty() && chosen.size() + unbuilt.size() < std::max<std::size_t>(1, batch) &&
              order.begin()->first < kth()) {
         const std::size_t i = order.begin()->second;
         order.erase(order.begin());
-        (!entries[i].deferred ? chosen : draining ? unbuilt : postponed).push_back(i);
+        if (std::find(chosen.begin(), chosen.end(), sharded_of[i]) != chosen.end())
+          held.push_back(i);  // its ZeRO 1 twin's run may give its own: after it
+        else
+          (!entries[i].deferred ? chosen : draining ? unbuilt : postponed).push_back(i);
       }
       if (!chosen.empty() || !unbuilt.empty() || postponed.empty() || draining) break;
       draining = true;
@@ -482,8 +499,11 @@ void simulate_plan(std::vector<PlanEntry>& entries, std::size_t top, std::size_t
         if (entries[i].fate == PlanFate::Screened) order.emplace(bound(i), i);
     }
     if (chosen.empty()) continue;
+    const std::size_t derived_before = derived;
     record(chosen);
-    done += chosen.size();
+    done += chosen.size() + derived - derived_before;
+    for (const std::size_t i : held)
+      if (entries[i].fate == PlanFate::Screened) order.emplace(bound(i), i);
     if (progress) {
       std::size_t left = 0;
       for (auto it = order.begin(); it != order.end() && it->first < kth(); ++it) ++left;

@@ -96,6 +96,9 @@ std::vector<PlanEntry> screen_plan(const PlanScreen& screen, const PlanProgress&
 // at most that many more will run.
 // A deferred twin whose bound comes within reach is built first, through
 // BUILD (screen_deferred), and weighed by its own bounds.
+// SIMULATE may also give the run of a chosen entry's ZeRO 2 twin (its
+// sharded_twin, still Screened) by setting that entry's run: the twin is
+// then Simulated with it, and not run.
 using PlanSimulator = std::function<std::vector<RunRecord>(const std::vector<std::size_t>& entries)>;
 using PlanBuilder = std::function<void(const std::vector<std::size_t>& entries)>;
 void simulate_plan(std::vector<PlanEntry>& entries, std::size_t top, std::size_t batch, const PlanSimulator& simulate,
