@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -267,11 +268,12 @@ int plan_command(const PlanCommandOptions& o) {
   run_options.launcher = launcher;
   // A valid ZeRO 1 run gives its ZeRO 2 twin's (the same pipeline and
   // timeline, each GPU's gradients divided over the replicas): not run.
+  std::set<std::size_t> in_batch;  // the entries being run
   run_options.on_report = [&](const RunRecord& record, const std::string& report_json) {
     const std::size_t i = std::stoul(record.id);
     if (record.status != "valid" || entries[i].sharded_twin >= entries.size()) return;
     PlanEntry& twin = entries[entries[i].sharded_twin];
-    if (twin.fate != PlanFate::Screened || twin.run) return;
+    if (twin.fate != PlanFate::Screened || twin.run || in_batch.count(entries[i].sharded_twin)) return;  // it runs
     const SweepRun run = runs.run(entries[i].sharded_twin);
     twin.run = record_with_divided_part(run, report_json, "gradients", twin.candidate.dp);
     if (twin.run) write_file_atomically(o.output + "/runs/" + run.id + ".json", record_json(*twin.run));
@@ -287,6 +289,7 @@ int plan_command(const PlanCommandOptions& o) {
     std::cerr << "\n";
   };
   const auto simulate = [&](const std::vector<std::size_t>& chosen) {
+    in_batch = std::set<std::size_t>(chosen.begin(), chosen.end());
     std::vector<RunRecord> records(chosen.size());
     std::vector<std::size_t> todo;
     std::map<std::size_t, std::size_t> slot;
