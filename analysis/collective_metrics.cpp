@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 namespace pipesim {
 namespace {
@@ -41,18 +42,24 @@ class BusyTime {
 };
 
 // The calls of the whole job one call of this group stands for: its distinct
-// images under the replica shift (1 for a group across every replica).
+// images under the folding's relabellings (1 for a group across every replica).
 long long images(const std::vector<int>& group, const Folding* folding) {
   if (!folding || !folding->folded()) return 1;
-  std::vector<int> original = group, image = group;
-  std::sort(original.begin(), original.end());
-  for (int k = 1; k < folding->copies; ++k) {
-    for (int& d : image) d = folding->next_device[d];
-    std::vector<int> sorted = image;
-    std::sort(sorted.begin(), sorted.end());
-    if (sorted == original) return k;
+  std::vector<int> sorted = group;
+  std::sort(sorted.begin(), sorted.end());
+  std::set<std::vector<int>> orbit = {sorted};
+  std::vector<std::vector<int>> todo = {sorted};
+  while (!todo.empty()) {
+    const std::vector<int> at = std::move(todo.back());
+    todo.pop_back();
+    for (const std::vector<int>& shift : folding->shifts) {
+      std::vector<int> image = at;
+      for (int& d : image) d = shift[d];
+      std::sort(image.begin(), image.end());
+      if (orbit.insert(image).second) todo.push_back(std::move(image));
+    }
   }
-  return folding->copies;
+  return static_cast<long long>(orbit.size());
 }
 
 }  // namespace

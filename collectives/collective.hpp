@@ -30,6 +30,8 @@ std::optional<CollectiveAlgorithm> parse_collective_algorithm(std::string_view t
 inline constexpr const char* kTiedEmbeddingPurpose = "tied embedding";
 // The purpose of the gradient norm's all-reduce before a clipped optimizer step.
 inline constexpr const char* kGradientNormPurpose = "gradient norm";
+// Its sum inside each pipeline stage's tensor-parallel group, before the one across stages (parallelism/).
+inline constexpr const char* kTpGradientNormPurpose = "tp gradient norm";
 // Its sum across the data-parallel replicas, with the distributed optimizer (parallelism/).
 inline constexpr const char* kGradientNormAcrossReplicasPurpose = "dp gradient norm";
 

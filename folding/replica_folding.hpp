@@ -21,6 +21,8 @@ namespace pipesim {
 // Why the replicas' devices are not alike (speed, memory, device type,
 // compute resources, or how they sit in nodes); empty when they are.
 std::string replica_devices_differ(const Platform& platform, const RankMap& map);
+// The same for the TP ranks of each replica and stage.
+std::string tp_devices_differ(const Platform& platform, const RankMap& map);
 
 // The folding of a job by the shift of k replicas (k divides map.dp), d ->
 // d + k: `replica0` is the job built with replica 0 alone (and the DP
@@ -31,7 +33,11 @@ std::string replica_devices_differ(const Platform& platform, const RankMap& map)
 // and `what` says which route does not. k = 1 when each replica's routes
 // are the next one's; 2 when two replicas share a box (TP 4 in boxes of 8),
 // the DP ring then crossing the box's NVLink and its NIC by turns.
-Folding fold_replicas(const Platform& platform, const RankMap& map, const TaskGraph& replica0, int k = 1);
+// fold_tp: TP rank t -> t + 1 too (replica0 then holds TP rank 0 alone),
+// every relabelling the two shifts generate checked on every pair; k = dp
+// then folds the TP ranks alone.
+Folding fold_replicas(const Platform& platform, const RankMap& map, const TaskGraph& replica0, int k = 1,
+                      bool fold_tp = false);
 
 // The platform a folded graph runs on: the same devices and links, each path
 // through the canonical link of each orbit, weighted (Path::weights).

@@ -68,12 +68,12 @@ void JobBuilder::reduce_gradients() {
   field_ = "parallel.dp_algorithm";
   const CollectiveOp op = w_.parallel.zero >= 1 ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce;
   for (int p = 0; p < map_.pp; ++p)
-    for (int t = 0; t < map_.tp; ++t) {
+    for (int t = 0; t < built_tp_; ++t) {
       std::vector<TaskId> previous(built_dp_, kNone);
       for (const Bucket& b : buckets_[p]) {
         std::vector<std::vector<TaskId>> ready(built_dp_);
         for (int d = 0; d < built_dp_; ++d) {
-          ready[d] = {gradient_ready(b, d * map_.tp + t)};
+          ready[d] = {gradient_ready(b, replica(t, d))};
           if (previous[d] != kNone) ready[d].push_back(previous[d]);
         }
         Task tag;
@@ -85,7 +85,7 @@ void JobBuilder::reduce_gradients() {
             collective(op, w_.parallel.dp_algorithm, map_.dp_group(t, p), b.bytes, "dp gradients", ready, tag, fold_);
       }
       for (int d = 0; d < built_dp_; ++d)
-        if (previous[d] != kNone) reduced_[static_cast<std::size_t>(p) * replicas() + d * map_.tp + t] = {previous[d]};
+        if (previous[d] != kNone) reduced_[at(p, replica(t, d))] = {previous[d]};
     }
 }
 

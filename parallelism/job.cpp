@@ -11,13 +11,13 @@ namespace pipesim {
 namespace {
 
 // The job's tasks, counted before it is built: every pipeline task once per
-// (tp, dp) copy, and per TP collective at most a ring all-reduce's
-// 2(n-1) steps of n transfers plus n done markers (the gradient buckets are
+// (tp, dp) copy built, and per TP collective at most a ring all-reduce's
+// 2(n-1) steps of a transfer per rank built plus their done markers (the gradient buckets are
 // few beside them). Refused like a schedule too large to simulate.
 void check_job_size(const TaskGraph& pipeline, const Workload& w, const RankMap& map, const RunLimits& limits,
-                    int replicas_built, const std::string& not_folded = "") {
-  const double n = map.tp, per_collective = 2 * (n - 1) * n + n;
-  double tasks = static_cast<double>(pipeline.size()) * map.tp * replicas_built;
+                    int replicas_built, int tp_built, const std::string& not_folded = "") {
+  const double n = map.tp, per_collective = (2 * (n - 1) + 1) * tp_built;
+  double tasks = static_cast<double>(pipeline.size()) * tp_built * replicas_built;
   if (map.tp > 1)
     for (const Task& task : pipeline.tasks()) {
       if (is_transfer(task.kind) || task.layer_first < 0) continue;
@@ -31,7 +31,7 @@ void check_job_size(const TaskGraph& pipeline, const Workload& w, const RankMap&
     throw InputError(w.file, "parallel",
                      "this job needs about " + format_bytes(need) + " of memory to simulate (about " +
                          std::to_string(static_cast<long long>(tasks)) +
-                         " tasks: " + std::to_string(map.tp * replicas_built) +
+                         " tasks: " + std::to_string(tp_built * replicas_built) +
                          " copies of the pipeline and their collectives); the limit is " + format_bytes(limit) +
                          " (raise it with --max-memory)" +
                          (not_folded.empty() ? "" : "; its replicas were not folded: " + not_folded));
@@ -78,15 +78,16 @@ GeneratedSchedule generate_job(const Workload& w, const Platform& platform, cons
   check_pipeline_ranks(pipeline.graph, w, map.pp);
   std::string not_folded;
   std::optional<std::pair<TaskGraph, Folding>> folded;
-  if (fold && map.dp > 1) {
-    check_job_size(pipeline.graph, w, map, limits, 1);
-    folded = expand_folded_job(pipeline.graph, w, platform, map, not_folded,
-                               [&](int replicas) { check_job_size(pipeline.graph, w, map, limits, replicas); });
+  if (fold && (map.dp > 1 || map.tp > 1)) {
+    check_job_size(pipeline.graph, w, map, limits, 1, map.tp);
+    folded = expand_folded_job(pipeline.graph, w, platform, map, not_folded, [&](int replicas, int tp_ranks) {
+      check_job_size(pipeline.graph, w, map, limits, replicas, tp_ranks);
+    });
   }
-  if (!folded) check_job_size(pipeline.graph, w, map, limits, map.dp, not_folded);
+  if (!folded) check_job_size(pipeline.graph, w, map, limits, map.dp, map.tp, not_folded);
   GeneratedSchedule job(folded ? std::move(folded->first) : expand_job(pipeline.graph, w, platform, map));
   if (folded) job.folding = std::move(folded->second);
-  if (!folded && fold) job.folding.what = map.dp > 1 ? not_folded : "one data-parallel replica";
+  if (!folded && fold) job.folding.what = map.dp > 1 || map.tp > 1 ? not_folded : "one data-parallel replica";
   // The pattern's figures (exact period, analytic memory) describe one
   // pipeline alone, without the collectives: they would not be the run's.
   job.memory_saving = std::move(pipeline.memory_saving);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <functional>
 #include <queue>
+#include <set>
 
 namespace pipesim {
 namespace {
@@ -18,19 +19,21 @@ std::string pass_name(TaskKind kind) {
 }  // namespace
 
 JobBuilder::JobBuilder(const TaskGraph& pipeline, const Workload& w, const Platform& platform, const RankMap& map,
-                       int folded)
+                       int folded, bool fold_tp)
     : pipe_(pipeline),
       w_(w),
       platform_(platform),
       map_(map),
       fold_(folded > 0),
+      fold_tp_(fold_tp && map.tp > 1),
       built_dp_(folded > 0 ? folded : map.dp),
+      built_tp_(fold_tp_ ? 1 : map.tp),
       job_(platform.size()),
-      first_(pipeline.size() * static_cast<std::size_t>(map.tp * built_dp_), kNone),
+      first_(pipeline.size() * static_cast<std::size_t>(built_tp_ * built_dp_), kNone),
       last_(first_.size(), kNone),
       order_previous_(pipeline.size(), kNone),
       deferred_(pipeline.size(), false),
-      reduced_(static_cast<std::size_t>(map.pp) * map.tp * built_dp_),
+      reduced_(static_cast<std::size_t>(map.pp) * built_tp_ * built_dp_),
       tied_(reduced_.size()),
       normed_(reduced_.size()),
       first_deferred_(map.pp, kNone),
@@ -94,7 +97,7 @@ void JobBuilder::copy_passes() {
   for (const TaskId x : copy_order_) {
     if (deferred_[x]) continue;
     for (int d = 0; d < built_dp_; ++d) {
-      for (int t = 0; t < map_.tp; ++t) copy_task(x, d * map_.tp + t, {});
+      for (int t = 0; t < built_tp_; ++t) copy_task(x, replica(t, d), {});
       add_tp_collectives(x, d);
     }
   }
@@ -128,16 +131,16 @@ void JobBuilder::copy_deferred_task(TaskId x) {
   const bool first = on_device && first_deferred_[task.device] == x;
   const bool step = on_device && task.kind == TaskKind::Update;
   for (int d = 0; d < built_dp_; ++d)
-    for (int t = 0; t < map_.tp; ++t) {
-      const int r = d * map_.tp + t;
+    for (int t = 0; t < built_tp_; ++t) {
+      const int r = replica(t, d);
       std::vector<TaskId> after;
       if (on_device) {
-        const std::size_t at = static_cast<std::size_t>(task.device) * replicas() + r;
+        const std::size_t i = at(task.device, r);
         if (first) {
-          after = reduced_[at];
-          after.insert(after.end(), tied_[at].begin(), tied_[at].end());
+          after = reduced_[i];
+          after.insert(after.end(), tied_[i].begin(), tied_[i].end());
         } else if (step) {
-          after = normed_[at];
+          after = normed_[i];
         }
       }
       copy_task(x, r, after);
@@ -147,11 +150,12 @@ void JobBuilder::copy_deferred_task(TaskId x) {
 
 // Megatron-core (optimizer/distrib_optimizer.py, get_grad_stats_parallel_group)
 // sums the norm over each replica's model-parallel ranks, or over every rank
-// with the distributed optimizer, whose ranks hold shards. Every rank's sum
-// is built as the model-parallel one followed by a ring over each rank's DP
-// group: the same sum, and a shape the shift of replicas maps onto itself, so
-// the job still folds (NCCL would run one tree over every rank: a few
-// latencies apart, docs/parallelism.md#the-end-of-the-iteration).
+// with the distributed optimizer, whose ranks hold shards. pipesim sums it
+// one layout dimension at a time: over each stage's TP group, then over each
+// TP rank's stages, then (ZeRO) over each rank's DP group, a ring. The same
+// sum, in shapes the relabelling of replicas or of TP ranks maps onto
+// themselves, so the job still folds (NCCL would run one all-reduce over
+// every rank: a few latencies apart, docs/parallelism.md#the-end-of-the-iteration).
 void JobBuilder::sum_gradient_norms() {
   std::vector<int> stages;
   for (int p = 0; p < map_.pp; ++p)
@@ -160,34 +164,39 @@ void JobBuilder::sum_gradient_norms() {
   if (stages.empty()) return;
   field_ = "optimizer.clip_grad";
   const Task tag = pipe_.task(first_deferred_[stages.front()]);
-  const auto at = [&](int p, int r) { return static_cast<std::size_t>(p) * replicas() + r; };
   const auto summed = [&](int p, int r) {  // the norm as summed so far on rank (p, r)
     const std::vector<TaskId>& done = normed_[at(p, r)];
     return done.empty() ? std::vector<TaskId>{last_[slot(first_deferred_[p], r)]} : done;
   };
-  for (int d = 0; d < built_dp_; ++d) {
-    std::vector<int> group;
-    std::vector<std::vector<TaskId>> ready;
-    std::vector<std::size_t> ranks;
-    for (const int p : stages)
-      for (int t = 0; t < map_.tp; ++t) {
-        const int r = d * map_.tp + t;
-        group.push_back(map_.device(t, d, p));
-        ready.push_back(summed(p, r));
-        ranks.push_back(at(p, r));
+  if (map_.tp > 1)
+    for (int d = 0; d < built_dp_; ++d)
+      for (const int p : stages) {
+        std::vector<std::vector<TaskId>> ready(built_tp_);
+        for (int t = 0; t < built_tp_; ++t) ready[t] = summed(p, replica(t, d));
+        const auto done = collective(CollectiveOp::AllReduce, "auto", map_.tp_group(d, p), 4, kTpGradientNormPurpose,
+                                     ready, tag, fold_tp_);
+        for (int t = 0; t < built_tp_; ++t) normed_[at(p, replica(t, d))] = {done[t]};
       }
-    if (group.size() < 2) continue;
-    const auto done = collective(CollectiveOp::AllReduce, "auto", group, 4, kGradientNormPurpose, ready, tag);
-    for (std::size_t i = 0; i < ranks.size(); ++i) normed_[ranks[i]] = {done[i]};
-  }
+  if (stages.size() > 1)
+    for (int d = 0; d < built_dp_; ++d)
+      for (int t = 0; t < built_tp_; ++t) {
+        std::vector<int> group;
+        std::vector<std::vector<TaskId>> ready;
+        for (const int p : stages) {
+          group.push_back(map_.device(t, d, p));
+          ready.push_back(summed(p, replica(t, d)));
+        }
+        const auto done = collective(CollectiveOp::AllReduce, "auto", group, 4, kGradientNormPurpose, ready, tag);
+        for (std::size_t i = 0; i < stages.size(); ++i) normed_[at(stages[i], replica(t, d))] = {done[i]};
+      }
   if (w_.parallel.zero < 1 || map_.dp == 1) return;
   for (const int p : stages)
-    for (int t = 0; t < map_.tp; ++t) {
+    for (int t = 0; t < built_tp_; ++t) {
       std::vector<std::vector<TaskId>> ready(built_dp_);
-      for (int d = 0; d < built_dp_; ++d) ready[d] = summed(p, d * map_.tp + t);
+      for (int d = 0; d < built_dp_; ++d) ready[d] = summed(p, replica(t, d));
       const auto done = collective(CollectiveOp::AllReduce, "ring", map_.dp_group(t, p), 4,
                                    kGradientNormAcrossReplicasPurpose, ready, tag, fold_);
-      for (int d = 0; d < built_dp_; ++d) normed_[at(p, d * map_.tp + t)] = {done[d]};
+      for (int d = 0; d < built_dp_; ++d) normed_[at(p, replica(t, d))] = {done[d]};
     }
 }
 
@@ -211,7 +220,7 @@ void JobBuilder::sum_tied_gradients() {
   field_ = "model.tied_embeddings";
   // What each side's gradients are final after: its reduction, else its backward passes (the inputs of what waits).
   const auto final_gradients = [&](int p, int r) {
-    std::vector<TaskId> ready = reduced_[static_cast<std::size_t>(p) * replicas() + r];
+    std::vector<TaskId> ready = reduced_[at(p, r)];
     if (ready.empty())
       for (const TaskId* y = pipe_.deps_begin(waits[p]); y != pipe_.deps_end(waits[p]); ++y)
         ready.push_back(last_[slot(*y, r)]);
@@ -224,13 +233,13 @@ void JobBuilder::sum_tied_gradients() {
   tag.layer_last = head;
   tag.iteration = pipe_.task(waits[last]).iteration;
   for (int d = 0; d < built_dp_; ++d)
-    for (int t = 0; t < map_.tp; ++t) {
-      const int r = d * map_.tp + t;
+    for (int t = 0; t < built_tp_; ++t) {
+      const int r = replica(t, d);
       const auto done = collective(CollectiveOp::AllReduce, "auto", {map_.device(t, d, first), map_.device(t, d, last)},
                                    tied_gradient_bytes(w_), kTiedEmbeddingPurpose,
                                    {final_gradients(first, r), final_gradients(last, r)}, tag);
-      tied_[static_cast<std::size_t>(first) * replicas() + r] = {done[0]};
-      tied_[static_cast<std::size_t>(last) * replicas() + r] = {done[1]};
+      tied_[at(first, r)] = {done[0]};
+      tied_[at(last, r)] = {done[1]};
     }
 }
 
@@ -241,18 +250,18 @@ void JobBuilder::gather_weights(TaskId step) {
   if (w_.parallel.zero < 1 || map_.dp == 1 || weight_bytes_[p] <= 0) return;
   field_ = "parallel.dp_algorithm";
   Task tag = pipe_.task(step);
-  for (int t = 0; t < map_.tp; ++t) {
+  for (int t = 0; t < built_tp_; ++t) {
     std::vector<std::vector<TaskId>> ready(built_dp_);
-    for (int d = 0; d < built_dp_; ++d) ready[d] = {last_[slot(step, d * map_.tp + t)]};
+    for (int d = 0; d < built_dp_; ++d) ready[d] = {last_[slot(step, replica(t, d))]};
     const auto done = collective(CollectiveOp::AllGather, w_.parallel.dp_algorithm, map_.dp_group(t, p),
                                  weight_bytes_[p], "dp weights", ready, tag, fold_);
-    for (int d = 0; d < built_dp_; ++d) last_[slot(step, d * map_.tp + t)] = done[d];
+    for (int d = 0; d < built_dp_; ++d) last_[slot(step, replica(t, d))] = done[d];
   }
 }
 
 // The copy of pipeline task x in replica r = d.tp + t.
 void JobBuilder::copy_task(TaskId x, int r, const std::vector<TaskId>& extra_deps) {
-  const int t = r % map_.tp, d = r / map_.tp;
+  const int t = r % built_tp_, d = r / built_tp_;
   Task task = pipe_.task(x);
   task.device = map_.device(t, d, task.device);
   if (task.peer >= 0) task.peer = map_.device(t, d, task.peer);
@@ -277,7 +286,7 @@ void JobBuilder::copy_task(TaskId x, int r, const std::vector<TaskId>& extra_dep
 // each its layers' share of the pass's cost, one after another; the memory
 // effects at the start of the first and the finish of the last.
 TaskId JobBuilder::copy_pieces(TaskId x, int r, const Task& task, const std::vector<TaskId>& deps) {
-  const int t = r % map_.tp, d = r / map_.tp;
+  const int t = r % built_tp_, d = r / built_tp_;
   auto cost = [&](int l) {
     const Layer& layer = w_.layers[l];
     if (task.kind == TaskKind::BackwardWeight)
@@ -327,11 +336,11 @@ void JobBuilder::add_tp_collectives(TaskId x, int d) {
          {std::pair{CollectiveOp::AllGather, pass.all_gather}, std::pair{CollectiveOp::AllReduce, pass.all_reduce},
           std::pair{CollectiveOp::ReduceScatter, pass.reduce_scatter}})
       for (int c = 0; c < count; ++c) {
-        std::vector<std::vector<TaskId>> ready(map_.tp);
-        for (int t = 0; t < map_.tp; ++t) ready[t] = {last_[slot(x, d * map_.tp + t)]};
+        std::vector<std::vector<TaskId>> ready(built_tp_);
+        for (int t = 0; t < built_tp_; ++t) ready[t] = {last_[slot(x, replica(t, d))]};
         const auto done =
-            collective(op, w_.parallel.tp_algorithm, group, layer.tp.bytes, pass_name(task.kind), ready, tag);
-        for (int t = 0; t < map_.tp; ++t) last_[slot(x, d * map_.tp + t)] = done[t];
+            collective(op, w_.parallel.tp_algorithm, group, layer.tp.bytes, pass_name(task.kind), ready, tag, fold_tp_);
+        for (int t = 0; t < built_tp_; ++t) last_[slot(x, replica(t, d))] = done[t];
       }
   }
 }
@@ -366,14 +375,18 @@ CollectiveSpec JobBuilder::dp_spec(CollectiveOp op, const std::string& algorithm
   return spec;
 }
 
+bool JobBuilder::moves_to_host() const {
+  for (TaskId x = 0; x < pipe_.size(); ++x) {
+    const TaskKind kind = pipe_.task(x).kind;
+    if (kind == TaskKind::Offload || kind == TaskKind::Prefetch || kind == TaskKind::WeightFetch) return true;
+  }
+  return false;
+}
+
 // Checked before building: a replica folds only if every collective that
 // crosses replicas is a ring over one rank per replica.
 std::string JobBuilder::fold_refusal() const {
-  for (TaskId x = 0; x < pipe_.size(); ++x) {
-    const TaskKind kind = pipe_.task(x).kind;
-    if (kind == TaskKind::Offload || kind == TaskKind::Prefetch || kind == TaskKind::WeightFetch)
-      return "the pipeline moves data to host memory or fetches weights";
-  }
+  if (moves_to_host()) return "the pipeline moves data to host memory or fetches weights";
   if (map_.dp == 1) return "one data-parallel replica";
   const CollectiveOp reduce = w_.parallel.zero >= 1 ? CollectiveOp::ReduceScatter : CollectiveOp::AllReduce;
   for (int p = 0; p < map_.pp; ++p)
@@ -397,6 +410,35 @@ std::string JobBuilder::fold_refusal() const {
   return {};
 }
 
+// And TP ranks fold only if every TP all-reduce (the layers' and the
+// gradient norm's) is a ring: the other operations always are.
+std::string JobBuilder::tp_fold_refusal() const {
+  if (moves_to_host()) return "the pipeline moves data to host memory or fetches weights";
+  if (map_.tp == 1) return "one tensor-parallel rank";
+  std::set<std::pair<std::string, double>> sizes = {{"auto", 4.0}};  // (algorithm, bytes)
+  for (const Layer& layer : w_.layers)
+    if (layer.tp.forward.all_reduce + layer.tp.backward.all_reduce + layer.tp.recompute.all_reduce > 0)
+      sizes.insert({w_.parallel.tp_algorithm, layer.tp.bytes});
+  for (int d = 0; d < map_.dp; ++d)
+    for (int p = 0; p < map_.pp; ++p)
+      for (const auto& [algorithm, bytes] : sizes) {
+        CollectiveSpec spec;
+        spec.algorithm = *parse_collective_algorithm(algorithm);
+        spec.group = map_.tp_group(d, p);
+        spec.bytes = bytes;
+        CollectiveAlgorithm chosen = CollectiveAlgorithm::Ring;
+        try {
+          chosen = choose_algorithm(spec, platform_);
+        } catch (const std::invalid_argument&) {
+          return "a tensor-parallel collective is refused (the unfolded run says why)";
+        }
+        if (chosen != CollectiveAlgorithm::Ring)
+          return "a tensor-parallel all-reduce of " + format_bytes(bytes) + " runs as a " +
+                 std::string(to_string(chosen)) + ", not a ring";
+      }
+  return {};
+}
+
 TaskGraph JobBuilder::finish() {
   for (int p = 0; p < pipe_.device_count(); ++p)
     for (int r = 0; r < replicas(); ++r)
@@ -409,7 +451,7 @@ TaskGraph JobBuilder::finish() {
   for (const StaticMemory& m : pipe_.static_memory()) {
     const double bytes = job_static_bytes(m, w_.parallel);
     for (int d = 0; d < built_dp_; ++d)
-      for (int t = 0; t < map_.tp; ++t) job_.add_static_memory(map_.device(t, d, m.device), m.category, bytes);
+      for (int t = 0; t < built_tp_; ++t) job_.add_static_memory(map_.device(t, d, m.device), m.category, bytes);
   }
   return std::move(job_);
 }

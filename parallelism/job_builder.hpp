@@ -22,13 +22,15 @@ class JobBuilder {
  public:
   // folded > 0: build replicas 0..folded-1 alone (folded divides the DP
   // size), their DP collectives as folded rings (collectives/:
-  // add_folded_collective), for a folded run (sim/folding.hpp); 0: every replica.
-  JobBuilder(const TaskGraph& pipeline, const Workload& w, const Platform& platform, const RankMap& map,
-             int folded = 0);
-  // Why the job's own structure keeps its replicas from folding (a DP
-  // collective that is not a ring, offloading, fetched weights); empty when
-  // it does not. Read before building.
+  // add_folded_collective), for a folded run (sim/folding.hpp); 0: every
+  // replica. fold_tp: build TP rank 0 alone, its TP collectives folded rings too.
+  JobBuilder(const TaskGraph& pipeline, const Workload& w, const Platform& platform, const RankMap& map, int folded = 0,
+             bool fold_tp = false);
+  // Why the job's own structure keeps its replicas (or its TP ranks) from
+  // folding: a DP (TP) collective that is not a ring, offloading, fetched
+  // weights; empty when it does not. Read before building.
   std::string fold_refusal() const;
+  std::string tp_fold_refusal() const;
   void copy_passes();         // every task but those deferred, replica by replica
   void reduce_gradients();    // parallelism/gradient_reduction.cpp
   void sum_tied_gradients();  // the tied embeddings' gradient, between the first and last stage
@@ -38,9 +40,12 @@ class JobBuilder {
 
  private:
   static constexpr TaskId kNone = 0xffffffffu;
-  int replicas() const { return map_.tp * built_dp_; }  // the (t, d) copies built
+  int replicas() const { return built_tp_ * built_dp_; }  // the (t, d) copies built
+  int replica(int t, int d) const { return d * built_tp_ + t; }
   std::size_t slot(TaskId x, int r) const { return static_cast<std::size_t>(x) * replicas() + r; }
+  std::size_t at(int p, int r) const { return static_cast<std::size_t>(p) * replicas() + r; }  // per (device p, copy)
   void plan_copy_order();
+  bool moves_to_host() const;  // offloading or fetched weights: nothing folds
   void copy_task(TaskId x, int r, const std::vector<TaskId>& extra_deps);
   void add_tp_collectives(TaskId x, int d);
   // Adds one collective over `group`; ready[i] for rank i; returns the done
@@ -60,6 +65,7 @@ class JobBuilder {
   void copy_deferred_task(TaskId x);
   std::vector<TaskId> sent(int p, int r) const;
   void sum_gradient_norms();
+  void sum_norms_over(const std::vector<int>& stages, bool across_tp, const Task& tag);
   CollectiveSpec dp_spec(CollectiveOp op, const std::string& algorithm, int t, int p, double bytes)
       const;  // the norms all-reduced: over each replica's model-parallel ranks, or all (ZeRO)
 
@@ -67,8 +73,9 @@ class JobBuilder {
   const Workload& w_;
   const Platform& platform_;
   const RankMap& map_;
-  const bool fold_;
+  const bool fold_, fold_tp_;
   const int built_dp_;  // the replicas built: the folded ones, else every one
+  const int built_tp_;  // the TP ranks built: 1 when folded, else every one
   TaskGraph job_;
   std::vector<TaskId> first_, last_;          // per (pipeline task, replica): its copy, and what finishes it
   std::vector<TaskId> order_previous_;        // per pipeline task: the ordered task before it on its device

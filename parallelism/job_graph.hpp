@@ -29,14 +29,15 @@ inline constexpr int kMostFoldedReplicas = 8;
 
 // The job of replica 0 alone, or of the first k replicas where the shift of
 // one does not map the platform onto itself but that of k (at most
-// kMostFoldedReplicas) does, folded (folding/, docs/folding.md), with the
-// Folding that lets analysis give every replica its figures; nullopt, and
-// `why` filled (the reason replica 0 alone does not fold), when the
-// replicas are not provably alike. `before_building(k)` is called before
-// k > 1 replicas are built (to refuse a graph too large to simulate).
-std::optional<std::pair<TaskGraph, Folding>> expand_folded_job(const TaskGraph& pipeline, const Workload& w,
-                                                               const Platform& platform, const RankMap& map,
-                                                               std::string& why,
-                                                               const std::function<void(int)>& before_building = {});
+// kMostFoldedReplicas) does, and of TP rank 0 alone where the TP ranks are
+// alike too (or alone alike), folded (folding/, docs/folding.md), with the
+// Folding that lets analysis give every replica and rank its figures;
+// nullopt, and `why` filled (the reason replica 0 alone does not fold, or
+// with one replica TP rank 0), when nothing is provably alike.
+// `before_building(replicas, tp ranks)` is called before more than one
+// replica is built (to refuse a graph too large to simulate).
+std::optional<std::pair<TaskGraph, Folding>> expand_folded_job(
+    const TaskGraph& pipeline, const Workload& w, const Platform& platform, const RankMap& map, std::string& why,
+    const std::function<void(int, int)>& before_building = {});
 
 }  // namespace pipesim

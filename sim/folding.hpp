@@ -1,6 +1,6 @@
-// A job simulated once for a group of identical data-parallel replicas: the
-// task graph holds one replica's tasks, each standing for its image in every
-// other replica, and its transfers cross one link of each orbit of links,
+// A job simulated once for a group of identical data-parallel replicas (and
+// tensor-parallel ranks): the task graph holds one replica's tasks (one TP
+// rank's), each standing for its image in every other, and its transfers cross one link of each orbit of links,
 // weighted by how many flows of the whole job cross each link of that orbit
 // (Path::weights). Analysis gives every image the figures of the device or
 // link it copies. What is folded, when, and why it is exact: docs/folding.md.
@@ -12,16 +12,19 @@
 namespace pipesim {
 
 struct Folding {
-  int copies = 1;  // D / k: each simulated device and flow stands for that many; 1 = nothing folded
-  // Per platform device: its image k replicas on (a cycle of length
-  // `copies` over the replicas' devices); itself outside the job.
-  std::vector<int> next_device;
+  // The devices (and flows) each simulated one stands for, itself included:
+  // the order of the group of relabellings; 1 = nothing folded.
+  int copies = 1;
+  // The relabellings that generate the group (replica d -> d + k; TP rank
+  // t -> t + 1), each as every platform device's image; a device outside
+  // the job is its own.
+  std::vector<std::vector<int>> shifts;
   // Per platform device: the simulated device whose figures it has (itself if simulated or outside the job).
   std::vector<int> device_image;
   // Per Platform::links entry: the link its orbit is simulated on, and the orbit's size.
   std::vector<int> link_canonical;
   std::vector<int> link_orbit;
-  std::string what;  // one line: what was folded ("16 data-parallel replicas, simulated as one")
+  std::string what;  // one line: what was folded ("16 data-parallel replicas simulated as one")
 
   bool folded() const { return copies > 1; }
   // The flows of the whole job that one simulated crossing of canonical link c stands for, on each link of c's orbit.

@@ -163,13 +163,13 @@ TEST(ReplicaFolding, RandomLayoutsGiveTheWholeJobsReport) {
   if (std::system("python3 --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
   std::mt19937 random(2026);
   const auto pick = [&](auto options) { return options[random() % options.size()]; };
-  int cases = 0, folded = 0, folded_sharded_norms = 0, folded_together = 0;
+  int cases = 0, folded = 0, folded_sharded_norms = 0, folded_together = 0, folded_tp = 0, tp_alone = 0;
   for (int i = 0; cases < 24; ++i) {
     const int boxes = pick(std::vector<int>{2, 4}), gpus = pick(std::vector<int>{2, 4}), n = boxes * gpus;
     const std::string network = pick(std::vector<std::string>{"fat-tree", "rail", "ethernet"});
     const std::string over = network == "rail" ? "" : pick(std::vector<std::string>{"", " --oversubscription 2"});
     const int dp = pick(std::vector<int>{2, 4});
-    const int tp = pick(std::vector<int>{1, 2});
+    const int tp = pick(std::vector<int>{1, 2, 4});
     if (n % (dp * tp) != 0 || n / (dp * tp) > 8) continue;
     const int pp = n / (dp * tp);
     const std::string order = pick(std::vector<std::string>{"tp-dp-pp", "tp-pp-dp", "dp-tp-pp", "pp-dp-tp"});
@@ -191,17 +191,24 @@ TEST(ReplicaFolding, RandomLayoutsGiveTheWholeJobsReport) {
     const Outcome o = run_both(platform, w, label);
     folded += o.folded;
     folded_sharded_norms += o.folded && zero >= 1 && clip;
-    folded_together += o.folded && o.engine.find("simulated as one") == std::string::npos;
+    folded_together += o.folded && o.engine.find("replicas simulated as 2") != std::string::npos;
+    folded_tp += o.engine.find("tensor-parallel ranks") != std::string::npos;
+    tp_alone += o.engine.find("; folded: " + std::to_string(tp) + " tensor-parallel") != std::string::npos;
     ++cases;
   }
-  // 21 of 24 fold (6 of them ZeRO 1 with clipping: the norm's sum across
-  // replicas is a ring; 4 of them several replicas at a time, two sharing a
-  // box); the others are refused for routes no shift maps onto themselves
-  // (an Ethernet core whose direction depends on the boxes' order).
-  EXPECT_GE(folded, 21) << "of " << cases;
-  EXPECT_GE(cases - folded, 3) << "of " << cases;
-  EXPECT_GE(folded_sharded_norms, 6) << "of " << folded;
-  EXPECT_GE(folded_together, 4) << "of " << folded;
+  // 23 of 24 fold (9 of them ZeRO 1 with clipping: the norm's sum across
+  // replicas is a ring; 5 of them several replicas at a time, two sharing a
+  // box; 10 their TP ranks too, 2 of those on Ethernet their TP ranks
+  // alone); the other is refused for routes no shift maps onto themselves
+  // (an Ethernet core whose direction depends on the boxes' order). TP
+  // groups that span boxes (orders that put TP outside DP or PP) are not
+  // folded.
+  EXPECT_GE(folded, 23) << "of " << cases;
+  EXPECT_GE(cases - folded, 1) << "of " << cases;
+  EXPECT_GE(folded_sharded_norms, 9) << "of " << folded;
+  EXPECT_GE(folded_together, 5) << "of " << folded;
+  EXPECT_GE(folded_tp, 10) << "of " << folded;
+  EXPECT_GE(tp_alone, 2) << "of " << folded;
 }
 
 // TP 4 in boxes of 8: two replicas share each box, and their DP ring

@@ -95,7 +95,9 @@ TEST(ParallelJob, TiedEmbeddingsSumTheirGradientInEachReplica) {
 // The gradients' norm before a clipped step is all-reduced over each
 // replica's model-parallel ranks, or over every rank with the distributed
 // optimizer, whose ranks each hold a shard (Megatron-core's
-// get_grad_stats_parallel_group): one fp32 each time.
+// get_grad_stats_parallel_group): one fp32 each time, summed one layout
+// dimension at a time (inside each stage's TP group, then across the stages
+// of each TP rank, then across replicas).
 TEST(ParallelJob, GradientNormIsAllReducedOverTheModelParallelRanksOrAll) {
   const std::string platform = write_file(
       "norm-8.xml", complete_platform_xml(8, "1GBps", "1ms", "1Tf", "1TiB", {{"memory_bandwidth", "1TBps"}}));
@@ -103,19 +105,24 @@ TEST(ParallelJob, GradientNormIsAllReducedOverTheModelParallelRanksOrAll) {
       "name: tiny\nmodel: {layers: 2, hidden: 64, heads: 2, vocab: 1000, seq_length: 16}\nmicrobatches: 2\n"
       "schedule: 1f1b\n";
   const nlohmann::json ddp = run_json(platform, model + "parallel: {tp: 2, pp: 2, dp: 2}\n", "norm-ddp");
+  const nlohmann::json* inside = find_purpose(ddp, "tp gradient norm");
+  ASSERT_NE(inside, nullptr) << ddp.dump();
+  EXPECT_EQ((*inside)["calls"], 4);  // per replica and stage
+  EXPECT_EQ((*inside)["group_size"], 2);
+  EXPECT_DOUBLE_EQ((*inside)["bytes"].get<double>(), 4 * 4);
   const nlohmann::json* norm = find_purpose(ddp, "gradient norm");
   ASSERT_NE(norm, nullptr) << ddp.dump();
-  EXPECT_EQ((*norm)["calls"], 2);
-  EXPECT_EQ((*norm)["group_size"], 4);
-  EXPECT_DOUBLE_EQ((*norm)["bytes"].get<double>(), 2 * 4);
+  EXPECT_EQ((*norm)["calls"], 4);  // per replica and TP rank
+  EXPECT_EQ((*norm)["group_size"], 2);
+  EXPECT_DOUBLE_EQ((*norm)["bytes"].get<double>(), 4 * 4);
   const nlohmann::json zero = run_json(platform, model + "parallel: {tp: 2, pp: 2, dp: 2, zero: 1}\n", "norm-zero");
   // With the distributed optimizer every rank's norm is summed: over each
   // replica's model-parallel ranks, then across the replicas by a ring over
   // each rank's DP group (one per pipeline stage and TP rank).
   norm = find_purpose(zero, "gradient norm");
   ASSERT_NE(norm, nullptr);
-  EXPECT_EQ((*norm)["calls"], 2);
-  EXPECT_EQ((*norm)["group_size"], 4);
+  EXPECT_EQ((*norm)["calls"], 4);
+  EXPECT_EQ((*norm)["group_size"], 2);
   const nlohmann::json* across = find_purpose(zero, "dp gradient norm");
   ASSERT_NE(across, nullptr) << zero.dump();
   EXPECT_EQ((*across)["calls"], 4);
