@@ -12,6 +12,19 @@
 namespace pipesim {
 namespace {
 
+// Why SPEC does not run as a ring (a folded collective must): empty when it does.
+std::string not_a_ring(const CollectiveSpec& spec, const Platform& platform, const std::string& kind) {
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::Ring;
+  try {
+    algorithm = choose_algorithm(spec, platform);
+  } catch (const std::invalid_argument&) {
+    return "a " + kind + " collective is refused (the unfolded run says why)";
+  }
+  if (algorithm == CollectiveAlgorithm::Ring) return {};
+  return "a " + kind + " " + std::string(to_string(spec.op)) + " of " + format_bytes(spec.bytes) + " runs as a " +
+         std::string(to_string(algorithm)) + ", not a ring";
+}
+
 std::string pass_name(TaskKind kind) {
   return kind == TaskKind::Forward || kind == TaskKind::Recompute ? "tp forward" : "tp backward";
 }
@@ -395,17 +408,8 @@ std::string JobBuilder::fold_refusal() const {
       for (const Bucket& b : buckets_[p]) specs.push_back(dp_spec(reduce, w_.parallel.dp_algorithm, t, p, b.bytes));
       if (w_.parallel.zero >= 1 && weight_bytes_[p] > 0)
         specs.push_back(dp_spec(CollectiveOp::AllGather, w_.parallel.dp_algorithm, t, p, weight_bytes_[p]));
-      for (const CollectiveSpec& spec : specs) {
-        CollectiveAlgorithm algorithm = CollectiveAlgorithm::Ring;
-        try {
-          algorithm = choose_algorithm(spec, platform_);
-        } catch (const std::invalid_argument&) {
-          return "a data-parallel collective is refused (the unfolded run says why)";
-        }
-        if (algorithm != CollectiveAlgorithm::Ring)
-          return "a data-parallel " + std::string(to_string(spec.op)) + " of " + format_bytes(spec.bytes) +
-                 " runs as a " + std::string(to_string(algorithm)) + ", not a ring";
-      }
+      for (const CollectiveSpec& spec : specs)
+        if (std::string why = not_a_ring(spec, platform_, "data-parallel"); !why.empty()) return why;
     }
   return {};
 }
@@ -426,15 +430,7 @@ std::string JobBuilder::tp_fold_refusal() const {
         spec.algorithm = *parse_collective_algorithm(algorithm);
         spec.group = map_.tp_group(d, p);
         spec.bytes = bytes;
-        CollectiveAlgorithm chosen = CollectiveAlgorithm::Ring;
-        try {
-          chosen = choose_algorithm(spec, platform_);
-        } catch (const std::invalid_argument&) {
-          return "a tensor-parallel collective is refused (the unfolded run says why)";
-        }
-        if (chosen != CollectiveAlgorithm::Ring)
-          return "a tensor-parallel all-reduce of " + format_bytes(bytes) + " runs as a " +
-                 std::string(to_string(chosen)) + ", not a ring";
+        if (std::string why = not_a_ring(spec, platform_, "tensor-parallel"); !why.empty()) return why;
       }
   return {};
 }
