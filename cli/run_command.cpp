@@ -69,7 +69,7 @@ CLI::App* add_run_command(CLI::App& root, RunOptions& o) {
       ->check(CLI::IsMember({"simgrid", "analytic", "auto"}));
   run->add_flag(
       "--no-fold", o.no_fold,
-      "simulate every data-parallel replica, even where they are\nalike (default: one for all, docs/folding.md)");
+      "simulate every data-parallel replica and TP rank, even where\nthey are alike (default: one for all, docs/folding.md)");
   run->add_flag("--quiet", o.quiet, "no summary on stdout");
   return run;
 }
