@@ -92,6 +92,50 @@ TEST(ReplicaFolding, LinksSharedByReplicasCarryTheirCount) {
       << refused.what;
 }
 
+// The same two boxes with one replica of TP 2 / PP 2: TP rank t on GPU t
+// of each box, pipeline rank p in box p. The TP shift swaps the GPUs of
+// each box as the replica shift did above: the same orbits and weights,
+// rank 0's figures for rank 1, and no fold of the replicas (there is one).
+TEST(ReplicaFolding, TpRanksFoldAsReplicasDo) {
+  if (std::system("python3 --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
+  Simulation simulation(cluster("--boxes 2 --gpus 2 --network fat-tree", "tp-weights.xml"));
+  const Platform& platform = simulation.platform();
+  RankMap map;
+  map.tp = 2;
+  map.pp = 2;
+  for (int t = 0; t < 2; ++t)
+    for (int p = 0; p < 2; ++p)
+      map.devices.push_back(platform.find("box" + std::to_string(p) + "-gpu" + std::to_string(t)));
+  ASSERT_EQ(tp_devices_differ(platform, map), "");
+  TaskGraph rank0(platform.size());
+  Task send;
+  send.kind = TaskKind::Transfer;
+  send.amount = 1e6;
+  send.device = map.device(0, 0, 0);
+  send.peer = map.device(0, 0, 1);  // the pipeline's send, box 0 to box 1
+  rank0.add(send);
+  send.peer = map.device(1, 0, 0);  // a TP ring's step, to TP rank 1
+  rank0.add(send);
+  EXPECT_FALSE(fold_replicas(platform, map, rank0, 1, false).folded());  // one replica: nothing to fold
+  const Folding f = fold_replicas(platform, map, rank0, 1, true);
+  ASSERT_TRUE(f.folded()) << f.what;
+  EXPECT_EQ(f.what, "2 tensor-parallel ranks simulated as one");
+  EXPECT_EQ(f.copies, 2);
+  EXPECT_EQ(f.device_image[static_cast<std::size_t>(platform.find("box1-gpu1"))], platform.find("box1-gpu0"));
+  const auto link = [&](const std::string& name) {
+    for (std::size_t l = 0; l < platform.links.size(); ++l)
+      if (platform.links[l].name == name) return static_cast<int>(l);
+    return -1;
+  };
+  EXPECT_EQ(f.link_canonical[link("box0-gpu1-nic_UP")], link("box0-gpu0-nic_UP"));
+  EXPECT_EQ(f.link_weight(link("box0-gpu0-nic_UP")), 1);
+  EXPECT_EQ(f.link_weight(link("box0-uplink_UP")), 2);
+  // A slower NIC on TP rank 1's GPU breaks the symmetry.
+  Platform slow_nic = platform;
+  slow_nic.links[link("box0-gpu1-nic_UP")].bandwidth /= 2;
+  EXPECT_FALSE(fold_replicas(slow_nic, map, rank0, 1, true).folded());
+}
+
 // Every number equal to 1e-9 (relative, absolute below 1), every other value
 // equal but the engine's name (the summary's line is checked apart).
 void expect_same(const nlohmann::json& a, const nlohmann::json& b, const std::string& at, int& differences) {
