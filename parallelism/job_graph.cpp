@@ -65,7 +65,7 @@ std::optional<std::pair<TaskGraph, Folding>> expand_folded_job(const TaskGraph& 
       }
       Folding folding = fold_replicas(platform, map, all ? *all : *one, k, fold_tp);
       if (!folding.folded()) {
-        if (k == 1 && map.dp > 1 && why == dp_why) why = folding.what;
+        if (why.empty() || (k == 1 && why == dp_why)) why = folding.what;  // the first shift refused says why
         continue;
       }
       if (all) return std::make_pair(std::move(*all), std::move(folding));
