@@ -38,6 +38,35 @@ std::string cluster(const std::string& args, const std::string& name, const std:
   return out;
 }
 
+// Two boxes of two GPUs on a fat tree: GPU c of each box is copy c (a DP
+// replica, or with TP a TP rank), pipeline rank p in box p; copy 0's two
+// transfers are the pipeline's send from box 0 to box 1 and a ring's step
+// to copy 1.
+std::pair<RankMap, TaskGraph> two_copies(const Platform& platform, bool tp) {
+  RankMap map;
+  map.pp = 2;
+  (tp ? map.tp : map.dp) = 2;
+  for (int c = 0; c < 2; ++c)
+    for (int p = 0; p < 2; ++p)
+      map.devices.push_back(platform.find("box" + std::to_string(p) + "-gpu" + std::to_string(c)));
+  TaskGraph copy0(platform.size());
+  Task send;
+  send.kind = TaskKind::Transfer;
+  send.amount = 1e6;
+  send.device = map.device(0, 0, 0);
+  send.peer = map.device(0, 0, 1);
+  copy0.add(send);
+  send.peer = tp ? map.device(1, 0, 0) : map.device(0, 1, 0);
+  copy0.add(send);
+  return {map, copy0};
+}
+
+int link_index(const Platform& platform, const std::string& name) {
+  for (std::size_t l = 0; l < platform.links.size(); ++l)
+    if (platform.links[l].name == name) return static_cast<int>(l);
+  return -1;
+}
+
 // Two boxes of two GPUs on a fat tree; replica d on GPU d of each box,
 // pipeline rank p in box p. The shift swaps the GPUs of each box: their
 // NICs form orbits of 2 (weight 1), and each box's uplink, which both
@@ -46,31 +75,13 @@ TEST(ReplicaFolding, LinksSharedByReplicasCarryTheirCount) {
   if (std::system("python3 --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
   Simulation simulation(cluster("--boxes 2 --gpus 2 --network fat-tree", "weights.xml"));
   const Platform& platform = simulation.platform();
-  RankMap map;
-  map.pp = 2;
-  map.dp = 2;
-  for (int d = 0; d < 2; ++d)
-    for (int p = 0; p < 2; ++p)
-      map.devices.push_back(platform.find("box" + std::to_string(p) + "-gpu" + std::to_string(d)));
+  const auto [map, replica0] = two_copies(platform, false);
   ASSERT_EQ(replica_devices_differ(platform, map), "");
-  TaskGraph replica0(platform.size());
-  Task send;
-  send.kind = TaskKind::Transfer;
-  send.amount = 1e6;
-  send.device = map.device(0, 0, 0);
-  send.peer = map.device(0, 0, 1);  // the pipeline's send, box 0 to box 1
-  replica0.add(send);
-  send.peer = map.device(0, 1, 0);  // a DP ring's step, to replica 1
-  replica0.add(send);
   const Folding f = fold_replicas(platform, map, replica0);
   ASSERT_TRUE(f.folded()) << f.what;
   EXPECT_EQ(f.what, "2 data-parallel replicas simulated as one");
   EXPECT_EQ(f.device_image[static_cast<std::size_t>(platform.find("box1-gpu1"))], platform.find("box1-gpu0"));
-  const auto link = [&](const std::string& name) {
-    for (std::size_t l = 0; l < platform.links.size(); ++l)
-      if (platform.links[l].name == name) return static_cast<int>(l);
-    return -1;
-  };
+  const auto link = [&](const std::string& name) { return link_index(platform, name); };
   EXPECT_EQ(f.link_canonical[link("box0-gpu1-nic_UP")], link("box0-gpu0-nic_UP"));
   EXPECT_EQ(f.link_weight(link("box0-gpu0-nic_UP")), 1);
   EXPECT_EQ(f.link_canonical[link("box0-uplink_UP")], link("box0-uplink_UP"));
@@ -100,33 +111,15 @@ TEST(ReplicaFolding, TpRanksFoldAsReplicasDo) {
   if (std::system("python3 --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
   Simulation simulation(cluster("--boxes 2 --gpus 2 --network fat-tree", "tp-weights.xml"));
   const Platform& platform = simulation.platform();
-  RankMap map;
-  map.tp = 2;
-  map.pp = 2;
-  for (int t = 0; t < 2; ++t)
-    for (int p = 0; p < 2; ++p)
-      map.devices.push_back(platform.find("box" + std::to_string(p) + "-gpu" + std::to_string(t)));
+  const auto [map, rank0] = two_copies(platform, true);
   ASSERT_EQ(tp_devices_differ(platform, map), "");
-  TaskGraph rank0(platform.size());
-  Task send;
-  send.kind = TaskKind::Transfer;
-  send.amount = 1e6;
-  send.device = map.device(0, 0, 0);
-  send.peer = map.device(0, 0, 1);  // the pipeline's send, box 0 to box 1
-  rank0.add(send);
-  send.peer = map.device(1, 0, 0);  // a TP ring's step, to TP rank 1
-  rank0.add(send);
   EXPECT_FALSE(fold_replicas(platform, map, rank0, 1, false).folded());  // one replica: nothing to fold
   const Folding f = fold_replicas(platform, map, rank0, 1, true);
   ASSERT_TRUE(f.folded()) << f.what;
   EXPECT_EQ(f.what, "2 tensor-parallel ranks simulated as one");
   EXPECT_EQ(f.copies, 2);
   EXPECT_EQ(f.device_image[static_cast<std::size_t>(platform.find("box1-gpu1"))], platform.find("box1-gpu0"));
-  const auto link = [&](const std::string& name) {
-    for (std::size_t l = 0; l < platform.links.size(); ++l)
-      if (platform.links[l].name == name) return static_cast<int>(l);
-    return -1;
-  };
+  const auto link = [&](const std::string& name) { return link_index(platform, name); };
   EXPECT_EQ(f.link_canonical[link("box0-gpu1-nic_UP")], link("box0-gpu0-nic_UP"));
   EXPECT_EQ(f.link_weight(link("box0-gpu0-nic_UP")), 1);
   EXPECT_EQ(f.link_weight(link("box0-uplink_UP")), 2);
