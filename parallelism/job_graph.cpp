@@ -33,7 +33,7 @@ std::optional<std::pair<TaskGraph, Folding>> expand_folded_job(const TaskGraph& 
                                                                const Platform& platform, const RankMap& map,
                                                                std::string& why,
                                                                const std::function<void(int, int)>& before_building) {
-  const JobBuilder probe(pipeline, w, platform, map);  // its refusals only
+  const JobBuilder probe(pipeline, w, platform, map, 1, true);  // its refusals only, built smallest
   std::string dp_why = probe.fold_refusal(), tp_why = probe.tp_fold_refusal();
   if (dp_why.empty()) dp_why = replica_devices_differ(platform, map);
   if (tp_why.empty()) tp_why = tp_devices_differ(platform, map);
