@@ -55,7 +55,11 @@ Platform job_pipeline_view(const Workload& w, const Platform& platform, RankMap&
 void check_pipeline_ranks(const TaskGraph& pipeline, const Workload& w, int pp) {
   int used = 0;
   for (int p = 0; p < pp && p < pipeline.device_count(); ++p) used += !pipeline.device_order(p).empty();
-  if (used == pp) return;
+  check_pipeline_ranks(used, w, pp);
+}
+
+void check_pipeline_ranks(int used, const Workload& w, int pp) {
+  if (used >= pp) return;
   const std::string runs =
       " run on " + std::to_string(used) + " of the " + std::to_string(pp) + " pipeline ranks (parallel.pp)";
   const Placement& pl = w.placement;
@@ -74,6 +78,8 @@ GeneratedSchedule generate_job(const Workload& w, const Platform& platform, cons
                      "ZeRO-3 (weights sharded and gathered before each pass) is not simulated yet: use 0, 1 or 2");
   RankMap map = make_rank_map(w, platform);
   const Platform view = job_pipeline_view(w, platform, map);
+  // Where the family counts its ranks up front, too few is refused unbuilt.
+  if (const int ranks = schedule_size(w, view).ranks; ranks > 0) check_pipeline_ranks(ranks, w, map.pp);
   GeneratedSchedule pipeline = generate(w, view, limits);
   check_pipeline_ranks(pipeline.graph, w, map.pp);
   std::string not_folded;

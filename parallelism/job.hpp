@@ -19,6 +19,8 @@ Platform job_pipeline_view(const Workload& workload, const Platform& platform, R
 // runs on each of the PP pipeline ranks: placement.stages or placement.layers
 // giving fewer stages than the layout's ranks take would leave GPUs idle.
 void check_pipeline_ranks(const TaskGraph& pipeline, const Workload& workload, int pp);
+// The same where the pipeline's stages run on USED ranks (known before building it).
+void check_pipeline_ranks(int used, const Workload& workload, int pp);
 
 // fold: when the DP replicas are provably alike, replica 0 alone with
 // GeneratedSchedule::folding set (docs/folding.md); otherwise the whole job,

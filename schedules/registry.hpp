@@ -59,6 +59,10 @@ struct ScheduleSize {
   // what it is, for the message. 0: none.
   double builder_bytes = 0;
   std::string builder_field{}, builder_what{};
+  // The devices its stages will run on, where the family knows it before
+  // building (0: unknown): a job's check that every pipeline rank runs
+  // something (check_pipeline_ranks) can then refuse it unbuilt.
+  int ranks = 0;
 };
 
 // Builds a schedule for workload.iterations iterations of

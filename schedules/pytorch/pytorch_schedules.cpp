@@ -130,6 +130,20 @@ ScheduleSize orders_size(const Workload& w, const Platform&) {
           std::to_string(w.layers.size()) + " layers"};
 }
 
+// The same, with the ranks of a family of DEFAULT_V stages per rank (or
+// virtual_stages where it reads them); unknown where the builder will
+// refuse the workload: it says why.
+template <int default_v, bool reads_virtual_stages>
+ScheduleSize ranked_orders_size(const Workload& w, const Platform& platform) {
+  ScheduleSize size = orders_size(w, platform);
+  try {
+    size.ranks = rank_count(w, platform, reads_virtual_stages ? positive_param(w, "virtual_stages", default_v) : default_v);
+  } catch (const InputError&) {
+    size.ranks = 0;
+  }
+  return size;
+}
+
 ExplicitOrders interleaved_1f1b(int p, int v, int M) { return interleaved_1f1b_orders(p, v, M); }
 ExplicitOrders interleaved_zb(int p, int v, int M) { return interleaved_zero_bubble_orders(p, v, M); }
 ExplicitOrders looped_bfs(int p, int v, int M) { return looped_bfs_orders(p, v, M); }
@@ -138,14 +152,15 @@ ExplicitOrders looped_bfs(int p, int v, int M) { return looped_bfs_orders(p, v, 
 // case-insensitively).
 const bool registered =
     register_schedule({"interleaved-1f1b", "scheduleinterleaved1f1b", "interleaved1f1b"},
-                      with_virtual_stages<interleaved_1f1b, 2>, orders_size) &&
+                      with_virtual_stages<interleaved_1f1b, 2>, ranked_orders_size<2, true>) &&
     register_schedule({"interleaved-zb", "scheduleinterleavedzerobubble", "interleavedzerobubble", "zb1p"},
-                      with_virtual_stages<interleaved_zb, 2>, orders_size) &&
+                      with_virtual_stages<interleaved_zb, 2>, ranked_orders_size<2, true>) &&
     register_schedule({"looped-bfs", "scheduleloopedbfs", "loopedbfs"}, with_virtual_stages<looped_bfs, 2>,
-                      orders_size) &&
-    register_schedule({"zb-h1"}, zb_h1, orders_size) && register_schedule({"zb-h2"}, zb_h2, orders_size) &&
-    register_schedule({"zbv", "schedulezbvzerobubble", "zbvzerobubble", "zb-v"}, zbv, orders_size) &&
-    register_schedule({"dualpipev", "scheduledualpipev"}, dualpipev, orders_size) &&
+                      ranked_orders_size<2, true>) &&
+    register_schedule({"zb-h1"}, zb_h1, ranked_orders_size<1, false>) &&
+    register_schedule({"zb-h2"}, zb_h2, ranked_orders_size<1, false>) &&
+    register_schedule({"zbv", "schedulezbvzerobubble", "zbvzerobubble", "zb-v"}, zbv, ranked_orders_size<2, false>) &&
+    register_schedule({"dualpipev", "scheduledualpipev"}, dualpipev, ranked_orders_size<2, false>) &&
     register_schedule({"csv"}, csv, orders_size) &&
     register_schedule_params("interleaved-1f1b", kVirtualStagesParams) &&
     register_schedule_params("interleaved-zb", kVirtualStagesParams) &&

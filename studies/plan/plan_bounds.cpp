@@ -4,6 +4,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -147,10 +148,13 @@ std::string stages_text(const StageLayers& layers) {
 // Each GPU's memory bound (its static memory plus its own passes' effects,
 // replayed in its order; buffers of transfers left out) and compute time
 // (BUSY), into B's memory fields.
+// OPTIMIZER_SCALE multiplies the optimizer's state (a ZeRO 0 twin's).
 void bound_memory(const TaskGraph& graph, const Parallel& parallel, const Platform& view, int pp, PlanBounds& b,
-                  std::vector<double>& busy_by_rank) {
+                  std::vector<double>& busy_by_rank, double optimizer_scale = 1) {
   std::vector<double> level(graph.device_count(), 0);
-  for (const StaticMemory& m : graph.static_memory()) level[m.device] += job_static_bytes(m, parallel);
+  for (const StaticMemory& m : graph.static_memory())
+    level[m.device] +=
+        job_static_bytes(m, parallel) * (m.category == MemoryCategory::Optimizer ? optimizer_scale : 1);
   const std::vector<double> level_static = level;
   bool static_over = false;
   b.ranks.clear();
@@ -188,6 +192,32 @@ std::string layout_key(const Workload& w) {
   return key;
 }
 
+// The end-of-iteration passes whose work the distributed optimizer divides
+// over the replicas: times SCALE, in place.
+void scale_optimizer_passes(TaskGraph& graph, double scale) {
+  graph.set_amounts([&](const Task& task) {
+    const bool sharded = task.kind == TaskKind::Update || task.kind == TaskKind::GradientNorm;
+    return sharded ? task.amount * scale : task.amount;
+  });
+}
+
+// WHOLE_OPTIMIZER's bounds from ZeRO 1 job W's pipeline GRAPH (before its TP
+// collectives): the optimizer's state and passes dp times larger, no gather
+// after the step (ZeRO 0 all-reduces the gradients before it instead).
+void bound_whole_optimizer(TaskGraph& graph, const Workload& w, const Platform& platform, const Platform& view,
+                           const RankMap& map, const PlanBounds& b, PlanBounds& whole) {
+  Parallel zero0 = w.parallel;
+  zero0.zero = 0;
+  whole = b;
+  whole.time = 0;
+  std::vector<double> busy(map.pp, 0);
+  scale_optimizer_passes(graph, map.dp);
+  bound_memory(graph, zero0, view, map.pp, whole, busy, map.dp);
+  add_tp_collectives(graph, w, platform, view, map);
+  if (const std::optional<Timeline> alone = contention_free_timeline(graph, view); alone && alone->completed())
+    whole.time = std::max(whole.time, alone->makespan);
+}
+
 }  // namespace
 
 struct PlanLayouts::Layout {
@@ -195,8 +225,10 @@ struct PlanLayouts::Layout {
   Platform view;
 };
 
+bool bounds_whole_optimizer(int dp) { return dp >= 2 && (dp & (dp - 1)) == 0; }
+
 PlanBounds plan_bounds(const Workload& w, const Platform& platform, PlanLayouts* layouts,
-                       PlanBounds* sharded_gradients) {
+                       PlanBounds* sharded_gradients, PlanBounds* whole_optimizer) {
   std::shared_ptr<const PlanLayouts::Layout> layout;
   const std::string key = layouts ? layout_key(w) : "";
   if (layouts)
@@ -212,11 +244,13 @@ PlanBounds plan_bounds(const Workload& w, const Platform& platform, PlanLayouts*
   const Platform& view = layout->view;
   // A pipeline too large to build in a screening is left out, named: a plan
   // weighs thousands of candidates, and a million micro-batches would hang it.
-  if (const double tasks = schedule_size(w, view).tasks; tasks > kMaxBoundTasks)
+  const ScheduleSize size = schedule_size(w, view);
+  if (size.tasks > kMaxBoundTasks)
     throw InputError(w.file, "microbatches",
-                     "its pipeline would have about " + std::to_string(static_cast<long long>(tasks)) +
+                     "its pipeline would have about " + std::to_string(static_cast<long long>(size.tasks)) +
                          " tasks; a plan bounds pipelines of at most " +
                          std::to_string(static_cast<long long>(kMaxBoundTasks)) + " (a smaller global batch)");
+  if (size.ranks > 0) check_pipeline_ranks(size.ranks, w, map.pp);  // refused unbuilt, as built
   TaskGraph graph = generate(w, view).graph;
   check_pipeline_ranks(graph, w, map.pp);
   PlanBounds b;
@@ -240,6 +274,13 @@ PlanBounds plan_bounds(const Workload& w, const Platform& platform, PlanLayouts*
     zero2.zero = 2;
     *sharded_gradients = b;
     bound_memory(graph, zero2, view, map.pp, *sharded_gradients, busy_by_rank);
+  }
+  if (whole_optimizer) {
+    if (w.parallel.zero != 1 || !bounds_whole_optimizer(map.dp))
+      throw std::logic_error("plan bounds: a ZeRO 0 twin of a job that is not ZeRO 1 over a power of two replicas");
+    // Its own copy of the pipeline: the TP collectives lengthen passes in place.
+    TaskGraph copy = graph;
+    bound_whole_optimizer(copy, w, platform, view, map, b, *whole_optimizer);
   }
   // The pipeline alone with its transfers unshared: the job only adds tasks,
   // waits and sharing to it.

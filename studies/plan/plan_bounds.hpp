@@ -57,10 +57,17 @@ struct PlanLayouts {
 // WORKLOAD is timed (workloads/model_costs) and has its `parallel:` section;
 // throws InputError as `pipesim run` would for a layout or schedule that
 // cannot be built. LAYOUTS, where given, keeps the layouts for the next call
-// (the same platform's). SHARDED_GRADIENTS, where given (a ZeRO 1 workload),
-// gets the bounds of the same pipeline with ZeRO 2, which differs only in
-// the gradients' static memory: the memory replayed again, the time the same.
+// (the same platform's). Given a ZeRO 1 workload, its pipeline also bounds:
+// - SHARDED_GRADIENTS: the same job with ZeRO 2, which differs only in the
+//   gradients' static memory: the memory replayed again, the time the same;
+// - WHOLE_OPTIMIZER (dp a power of two): the same job with ZeRO 0, which
+//   differs in the optimizer's state and its step and norm passes, each dp
+//   times larger: scaling by a power of two is exact in binary floating
+//   point, so the bounds are those of the ZeRO 0 workload, bit for bit.
 PlanBounds plan_bounds(const Workload& workload, const Platform& platform, PlanLayouts* layouts = nullptr,
-                       PlanBounds* sharded_gradients = nullptr);
+                       PlanBounds* sharded_gradients = nullptr, PlanBounds* whole_optimizer = nullptr);
+
+// Whether a ZeRO 1 job's pipeline bounds its ZeRO 0 twin exactly (above).
+bool bounds_whole_optimizer(int dp);
 
 }  // namespace pipesim

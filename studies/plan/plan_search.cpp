@@ -120,12 +120,27 @@ PlanBounds fit_bounds(const PlanCandidate& fit, Workload w, PlanBounds b, const 
   return b;
 }
 
+PlanScreenCache& screen_cache(const PlanScreen& s) {
+  if (!s.cache) s.cache = std::make_shared<PlanScreenCache>(PlanScreenCache{workload_loader(s.workload), {}, {}});
+  return *s.cache;
+}
+
+// Whether the workload's own optimizer section shards its state
+// (optimizer.distributed) whatever parallel.zero says: its ZeRO 0
+// candidates are then not their ZeRO 1 twins' pipelines scaled.
+bool declares_distributed_optimizer(const PlanScreen& s) {
+  try {
+    return screen_cache(s).load({{"parallel.zero", "0"}}).optimizer.distributed;
+  } catch (const InputError&) {
+    return true;  // each candidate says why on its own
+  }
+}
+
 // Screens entries IDS[first], IDS[first + step], ...: bounds, or why a
 // candidate is not applicable; DONE hears how many so far.
 void screen_some(const PlanScreen& s, std::vector<PlanEntry>& entries, const std::vector<std::size_t>& ids,
                  std::size_t first, std::size_t step, const std::function<void(std::size_t)>& done) {
-  if (!s.cache) s.cache = std::make_shared<PlanScreenCache>(PlanScreenCache{workload_loader(s.workload), {}, {}});
-  const WorkloadLoader& load = s.cache->load;
+  const WorkloadLoader& load = screen_cache(s).load;
   auto& timed = s.cache->timed;
   std::size_t count = 0;
   for (std::size_t k = first; k < ids.size(); k += step) {
@@ -143,10 +158,13 @@ void screen_some(const PlanScreen& s, std::vector<PlanEntry>& entries, const std
         e.bounds = fit_bounds(e.candidate, w,
                               e.bounds.ranks.empty() ? plan_bounds(w, *s.platform, &s.cache->layouts) : e.bounds,
                               *s.platform, timed_workload, s.cache->layouts);
-      else if (e.sharded_twin < entries.size()) {
-        PlanEntry& twin = entries[e.sharded_twin];
-        e.bounds = plan_bounds(w, *s.platform, &s.cache->layouts, &twin.bounds);
-        twin.fate = twin.bounds.memory > twin.bounds.capacity ? PlanFate::OverMemory : PlanFate::Screened;
+      else if (e.sharded_twin < entries.size() || e.unsharded_twin < entries.size()) {
+        PlanEntry* sharded = e.sharded_twin < entries.size() ? &entries[e.sharded_twin] : nullptr;
+        PlanEntry* whole = e.unsharded_twin < entries.size() ? &entries[e.unsharded_twin] : nullptr;
+        e.bounds = plan_bounds(w, *s.platform, &s.cache->layouts, sharded ? &sharded->bounds : nullptr,
+                               whole ? &whole->bounds : nullptr);
+        for (PlanEntry* twin : {sharded, whole})
+          if (twin) twin->fate = twin->bounds.memory > twin->bounds.capacity ? PlanFate::OverMemory : PlanFate::Screened;
       } else
         e.bounds = plan_bounds(w, *s.platform, &s.cache->layouts);
       e.fate = e.bounds.memory > e.bounds.capacity ? PlanFate::OverMemory : PlanFate::Screened;
@@ -188,6 +206,7 @@ std::string screened_text(const std::vector<PlanEntry>& entries, const std::vect
     const PlanEntry& e = entries[ids[k]];
     write_screened(text, e);
     if (e.sharded_twin < entries.size()) write_screened(text, entries[e.sharded_twin]);
+    if (e.unsharded_twin < entries.size()) write_screened(text, entries[e.unsharded_twin]);
   }
   return text;
 }
@@ -224,6 +243,7 @@ void read_screened(const std::string& text, std::vector<PlanEntry>& entries, con
     PlanEntry& e = entries[ids[k]];
     at = read_screened(at, e);
     if (e.sharded_twin < entries.size()) at = read_screened(at, entries[e.sharded_twin]);
+    if (e.unsharded_twin < entries.size()) at = read_screened(at, entries[e.unsharded_twin]);
   }
 }
 
@@ -263,6 +283,45 @@ bool gradients_shard_alone(const PlanCandidate& c) {
   static const std::set<std::string> fixed = {"gpipe", "1f1b", "interleaved-1f1b", "zb-h1",
                                               "zb-h2", "zbv",  "dualpipev"};
   return c.saving.empty() && c.partition != "fit" && fixed.count(c.schedule) > 0;
+}
+
+// Screens the entries IDS as screen_ids, where a ZeRO 2 or ZeRO 0
+// candidate of a schedule whose pipeline ignores memory is bounded with its
+// ZeRO 1 twin among them: the same pipeline, its memory replayed with the
+// gradients sharded, or with the optimizer whole (plan_bounds'
+// SHARDED_GRADIENTS and WHOLE_OPTIMIZER, the latter where WHOLE_TWINS).
+void screen_with_zero_twins(const PlanScreen& s, std::vector<PlanEntry>& entries, const std::vector<std::size_t>& ids,
+                            bool whole_twins, const PlanProgress& progress, std::size_t done_before,
+                            std::size_t total) {
+  std::map<std::string, std::size_t> zero1;
+  for (const std::size_t i : ids)
+    if (entries[i].candidate.zero == 1) zero1.emplace(entries[i].candidate.label(), i);
+  std::vector<std::size_t> unshared;
+  for (const std::size_t i : ids) {
+    PlanCandidate c = entries[i].candidate;
+    const int zero = c.zero;
+    c.zero = 1;
+    const bool twin = !entries[i].given && gradients_shard_alone(c) &&
+                      (zero == 2 || (zero == 0 && whole_twins && bounds_whole_optimizer(c.dp)));
+    const auto found = twin ? zero1.find(c.label()) : zero1.end();
+    if (found == zero1.end())
+      unshared.push_back(i);
+    else
+      (zero == 2 ? entries[found->second].sharded_twin : entries[found->second].unsharded_twin) = i;
+  }
+  screen_ids(s, entries, unshared, progress, done_before, total);
+  // A ZeRO 1 candidate refused: its twins are screened alone, for their own reasons.
+  std::vector<std::size_t> alone;
+  for (const std::size_t i : unshared)
+    if (entries[i].fate == PlanFate::NotApplicable)
+      for (const std::size_t t : {entries[i].sharded_twin, entries[i].unsharded_twin})
+        if (t < entries.size()) alone.push_back(t);
+  for (const std::size_t t : alone) {
+    PlanEntry fresh;
+    fresh.candidate = entries[t].candidate;
+    entries[t] = fresh;
+  }
+  screen_ids(s, entries, alone, progress, done_before + unshared.size(), total);
 }
 
 // Of an even and a balanced twin with the same stages, one is weighed: the
@@ -342,36 +401,8 @@ std::vector<PlanEntry> screen_plan(const PlanScreen& s, const PlanProgress& prog
     }
     first.push_back(i);
   }
-  // Of those, a ZeRO 2 candidate of a schedule whose pipeline ignores memory
-  // is bounded with its ZeRO 1 twin: the same pipeline, its memory replayed
-  // with the gradients sharded (plan_bounds' SHARDED_GRADIENTS).
-  std::map<std::string, std::size_t> zero1;
-  for (const std::size_t i : first)
-    if (entries[i].candidate.zero == 1) zero1.emplace(entries[i].candidate.label(), i);
-  std::vector<std::size_t> unshared;
-  for (const std::size_t i : first) {
-    PlanCandidate c = entries[i].candidate;
-    c.zero = 1;
-    const auto found = entries[i].candidate.zero == 2 && !entries[i].given && gradients_shard_alone(c)
-                           ? zero1.find(c.label())
-                           : zero1.end();
-    if (found == zero1.end())
-      unshared.push_back(i);
-    else
-      entries[found->second].sharded_twin = i;
-  }
-  screen_ids(s, entries, unshared, progress, 0, entries.size());
-  // A ZeRO 1 candidate refused: its ZeRO 2 twin is screened alone, for its own reason.
-  std::vector<std::size_t> alone;
-  for (const std::size_t i : unshared)
-    if (const std::size_t t = entries[i].sharded_twin; t < entries.size() && entries[i].fate == PlanFate::NotApplicable)
-      alone.push_back(t);
-  for (const std::size_t t : alone) {
-    PlanEntry fresh;
-    fresh.candidate = entries[t].candidate;
-    entries[t] = fresh;
-  }
-  screen_ids(s, entries, alone, progress, unshared.size(), entries.size());
+  const bool whole_twins = !declares_distributed_optimizer(s);
+  screen_with_zero_twins(s, entries, first, whole_twins, progress, 0, entries.size());
   std::vector<std::size_t> second;
   for (const std::size_t i : later) {
     PlanEntry& t = entries[twin[i]];
@@ -380,7 +411,7 @@ std::vector<PlanEntry> screen_plan(const PlanScreen& s, const PlanProgress& prog
     else
       second.push_back(i);
   }
-  screen_ids(s, entries, second, progress, first.size(), first.size() + second.size());
+  screen_with_zero_twins(s, entries, second, whole_twins, progress, first.size(), first.size() + second.size());
   for (const std::size_t i : second)  // the workload's own balanced candidate may be its twin's pipeline too
     if (entries[i].fate != PlanFate::NotApplicable && entries[twin[i]].fate != PlanFate::NotApplicable &&
         entries[i].bounds.stages == entries[twin[i]].bounds.stages)

@@ -46,6 +46,8 @@ struct PlanEntry {
   // bounds its screening gives: the same pipeline but for the gradients'
   // static memory (plan_bounds' SHARDED_GRADIENTS). None where absent.
   std::size_t sharded_twin = static_cast<std::size_t>(-1);
+  // Its ZeRO 0 twin, likewise (plan_bounds' WHOLE_OPTIMIZER): screened only.
+  std::size_t unsharded_twin = static_cast<std::size_t>(-1);
   bool valid() const { return run && run->status == "valid"; }
   double iteration_time() const;  // the run's; infinity without a valid run
 };

@@ -10,6 +10,7 @@
 
 #include "models/transformer.hpp"
 #include "parallelism/job.hpp"
+#include "schedules/registry.hpp"
 #include "sim/engine/simulation.hpp"
 #include "tests/support/cli_runner.hpp"
 #include "tests/support/fixtures.hpp"
@@ -409,6 +410,34 @@ TEST(ParallelJob, MfuAndTokensUnderTpPpDpMatchMegatronsCount) {
   EXPECT_NEAR(t["tokens_per_second"].get<double>(), B * s / seconds, 1e-9 * B * s / seconds);
   const double mfu = flops / (seconds * 8 * t["peak_flops_per_gpu"].get<double>());
   EXPECT_NEAR(t["mfu"].get<double>(), mfu, 1e-9 * mfu);
+}
+
+// A V schedule runs two stages on each rank: six layers on pp 4 leave a
+// rank without any. The family counts its ranks before building
+// (ScheduleSize::ranks, as many as the generated graph uses), so the job is
+// refused unbuilt, with the reason check_pipeline_ranks gives a built one.
+TEST(ParallelJob, TooFewLayersForEveryRankIsRefusedUnbuilt) {
+  std::string layers;
+  for (int l = 0; l < 8; ++l) layers += "  - {forward: 1s, backward: 2s, activation: 1MB}\n";
+  const std::string eight = "microbatches: 8\ninput: 1MB\nlayers:\n" + layers;
+  Simulation sim(complete_platform(4));
+  for (const auto& [schedule, ranks] : std::vector<std::pair<std::string, int>>{
+           {"zbv", 4}, {"dualpipev", 4}, {"zb-h1", 4}, {"{name: interleaved-1f1b, virtual_stages: 4}", 2}}) {
+    const Workload w = load_workload(write_file("ranks.yaml", eight + "schedule: " + schedule + "\n"), {});
+    const GeneratedSchedule built = generate(w, sim.platform());
+    int used = 0;
+    for (int d = 0; d < built.graph.device_count(); ++d) used += !built.graph.device_order(d).empty();
+    EXPECT_EQ(schedule_size(w, sim.platform()).ranks, ranks) << schedule;
+    EXPECT_EQ(used, ranks) << schedule;
+  }
+  const std::string six = eight.substr(0, eight.size() - 2 * layers.size() / 8);
+  const CliResult r = run_pipesim("run " + complete_platform(4) + " " +
+                                  write_file("six.yaml", six + "schedule: zbv\nparallel: {pp: 4}\n") + " --quiet");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("placement: the schedule's stages run on 3 of the 4 pipeline ranks (parallel.pp): too few "
+                       "layers for its stages per rank on every rank"),
+            std::string::npos)
+      << r.err;
 }
 
 }  // namespace

@@ -84,42 +84,54 @@ TEST(PlanBounds, TheDistributedOptimizersGatherFollowsTheStep) {
 }
 
 // A ZeRO 2 candidate of a fixed-order schedule is the pipeline of its ZeRO 1
-// twin with the gradients sharded: the screening bounds both from one graph
-// (plan_bounds' SHARDED_GRADIENTS). Each family's bounds so derived are those
-// of the ZeRO 2 workload bounded alone, bit for bit, and its memory is lower
-// by the gradients' share the other replicas hold.
-TEST(PlanBounds, ZeroTwoIsZeroOnesPipelineWithShardedGradients) {
+// twin with the gradients sharded, and a ZeRO 0 one (over a power of two
+// replicas) the same pipeline with the optimizer's state, step and norm dp
+// times larger: the screening bounds all three from one graph (plan_bounds'
+// SHARDED_GRADIENTS and WHOLE_OPTIMIZER). Each family's bounds so derived
+// are those of the workload bounded alone, bit for bit; the ZeRO 2 memory is
+// lower by the gradients' share the other replicas hold, ZeRO 0's higher by
+// the optimizer's.
+TEST(PlanBounds, ZeroZeroAndTwoAreZeroOnesPipelineScaled) {
   Simulation sim(kRoot + "platforms/nvswitch-8gpu.xml");
   const Platform& platform = sim.platform();
   const WorkloadLoader load = workload_loader(testing::write_file("wide-head.yaml", kWideHead));
   PlanSpaceLimits limits;
   limits.gpus = 8, limits.node_gpus = 8, limits.global_batch = 16, limits.layers = 8, limits.zero_stages = {1};
   limits.schedules = {"gpipe", "1f1b", "interleaved-1f1b", "zb-h1", "zb-h2", "zbv", "dualpipev"};
+  const auto expect_same = [](const PlanBounds& derived, const PlanBounds& alone, const std::string& label) {
+    EXPECT_EQ(derived.time, alone.time) << label;
+    EXPECT_EQ(derived.memory, alone.memory) << label;
+    EXPECT_EQ(derived.memory_rank, alone.memory_rank) << label;
+    EXPECT_EQ(derived.over_capacity, alone.over_capacity) << label;
+    EXPECT_EQ(derived.stages, alone.stages) << label;
+    ASSERT_EQ(derived.ranks.size(), alone.ranks.size()) << label;
+    for (std::size_t r = 0; r < alone.ranks.size(); ++r) {
+      EXPECT_EQ(derived.ranks[r].static_bytes, alone.ranks[r].static_bytes) << label;
+      EXPECT_EQ(derived.ranks[r].memory, alone.ranks[r].memory) << label;
+    }
+  };
   std::set<std::string> families;
   for (PlanCandidate c : plan_space(limits)) {
     if (c.dp < 2 || c.zero != 1) continue;
-    PlanBounds one, derived, alone;
+    ASSERT_TRUE(bounds_whole_optimizer(c.dp)) << c.label();  // 2, 4 or 8 replicas
+    PlanBounds one, sharded, whole;
     try {
-      one = plan_bounds(time_model_layers(load(c.overrides()), platform), platform, nullptr, &derived);
+      one = plan_bounds(time_model_layers(load(c.overrides()), platform), platform, nullptr, &sharded, &whole);
     } catch (const InputError&) {
-      continue;  // not applicable: its twin is screened alone
+      continue;  // not applicable: its twins are screened alone
     }
-    c.zero = 2;
-    alone = plan_bounds(time_model_layers(load(c.overrides()), platform), platform);
-    EXPECT_EQ(derived.time, alone.time) << c.label();
-    EXPECT_EQ(derived.memory, alone.memory) << c.label();
-    EXPECT_EQ(derived.memory_rank, alone.memory_rank) << c.label();
-    EXPECT_EQ(derived.over_capacity, alone.over_capacity) << c.label();
-    EXPECT_EQ(derived.stages, alone.stages) << c.label();
-    EXPECT_LT(derived.memory, one.memory) << c.label();  // the gradients sharded over dp >= 2
-    ASSERT_EQ(derived.ranks.size(), alone.ranks.size()) << c.label();
-    for (std::size_t r = 0; r < alone.ranks.size(); ++r) {
-      EXPECT_EQ(derived.ranks[r].static_bytes, alone.ranks[r].static_bytes) << c.label();
-      EXPECT_EQ(derived.ranks[r].memory, alone.ranks[r].memory) << c.label();
+    for (const int zero : {2, 0}) {
+      c.zero = zero;
+      const PlanBounds alone = plan_bounds(time_model_layers(load(c.overrides()), platform), platform);
+      expect_same(zero == 2 ? sharded : whole, alone, c.label());
     }
+    EXPECT_LT(sharded.memory, one.memory) << c.label();  // the gradients sharded over dp >= 2
+    EXPECT_GT(whole.memory, one.memory) << c.label();    // the optimizer's state whole
     families.insert(c.schedule);
   }
   EXPECT_EQ(families.size(), limits.schedules.size());
+  EXPECT_FALSE(bounds_whole_optimizer(1));
+  EXPECT_FALSE(bounds_whole_optimizer(6));
 }
 
 }  // namespace
