@@ -85,16 +85,20 @@ void TaskGraph::reserve(std::size_t tasks, std::size_t dependencies) {
 }
 
 TaskId TaskGraph::add(const Task& task, std::initializer_list<TaskId> deps) {
-  return add(task, std::vector<TaskId>(deps));
+  return add(task, deps.begin(), deps.end());
 }
 
 TaskId TaskGraph::add(const Task& task, const std::vector<TaskId>& deps) {
+  return add(task, deps.data(), deps.data() + deps.size());
+}
+
+TaskId TaskGraph::add(const Task& task, const TaskId* deps_first, const TaskId* deps_last) {
   const auto id = static_cast<TaskId>(size());
   if (task.device < 0 || task.device >= device_count() ||
       (is_transfer(task.kind) && (task.peer < 0 || task.peer >= device_count())))
     throw std::logic_error("task graph: task on a device out of range");
-  for (TaskId d : deps)
-    if (d >= id) throw std::logic_error("task graph: a dependency must be added before its dependant");
+  for (const TaskId* d = deps_first; d != deps_last; ++d)
+    if (*d >= id) throw std::logic_error("task graph: a dependency must be added before its dependant");
   TaskShape shape;
   shape.task = task;
   shape.task.microbatch = -1;
@@ -102,7 +106,7 @@ TaskId TaskGraph::add(const Task& task, const std::vector<TaskId>& deps) {
   shape_of_.push_back(intern(shape).first);
   microbatch_.push_back(task.microbatch);
   priority_.push_back(task.priority);
-  dep_ids_.insert(dep_ids_.end(), deps.begin(), deps.end());
+  dep_ids_.insert(dep_ids_.end(), deps_first, deps_last);
   dep_offsets_.push_back(static_cast<std::uint32_t>(dep_ids_.size()));
   return id;
 }
@@ -147,15 +151,19 @@ void TaskGraph::set_amounts(const std::function<double(const Task&)>& amount) {
 }
 
 std::pair<std::uint32_t, bool> TaskGraph::intern(const TaskShape& shape) {
+  constexpr std::size_t kRecent = 256;
+  if (recent_shape_.empty()) recent_shape_.assign(kRecent, kNoShape);
   const std::size_t h = hash(shape);
+  std::uint32_t& recent = recent_shape_[h % kRecent];
+  if (recent != kNoShape && same_shape(shapes_[recent], shape)) return {recent, false};
   const auto [first, last] = shape_index_.equal_range(h);
   for (auto it = first; it != last; ++it)
-    if (same_shape(shapes_[it->second], shape)) return {it->second, false};
+    if (same_shape(shapes_[it->second], shape)) return {recent = it->second, false};
   const auto id = static_cast<std::uint32_t>(shapes_.size());
   shapes_.push_back(shape);
   last_move_.push_back({});
   shape_index_.emplace(h, id);
-  return {id, true};
+  return {recent = id, true};
 }
 
 std::size_t TaskGraph::hash(const TaskShape& shape) const {

@@ -245,6 +245,7 @@ class TaskGraph {
   // The id of an equal shape already in the table, else `shape` added; the
   // flag says whether it was added.
   std::pair<std::uint32_t, bool> intern(const TaskShape& shape);
+  TaskId add(const Task& task, const TaskId* deps_first, const TaskId* deps_last);
   bool same_shape(const TaskShape& a, const TaskShape& b) const;
   static bool same_effect(const MemoryEffect& a, const MemoryEffect& b);
   std::size_t hash(const TaskShape& shape) const;
@@ -252,6 +253,9 @@ class TaskGraph {
   std::vector<TaskShape> shapes_;
   std::vector<MemoryEffect> effect_pool_;
   std::unordered_multimap<std::size_t, std::uint32_t> shape_index_;  // hash -> shape ids
+  // The shape last found or added per hash's low bits: a pipeline adds the
+  // same few shapes over and over, so most lookups end here.
+  std::vector<std::uint32_t> recent_shape_;
   static constexpr std::uint32_t kNoShape = 0xffffffffu;
   struct Move {
     MemoryEffect effect{};

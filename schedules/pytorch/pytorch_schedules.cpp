@@ -137,7 +137,8 @@ template <int default_v, bool reads_virtual_stages>
 ScheduleSize ranked_orders_size(const Workload& w, const Platform& platform) {
   ScheduleSize size = orders_size(w, platform);
   try {
-    size.ranks = rank_count(w, platform, reads_virtual_stages ? positive_param(w, "virtual_stages", default_v) : default_v);
+    size.ranks =
+        rank_count(w, platform, reads_virtual_stages ? positive_param(w, "virtual_stages", default_v) : default_v);
   } catch (const InputError&) {
     size.ranks = 0;
   }

@@ -110,6 +110,7 @@ AnalyticOutcome run_analytic(const TaskGraph& graph, const Platform& platform, c
 std::optional<Timeline> contention_free_timeline(const TaskGraph& graph, const Platform& platform) {
   AnalyticSettings settings;
   settings.ignore_sharing = true;
+  settings.routes = false;
   std::optional<AnalyticOutcome> out = list_schedule(graph, platform, settings);
   if (out && out->timeline) return std::move(out->timeline);
   for (const Task& task : graph.tasks())

@@ -51,6 +51,9 @@ struct AnalyticSettings {
   // The longest-path pass only: stop at the first conflict it meets (the
   // event replay then shares the link), rather than finding the earliest.
   bool stop_at_conflict = false;
+  // The longest-path pass only: each task's route in the timeline. A bound
+  // (contention_free_timeline) needs the times alone.
+  bool routes = true;
 };
 
 struct AnalyticOutcome {
@@ -79,7 +82,8 @@ AnalyticOutcome run_analytic(const TaskGraph& graph, const Platform& platform, c
 // path with every execution at its rate alone: no timeline SimGrid gives
 // (lanes that share a resource slow each other), a lower bound all the
 // same. nullopt for a graph the pass does not take (a compute task outside
-// its device's order, shares without lanes) and on a deadlock.
+// its device's order, shares without lanes) and on a deadlock. Its timeline
+// has times, no routes.
 std::optional<Timeline> contention_free_timeline(const TaskGraph& graph, const Platform& platform);
 
 }  // namespace pipesim

@@ -83,8 +83,10 @@ class ListSchedule {
     const std::size_t n = graph_.size();
     reserve_huge(timeline_.start, n);
     reserve_huge(timeline_.finish, n);
-    reserve_huge(timeline_.route_offsets, n + 1);
-    reserve_huge(timeline_.route_links, route_link_count_);
+    if (settings_.routes) {
+      reserve_huge(timeline_.route_offsets, n + 1);
+      reserve_huge(timeline_.route_links, route_link_count_);
+    }
     bool finished = false;  // start, finish and makespan final
     ListPass used = ListPass::IdOrder;
     if (pass == ListPass::Queue || !orders_increase() || !id_order_pass(finished)) {
@@ -153,11 +155,12 @@ class ListSchedule {
   double transfer_finish(TaskId t, const Cost& c, double start) {
     const double data = c.latency > 0 ? c.latency + start : start;
     const double finish = data + c.seconds;
-    occupy(t, routes_[c.route], data, finish);
+    if (!settings_.ignore_sharing) occupy(t, routes_[c.route], data, finish);
     return finish;
   }
 
   void add_route_row(const Cost& c) {
+    if (!settings_.routes) return;
     if (!(c.route & kComputeFlag) && c.route != kInstant) {
       append_route(timeline_, routes_[c.route]);
     }

@@ -153,8 +153,7 @@ void bound_memory(const TaskGraph& graph, const Parallel& parallel, const Platfo
                   std::vector<double>& busy_by_rank, double optimizer_scale = 1) {
   std::vector<double> level(graph.device_count(), 0);
   for (const StaticMemory& m : graph.static_memory())
-    level[m.device] +=
-        job_static_bytes(m, parallel) * (m.category == MemoryCategory::Optimizer ? optimizer_scale : 1);
+    level[m.device] += job_static_bytes(m, parallel) * (m.category == MemoryCategory::Optimizer ? optimizer_scale : 1);
   const std::vector<double> level_static = level;
   bool static_over = false;
   b.ranks.clear();
@@ -227,8 +226,8 @@ struct PlanLayouts::Layout {
 
 bool bounds_whole_optimizer(int dp) { return dp >= 2 && (dp & (dp - 1)) == 0; }
 
-PlanBounds plan_bounds(const Workload& w, const Platform& platform, PlanLayouts* layouts,
-                       PlanBounds* sharded_gradients, PlanBounds* whole_optimizer) {
+PlanBounds plan_bounds(const Workload& w, const Platform& platform, PlanLayouts* layouts, PlanBounds* sharded_gradients,
+                       PlanBounds* whole_optimizer) {
   std::shared_ptr<const PlanLayouts::Layout> layout;
   const std::string key = layouts ? layout_key(w) : "";
   if (layouts)

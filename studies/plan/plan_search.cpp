@@ -164,7 +164,8 @@ void screen_some(const PlanScreen& s, std::vector<PlanEntry>& entries, const std
         e.bounds = plan_bounds(w, *s.platform, &s.cache->layouts, sharded ? &sharded->bounds : nullptr,
                                whole ? &whole->bounds : nullptr);
         for (PlanEntry* twin : {sharded, whole})
-          if (twin) twin->fate = twin->bounds.memory > twin->bounds.capacity ? PlanFate::OverMemory : PlanFate::Screened;
+          if (twin)
+            twin->fate = twin->bounds.memory > twin->bounds.capacity ? PlanFate::OverMemory : PlanFate::Screened;
       } else
         e.bounds = plan_bounds(w, *s.platform, &s.cache->layouts);
       e.fate = e.bounds.memory > e.bounds.capacity ? PlanFate::OverMemory : PlanFate::Screened;
