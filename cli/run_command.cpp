@@ -67,9 +67,9 @@ CLI::App* add_run_command(CLI::App& root, RunOptions& o) {
                   "(default: analytic\nwhen exact, else simgrid)")
       ->type_name("ENGINE")
       ->check(CLI::IsMember({"simgrid", "analytic", "auto"}));
-  run->add_flag(
-      "--no-fold", o.no_fold,
-      "simulate every data-parallel replica and TP rank, even where\nthey are alike (default: one for all, docs/folding.md)");
+  run->add_flag("--no-fold", o.no_fold,
+                "simulate every data-parallel replica and TP rank, even where\nthey are alike (default: one for all, "
+                "docs/folding.md)");
   run->add_flag("--quiet", o.quiet, "no summary on stdout");
   return run;
 }
@@ -144,7 +144,8 @@ int run_command(const RunOptions& options) {
   }
   const TaskGraph& graph = schedule.graph;
   EngineRun engine = folded ? std::move(*folded) : run_engine(simulation, graph, options.engine);
-  if (!folded && fold && workload.parallel.dp > 1) engine.description += ", not folded: " + not_folded;
+  if (!folded && fold && (workload.parallel.dp > 1 || workload.parallel.tp > 1))
+    engine.description += ", not folded: " + not_folded;
   const Timeline& timeline = engine.timeline;
   const Folding* folding = schedule.folding.folded() ? &schedule.folding : nullptr;
   // Every data-parallel replica trains its own micro-batches.

@@ -294,6 +294,21 @@ TEST(ReplicaFolding, ASlowerGpuKeepsEveryReplica) {
       << o.engine;
 }
 
+// One replica whose TP ranks do not fold (a tree all-reduce) says why, as
+// a job of several replicas does; its ring twin folds.
+TEST(ReplicaFolding, TpRanksThatDoNotFoldSayWhy) {
+  const std::string run = "run " + kRoot + "platforms/nvswitch-4gpu.xml " + kRoot +
+                          "workloads/examples/small-gpt.yaml --set parallel.tp=2 --set parallel.tp_algorithm=";
+  const auto tree = run_pipesim(run + "tree");
+  ASSERT_EQ(tree.exit_code, 0) << tree.err;
+  EXPECT_NE(tree.out.find(", not folded: a tensor-parallel all-reduce of 2.00 MiB runs as a tree, not a ring"),
+            std::string::npos)
+      << tree.out;
+  const auto ring = run_pipesim(run + "ring");
+  ASSERT_EQ(ring.exit_code, 0) << ring.err;
+  EXPECT_NE(ring.out.find("folded: 2 tensor-parallel ranks simulated as one"), std::string::npos) << ring.out;
+}
+
 // One box's uplink narrower than the others': the replicas' routes differ, nothing folds.
 TEST(ReplicaFolding, AnUnevenUplinkKeepsEveryReplica) {
   if (std::system("python3 --version >/dev/null 2>&1") != 0) GTEST_SKIP() << "no python3";
