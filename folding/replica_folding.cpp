@@ -58,10 +58,12 @@ class FoldedPaths : public PathSource {
 };
 
 // Why the devices that relabelling `image(t, d, p, j)` (j = 1..count-1) maps
-// onto (t, d, p) = image(..., 0) are not alike; empty when they are.
+// onto (t, d, p) = image(..., 0) are not alike (or may not stay alike: a
+// platform with profiles); empty when they are.
 template <class Image>
 std::string images_differ(const Platform& platform, const RankMap& map, int count, const Image& image,
                           const std::string& what) {
+  if (platform.time_varying) return "the platform has profiles (speeds or bandwidths that change over time)";
   std::map<std::pair<int, std::string>, std::string> node_source;  // (j, node) -> its image's node, (-j, ...) back
   for (int j = 1; j < count; ++j)
     for (int d = 0; d < map.dp; ++d)
@@ -84,13 +86,11 @@ std::string images_differ(const Platform& platform, const RankMap& map, int coun
 }  // namespace
 
 std::string replica_devices_differ(const Platform& platform, const RankMap& map) {
-  if (platform.time_varying) return "the platform has profiles (speeds or bandwidths that change over time)";
   return images_differ(
       platform, map, map.dp, [&](int t, int, int p, int j) { return map.device(t, j, p); }, "replicas");
 }
 
 std::string tp_devices_differ(const Platform& platform, const RankMap& map) {
-  if (platform.time_varying) return "the platform has profiles (speeds or bandwidths that change over time)";
   return images_differ(
       platform, map, map.tp, [&](int, int d, int p, int j) { return map.device(j, d, p); }, "TP ranks");
 }
