@@ -151,7 +151,7 @@ void TaskGraph::set_amounts(const std::function<double(const Task&)>& amount) {
 }
 
 std::pair<std::uint32_t, bool> TaskGraph::intern(const TaskShape& shape) {
-  constexpr std::size_t kRecent = 256;
+  constexpr std::size_t kRecent = 4096;
   if (recent_shape_.empty()) recent_shape_.assign(kRecent, kNoShape);
   const std::size_t h = hash(shape);
   std::uint32_t& recent = recent_shape_[h % kRecent];

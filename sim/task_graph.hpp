@@ -253,7 +253,7 @@ class TaskGraph {
   std::vector<TaskShape> shapes_;
   std::vector<MemoryEffect> effect_pool_;
   std::unordered_multimap<std::size_t, std::uint32_t> shape_index_;  // hash -> shape ids
-  // The shape last found or added per hash's low bits: a pipeline adds the
+  // The shape last found or added per hash modulo 4096: a pipeline adds the
   // same few shapes over and over, so most lookups end here.
   std::vector<std::uint32_t> recent_shape_;
   static constexpr std::uint32_t kNoShape = 0xffffffffu;
