@@ -415,29 +415,38 @@ TEST(ParallelJob, MfuAndTokensUnderTpPpDpMatchMegatronsCount) {
 // A V schedule runs two stages on each rank: six layers on pp 4 leave a
 // rank without any. The family counts its ranks before building
 // (ScheduleSize::ranks, as many as the generated graph uses), so the job is
-// refused unbuilt, with the reason check_pipeline_ranks gives a built one.
+// refused unbuilt, with the reason check_pipeline_ranks gives a built one:
+// at 10^8 micro-batches a build would be refused for its memory first.
 TEST(ParallelJob, TooFewLayersForEveryRankIsRefusedUnbuilt) {
-  std::string layers;
-  for (int l = 0; l < 8; ++l) layers += "  - {forward: 1s, backward: 2s, activation: 1MB}\n";
-  const std::string eight = "microbatches: 8\ninput: 1MB\nlayers:\n" + layers;
+  const auto chain = [](int layers, const std::string& microbatches) {
+    std::string text = "microbatches: " + microbatches + "\ninput: 1MB\nlayers:\n";
+    for (int l = 0; l < layers; ++l) text += "  - {forward: 1s, backward: 2s, activation: 1MB}\n";
+    return text;
+  };
   Simulation sim(complete_platform(4));
   for (const auto& [schedule, ranks] : std::vector<std::pair<std::string, int>>{
            {"zbv", 4}, {"dualpipev", 4}, {"zb-h1", 4}, {"{name: interleaved-1f1b, virtual_stages: 4}", 2}}) {
-    const Workload w = load_workload(write_file("ranks.yaml", eight + "schedule: " + schedule + "\n"), {});
+    const Workload w = load_workload(write_file("ranks.yaml", chain(8, "8") + "schedule: " + schedule + "\n"), {});
     const GeneratedSchedule built = generate(w, sim.platform());
     int used = 0;
     for (int d = 0; d < built.graph.device_count(); ++d) used += !built.graph.device_order(d).empty();
     EXPECT_EQ(schedule_size(w, sim.platform()).ranks, ranks) << schedule;
     EXPECT_EQ(used, ranks) << schedule;
   }
-  const std::string six = eight.substr(0, eight.size() - 2 * layers.size() / 8);
-  const CliResult r = run_pipesim("run " + complete_platform(4) + " " +
-                                  write_file("six.yaml", six + "schedule: zbv\nparallel: {pp: 4}\n") + " --quiet");
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("placement: the schedule's stages run on 3 of the 4 pipeline ranks (parallel.pp): too few "
-                       "layers for its stages per rank on every rank"),
+  const auto run = [&](const std::string& parallel) {
+    return run_pipesim("run " + complete_platform(4) + " " +
+                       write_file("six.yaml", chain(6, "100000000") + "schedule: zbv\nparallel: " + parallel + "\n") +
+                       " --quiet");
+  };
+  const CliResult idle = run("{pp: 4}");
+  EXPECT_EQ(idle.exit_code, 2);
+  EXPECT_NE(idle.err.find("placement: the schedule's stages run on 3 of the 4 pipeline ranks (parallel.pp): too few "
+                          "layers for its stages per rank on every rank"),
             std::string::npos)
-      << r.err;
+      << idle.err;
+  const CliResult built = run("{pp: 3, gpus: 3}");  // every rank used: refused when it comes to building
+  EXPECT_EQ(built.exit_code, 2);
+  EXPECT_NE(built.err.find("microbatches: this run needs about"), std::string::npos) << built.err;
 }
 
 }  // namespace
