@@ -32,8 +32,9 @@ EfficiencyCurve efficiency_curve(const DeviceSpec& device, const OpWork& op) {
     case Pass::Forward:
     case Pass::Backward: {
       EfficiencyCurve c = op.pass == Pass::Forward ? device.forward : device.backward;
-      // fp8 layer passes: unmeasured; the layer curve scaled by how the
-      // bare fp8 GEMM plateau compares with the bf16 one (by analogy).
+      // fp8 layer passes that do not say their GEMMs' flops: unmeasured; the
+      // layer curve scaled by how the bare fp8 GEMM plateau compares with
+      // the bf16 one (by analogy). Those that do: fp8_layer_seconds.
       if (fp8 && device.gemm.efficiency_max > 0)
         c.efficiency_max *= device.gemm_fp8.efficiency_max / device.gemm.efficiency_max;
       return c;
@@ -70,9 +71,35 @@ double host_seconds(const DeviceSpec& device, const OpWork& op, HostIssue issue)
   return std::max(0, op.kernels) * per_kernel;
 }
 
-double device_seconds(const DeviceSpec& device, const OpWork& op) {
+namespace {
+
+double roofline_seconds(const DeviceSpec& device, const OpWork& op);
+
+// Seconds of the op's weight GEMMs alone (gemm_flops) as bare GEMMs of its
+// shapes at PRECISION, on the measured GEMM curves.
+double bare_gemm_seconds(const DeviceSpec& device, const OpWork& op, Precision precision) {
+  OpWork g = op;
+  g.pass = Pass::Gemm, g.precision = precision, g.flops = op.gemm_flops;
+  g.bytes = g.serial_bytes = 0;
+  return roofline_seconds(device, g);
+}
+
+// An fp8 layer pass as Transformer Engine runs it: only its weight GEMMs
+// in fp8. It saves what those GEMMs save, bare, from bf16 to fp8; what the
+// rest of the pass takes in bf16 (the bf16 pass less its GEMMs) it keeps.
+double fp8_layer_seconds(const DeviceSpec& device, const OpWork& op) {
+  OpWork bf16 = op;
+  bf16.precision = Precision::BF16;
+  const double rest = roofline_seconds(device, bf16) - bare_gemm_seconds(device, op, Precision::BF16);
+  return std::max(0.0, rest) + bare_gemm_seconds(device, op, Precision::FP8);
+}
+
+double roofline_seconds(const DeviceSpec& device, const OpWork& op) {
   const double peak = peak_flops(device, op.precision);
   if (peak <= 0) throw UnsupportedPrecision(device.name, op.precision);
+  if (op.precision == Precision::FP8 && op.pass != Pass::Gemm && op.gemm_flops >= 0 && has_gemm(op) &&
+      peak_flops(device, Precision::BF16) > 0)
+    return fp8_layer_seconds(device, op);
   double compute = 0;
   if (has_gemm(op) && op.flops > 0) compute = op.flops / (peak * gemm_efficiency(device, op));
   double memory = 0, serial = 0;
@@ -81,12 +108,19 @@ double device_seconds(const DeviceSpec& device, const OpWork& op) {
     if (op.bytes > 0) memory = op.bytes / rate;
     if (op.serial_bytes > 0) serial = op.serial_bytes / rate;
   }
+  return std::max(compute, memory) + serial;
+}
+
+}  // namespace
+
+double device_seconds(const DeviceSpec& device, const OpWork& op) {
+  const double seconds = roofline_seconds(device, op);
   double scale = 1;
   if (!op.key.empty()) {
     const auto it = device.op_scale.find(op.key);
     if (it != device.op_scale.end()) scale = it->second;
   }
-  return (std::max(compute, memory) + serial) * scale;
+  return seconds * scale;
 }
 
 double host_bound_seconds(const DeviceSpec& device, const OpWork& op, const Calibration* calibration, HostIssue issue) {

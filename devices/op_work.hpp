@@ -42,6 +42,11 @@ struct GemmPart {
 // step, or a recompute), as the device sees it.
 struct OpWork {
   double flops = 0;  // floating-point operations (multiply-add = 2)
+  // Of those, the weight GEMMs' (a layer's linear layers): what Transformer
+  // Engine runs in fp8 when the op's precision is fp8; the rest (attention's
+  // core, norms, activations) stays in bf16. Negative: not said (bare GEMMs,
+  // layers given by their flops).
+  double gemm_flops = -1;
   double bytes = 0;  // bytes read and written in device memory (for the roofline's memory side)
   // Bytes of memory-bound kernels that run on their own between the op's
   // GEMMs, so their time adds to the roofline's instead of hiding under it:

@@ -106,6 +106,7 @@ ModelLayer block_layer(const TransformerConfig& c, const TransformerDims& d) {
   for (OpWork* pass : {&l.forward, &l.backward_input, &l.backward_weight}) {
     pass->parts = parts;
     pass->tp = static_cast<int>(t);
+    pass->gemm_flops = wgrad;  // each pass's weight GEMMs: 2 T matrices / t
   }
   l.forward.serial_bytes = e * score_traffic;
   l.backward_input.serial_bytes = 2 * e * score_traffic;
@@ -114,9 +115,11 @@ ModelLayer block_layer(const TransformerConfig& c, const TransformerDims& d) {
     l.recompute.serial_bytes = l.forward.serial_bytes;
     l.recompute.parts = parts;
     l.recompute.tp = l.forward.tp;
+    l.recompute.gemm_flops = wgrad;
   } else if (c.recompute == Recompute::Selective) {
     l.recompute = op("block.recompute", attention, e * attn_traffic, m, n, k, core, c.precision);
     l.recompute.serial_bytes = e * score_traffic;
+    l.recompute.gemm_flops = 0;  // attention's core: no weight GEMM
   } else
     l.recompute = op("block.recompute", 0, 0, m, n, k, 0, c.precision);
   set_memory(l, block_memory(c));
@@ -137,6 +140,9 @@ ModelLayer head_layer(const TransformerConfig& c, const TransformerDims& d) {
   l.backward_input = op("head.backward_input", gemm, fwd_bytes + 4 * T * V, T, V, h, 5, c.precision);
   l.backward_weight = op("head.backward_weight", gemm, e * (T * h + T * V + 2 * V * h), T, V, h, 2, c.precision);
   l.recompute = op("head.recompute", 0, 0, T, V, h, 0, c.precision);
+  // Megatron's output layer is its own ColumnParallelLinear, not a Transformer
+  // Engine module: under fp8 it still runs in bf16 (no weight GEMM in fp8).
+  for (OpWork* pass : {&l.forward, &l.backward_input, &l.backward_weight}) pass->gemm_flops = 0;
   set_memory(l, head_memory(c));
   return l;
 }

@@ -159,13 +159,41 @@ TEST(DeviceModel, MissingPrecisionThrows) {
   EXPECT_GT(op_seconds(a100, device_test::gemm_op(4096, 4096, 4096, Precision::BF16)), 0);
 }
 
-TEST(DeviceModel, Fp8LayerPassesScaleTheLayerCurve) {
+// A layer pass that does not say its GEMMs' flops: the layer curve scaled
+// by the bare fp8 / bf16 GEMM plateaus (by analogy).
+TEST(DeviceModel, Fp8LayerPassesWithoutTheirGemmsScaleTheLayerCurve) {
   const DeviceSpec& d = *find_device_preset("h100-sxm");
   OpWork op = device_test::block_ops(8192, 4, 2048).forward;
   const double bf16 = gemm_efficiency(d, op);
   op.precision = Precision::FP8;
   EXPECT_NEAR(gemm_efficiency(d, op), bf16 * d.gemm_fp8.efficiency_max / d.gemm.efficiency_max, 1e-12);
   EXPECT_EQ(to_string(Pass::Backward), std::string("backward"));
+}
+
+// Transformer Engine runs a layer's weight GEMMs in fp8 and the rest in
+// bf16: the fp8 pass is the bf16 pass less its GEMMs' bare bf16 time plus
+// their bare fp8 time, each on the measured GEMM curve at the GEMMs' shape.
+TEST(DeviceModel, Fp8LayerPassesSpeedUpOnlyTheirWeightGemms) {
+  const DeviceSpec& d = *find_device_preset("h100-sxm");
+  const double h = 4096, T = 4096;
+  for (OpWork op : {device_test::block_ops(h, 1, T).forward, device_test::block_ops(h, 1, T).backward_input}) {
+    op.gemm_flops = 24 * T * h * h;
+    const double bf16 = op_seconds(d, op);
+    const auto bare = [&](Precision p) {
+      OpWork g = device_test::gemm_op(T, 4 * h, h, p);
+      return 24 * T * h * h / (peak_flops(d, p) * gemm_efficiency(d, g));
+    };
+    op.precision = Precision::FP8;
+    EXPECT_NEAR(op_seconds(d, op), bf16 - bare(Precision::BF16) + bare(Precision::FP8), 1e-12 * bf16) << op.key;
+    // It gains less than the bare GEMMs' ratio: attention and the rest stay in bf16.
+    EXPECT_GT(op_seconds(d, op) / bf16, bare(Precision::FP8) / bare(Precision::BF16)) << op.key;
+    EXPECT_LT(op_seconds(d, op), bf16) << op.key;
+    // No weight GEMM (selective recompute's attention core): the bf16 time.
+    op.gemm_flops = 0;
+    OpWork same = op;
+    same.precision = Precision::BF16;
+    EXPECT_DOUBLE_EQ(op_seconds(d, op), op_seconds(d, same)) << op.key;
+  }
 }
 
 }  // namespace
