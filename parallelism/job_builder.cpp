@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <functional>
 #include <queue>
-#include <set>
 
 namespace pipesim {
 namespace {
@@ -70,6 +69,7 @@ JobBuilder::JobBuilder(const TaskGraph& pipeline, const Workload& w, const Platf
       sends_[task.device].push_back(x);
   }
   plan_buckets();
+  plan_weight_gathers();
 }
 
 // The passes are copied after what they wait for, their order predecessor
@@ -109,6 +109,7 @@ void JobBuilder::plan_copy_order() {
 void JobBuilder::copy_passes() {
   for (const TaskId x : copy_order_) {
     if (deferred_[x]) continue;
+    gather_weights_before(x);
     for (int d = 0; d < built_dp_; ++d) {
       for (int t = 0; t < built_tp_; ++t) copy_task(x, replica(t, d), {});
       add_tp_collectives(x, d);
@@ -143,6 +144,7 @@ void JobBuilder::copy_deferred_task(TaskId x) {
   const bool on_device = task.device >= 0 && task.device < map_.pp;
   const bool first = on_device && first_deferred_[task.device] == x;
   const bool step = on_device && task.kind == TaskKind::Update;
+  gather_weights_before(x);
   for (int d = 0; d < built_dp_; ++d)
     for (int t = 0; t < built_tp_; ++t) {
       const int r = replica(t, d);
@@ -260,7 +262,7 @@ void JobBuilder::sum_tied_gradients() {
 // gathered back over the DP group after the step.
 void JobBuilder::gather_weights(TaskId step) {
   const int p = pipe_.task(step).device;
-  if (w_.parallel.zero < 1 || map_.dp == 1 || weight_bytes_[p] <= 0) return;
+  if (w_.parallel.zero < 1 || map_.dp == 1 || weight_bytes_[p] <= 0 || overlaps_weight_gather()) return;
   field_ = "parallel.dp_algorithm";
   Task tag = pipe_.task(step);
   for (int t = 0; t < built_tp_; ++t) {
@@ -272,6 +274,68 @@ void JobBuilder::gather_weights(TaskId step) {
   }
 }
 
+bool JobBuilder::overlaps_weight_gather() const {
+  return w_.parallel.overlap_param_gather && w_.parallel.zero >= 1 && map_.dp > 1;
+}
+
+void JobBuilder::plan_weight_gathers() {
+  if (!overlaps_weight_gather()) return;
+  std::vector<bool> steps(map_.pp, false);
+  for (TaskId x = 0; x < pipe_.size(); ++x) {
+    const Task task = pipe_.task(x);
+    if (task.kind == TaskKind::Update && task.device >= 0 && task.device < map_.pp) steps[task.device] = true;
+  }
+  weights_waits_.assign(pipe_.size(), 0);
+  for (int p = 0; p < map_.pp; ++p) {
+    bool forward = false, backward = false;
+    for (const TaskId x : pipe_.device_order(p)) {
+      const TaskKind kind = pipe_.task(x).kind;
+      if (!steps[p]) break;
+      if (kind == TaskKind::Forward && !forward) forward = true, weights_waits_[x] = 1;
+      if ((kind == TaskKind::Backward || kind == TaskKind::BackwardInput) && !backward)
+        backward = true, weights_waits_[x] = 2;
+    }
+  }
+}
+
+// Megatron dispatches the buckets' all-gathers in forward order, each
+// layer's forward waiting for its own: the first bucket holds the device's
+// lowest layers (buckets_ run in backward order).
+void JobBuilder::gather_weights_before(TaskId x) {
+  if (weights_waits_.empty() || weights_waits_[x] != 1) return;
+  const Task task = pipe_.task(x);
+  const int p = task.device;
+  if (weight_bytes_[p] <= 0 || weight_gathers_.count(p)) return;
+  double first = weight_bytes_[p];
+  if (!buckets_[p].empty()) {
+    double lowest = 0;
+    for (int l = buckets_[p].back().first; l <= buckets_[p].back().last; ++l) lowest += w_.layers[l].weights;
+    if (lowest > 0) first = std::min(first, lowest);
+  }
+  const double rest = weight_bytes_[p] - first;
+  field_ = "parallel.dp_algorithm";
+  auto& [lowest, all] = weight_gathers_[p];
+  lowest.assign(replicas(), kNone);
+  all.assign(replicas(), kNone);
+  for (int t = 0; t < built_tp_; ++t) {
+    std::vector<std::vector<TaskId>> ready(built_dp_);  // from the start
+    const auto one = collective(CollectiveOp::AllGather, w_.parallel.dp_algorithm, map_.dp_group(t, p), first,
+                                "dp weights", ready, task, fold_);
+    for (int d = 0; d < built_dp_; ++d) ready[d] = {one[d]};
+    const auto two = rest > 0 ? collective(CollectiveOp::AllGather, w_.parallel.dp_algorithm, map_.dp_group(t, p), rest,
+                                           "dp weights", ready, task, fold_)
+                              : one;
+    for (int d = 0; d < built_dp_; ++d) lowest[replica(t, d)] = one[d], all[replica(t, d)] = two[d];
+  }
+}
+
+TaskId JobBuilder::weights_wait(TaskId x, int r) const {
+  if (weights_waits_.empty() || weights_waits_[x] == 0) return kNone;
+  const auto found = weight_gathers_.find(pipe_.task(x).device);
+  if (found == weight_gathers_.end()) return kNone;
+  return (weights_waits_[x] == 1 ? found->second.first : found->second.second)[r];
+}
+
 // The copy of pipeline task x in replica r = d.tp + t.
 void JobBuilder::copy_task(TaskId x, int r, const std::vector<TaskId>& extra_deps) {
   const int t = r % built_tp_, d = r / built_tp_;
@@ -280,6 +344,7 @@ void JobBuilder::copy_task(TaskId x, int r, const std::vector<TaskId>& extra_dep
   if (task.peer >= 0) task.peer = map_.device(t, d, task.peer);
   std::vector<TaskId> deps = extra_deps;
   for (const TaskId* y = pipe_.deps_begin(x); y != pipe_.deps_end(x); ++y) deps.push_back(last_[slot(*y, r)]);
+  if (const TaskId gathered = weights_wait(x, r); gathered != kNone) deps.push_back(gathered);
   // Without overlap the device waits for the previous pass's TP collectives.
   const TaskId previous = order_previous_[x];
   if (!w_.parallel.overlap_tp && previous != kNone && last_[slot(previous, r)] != first_[slot(previous, r)])

@@ -62,6 +62,14 @@ class JobBuilder {
   TaskId gradient_ready(const Bucket& b, int r) const;
   TaskId copy_pieces(TaskId x, int r, const Task& task, const std::vector<TaskId>& deps);
   void gather_weights(TaskId step);
+  // Overlapped weight gathers (parallel.overlap_param_gather): the step's
+  // all-gather, which belongs to the next iteration, before the device's
+  // first forward (its first bucket) and first backward (the rest). A job
+  // with an optimizer runs one iteration, so its start stands for the next.
+  bool overlaps_weight_gather() const;
+  void plan_weight_gathers();
+  void gather_weights_before(TaskId x);
+  TaskId weights_wait(TaskId x, int r) const;
   void copy_deferred_task(TaskId x);
   std::vector<TaskId> sent(int p, int r) const;
   void sum_gradient_norms();
@@ -90,6 +98,11 @@ class JobBuilder {
   std::map<TaskId, std::vector<int>> cuts_;   // per cut backward: the layers where a bucket ends
   std::map<std::size_t, std::vector<std::pair<int, TaskId>>> pieces_;  // per (task, replica): (lowest layer, piece)
   std::vector<double> weight_bytes_;  // per pipeline device: the weights it holds (per TP rank)
+  // Overlapped weight gathers: per pipeline task, 1 for its device's first
+  // forward, 2 for its first backward, else 0 (devices with a step only);
+  // per device, each built copy's gathers (first bucket, all) once made.
+  std::vector<char> weights_waits_;
+  std::map<int, std::pair<std::vector<TaskId>, std::vector<TaskId>>> weight_gathers_;
   std::map<std::tuple<int, double, std::string, std::vector<int>>, int> records_;
   std::string field_ = "parallel";
 };

@@ -9,10 +9,19 @@
 namespace pipesim {
 namespace {
 
-const std::vector<std::string> kKeys = {"tp",         "pp",           "dp",
-                                        "order",      "devices",      "gpus",
-                                        "zero",       "bucket",       "overlap_gradient_reduce",
-                                        "overlap_tp", "tp_algorithm", "dp_algorithm"};
+const std::vector<std::string> kKeys = {"tp",
+                                        "pp",
+                                        "dp",
+                                        "order",
+                                        "devices",
+                                        "gpus",
+                                        "zero",
+                                        "bucket",
+                                        "overlap_gradient_reduce",
+                                        "overlap_param_gather",
+                                        "overlap_tp",
+                                        "tp_algorithm",
+                                        "dp_algorithm"};
 const std::vector<std::string> kAlgorithms = {"auto", "ring", "tree", "hierarchical"};
 
 std::string algorithm(const YamlFields& r, const YAML::Node& n, const std::string& path) {
@@ -82,6 +91,8 @@ void load_parallel_section(const YamlFields& r, const YAML::Node& n, Workload& w
   }
   if (auto* e = YamlFields::get(f, "overlap_gradient_reduce"))
     p.overlap_gradient_reduce = r.boolean(e->value, "parallel.overlap_gradient_reduce");
+  if (auto* e = YamlFields::get(f, "overlap_param_gather"))
+    p.overlap_param_gather = r.boolean(e->value, "parallel.overlap_param_gather");
   if (auto* e = YamlFields::get(f, "overlap_tp")) p.overlap_tp = r.boolean(e->value, "parallel.overlap_tp");
   if (auto* e = YamlFields::get(f, "tp_algorithm")) p.tp_algorithm = algorithm(r, e->value, "parallel.tp_algorithm");
   if (auto* e = YamlFields::get(f, "dp_algorithm")) p.dp_algorithm = algorithm(r, e->value, "parallel.dp_algorithm");

@@ -161,7 +161,12 @@ struct Parallel {
   int zero = 0;             // 0: all-reduce (DDP); 1: distributed optimizer; 2: + gradients; 3: + weights (FSDP)
   double bucket_bytes = 0;  // gradient bucket; 0: Megatron's max(40M, 1M x dp) parameters
   bool overlap_gradient_reduce = true;  // buckets reduce while the last backward runs
-  bool overlap_tp = false;              // TP collectives overlap the device's next task
+  // ZeRO >= 1: the weights' all-gather after the step overlaps the next
+  // iteration's forward (Megatron's --overlap-param-gather, NeMo's
+  // overlap_param_sync): each device's first forward waits for its first
+  // bucket, its first backward for the rest; false: the step waits for it.
+  bool overlap_param_gather = false;
+  bool overlap_tp = false;  // TP collectives overlap the device's next task
   std::string tp_algorithm = "auto";
   std::string dp_algorithm = "auto";
 };

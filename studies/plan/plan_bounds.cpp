@@ -115,7 +115,8 @@ void add_tp_collectives(TaskGraph& graph, const Workload& w, const Platform& pla
 double gathered_after_step(const TaskGraph& graph, const Timeline& alone, const Workload& w, const Platform& platform,
                            const RankMap& map, const StageLayers& layers, const std::vector<int>& device,
                            const std::vector<double>& busy) {
-  if (w.parallel.zero < 1 || map.dp < 2) return 0;
+  // Overlapped with the next iteration's passes, the gather follows no step here.
+  if (w.parallel.zero < 1 || map.dp < 2 || w.parallel.overlap_param_gather) return 0;
   std::vector<double> weights(map.pp, 0);
   for (std::size_t s = 0; s < layers.size(); ++s)
     for (int l = layers[s].first; l <= layers[s].second; ++l) weights[device[s]] += w.layers[l].weights;

@@ -192,6 +192,39 @@ TEST(ParallelJob, DistributedOptimizerReduceScattersAndGathers) {
   EXPECT_EQ(weights, nullptr);
 }
 
+// overlap_param_gather (Megatron's --overlap-param-gather): the weights'
+// all-gather leaves the end of the iteration for its start, where the first
+// forward waits for the lowest layers' bucket alone and the first backward
+// for the rest. One stage of four 400 MB layers over 2 replicas, a bucket
+// per layer: a ring all-gather of S bytes over 2 ranks takes a + S/2/B, so
+// after the step it adds a + 0.8 s, at the start only its first bucket's
+// a + 0.2 s (the other three, a + 0.6 s, end long before the first backward).
+// With one bucket holding every layer, the forward waits for all of it: the
+// same iteration either way.
+TEST(ParallelJob, OverlappedWeightGatherExposesOnlyTheFirstBucket) {
+  const std::string chain =
+      "microbatches: 2\ninput: 1MB\nschedule: gpipe\noptimizer: {name: adam, clip_grad: false}\nlayers:\n"
+      "  - {name: a, forward: 1s, backward: 2s, activation: 100MB, weights: 400MB, repeat: 4}\n";
+  const std::string platform = write_file(
+      "gather-2.xml", complete_platform_xml(2, "1GBps", "1ms", "1Tf", "1TiB", {{"memory_bandwidth", "1000TBps"}}));
+  const auto makespan = [&](const std::string& parallel, const std::string& name) {
+    const nlohmann::json j = run_json(platform, chain + "parallel: {" + parallel + "}\n", name);
+    EXPECT_NE(find_purpose(j, "dp weights"), nullptr) << name;
+    return j.value("makespan", 0.0);
+  };
+  const double a = 1e-3, B = 1e9, S = 4 * 400e6;
+  const double after = makespan("dp: 2, zero: 1, bucket: 400MB", "after");
+  const double overlapped = makespan("dp: 2, zero: 1, bucket: 400MB, overlap_param_gather: true", "overlapped");
+  EXPECT_NEAR(after - overlapped, (a + S / 2 / B) - (a + S / 4 / 2 / B), 1e-9);
+  const nlohmann::json j =
+      run_json(platform, chain + "parallel: {dp: 2, zero: 1, bucket: 400MB, overlap_param_gather: true}\n", "calls");
+  const nlohmann::json* gathers = find_purpose(j, "dp weights");
+  ASSERT_NE(gathers, nullptr);
+  EXPECT_EQ((*gathers)["calls"], 2);  // the first bucket, then the rest
+  EXPECT_NEAR(makespan("dp: 2, zero: 1, bucket: 4GB, overlap_param_gather: true", "one-bucket"),
+              makespan("dp: 2, zero: 1, bucket: 4GB", "one-bucket-after"), 1e-9);
+}
+
 // Rank order: with tp-dp-pp a DP group is two neighbours (gpu0, gpu1) and
 // the pipeline gpu0 -> gpu2; with pp-dp-tp the reverse. Link gpu0-gpu2
 // carries the pipeline's 2 x 100 MB each way, or the 2-rank ring's
