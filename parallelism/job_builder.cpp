@@ -287,10 +287,10 @@ void JobBuilder::plan_weight_gathers() {
   }
   weights_waits_.assign(pipe_.size(), 0);
   for (int p = 0; p < map_.pp; ++p) {
+    if (!steps[p]) continue;  // no step, nothing to gather (as without overlap)
     bool forward = false, backward = false;
     for (const TaskId x : pipe_.device_order(p)) {
       const TaskKind kind = pipe_.task(x).kind;
-      if (!steps[p]) break;
       if (kind == TaskKind::Forward && !forward) forward = true, weights_waits_[x] = 1;
       if ((kind == TaskKind::Backward || kind == TaskKind::BackwardInput) && !backward)
         backward = true, weights_waits_[x] = 2;
@@ -308,9 +308,9 @@ void JobBuilder::gather_weights_before(TaskId x) {
   if (weight_bytes_[p] <= 0 || weight_gathers_.count(p)) return;
   double first = weight_bytes_[p];
   if (!buckets_[p].empty()) {
-    double lowest = 0;
-    for (int l = buckets_[p].back().first; l <= buckets_[p].back().last; ++l) lowest += w_.layers[l].weights;
-    if (lowest > 0) first = std::min(first, lowest);
+    double bucket = 0;
+    for (int l = buckets_[p].back().first; l <= buckets_[p].back().last; ++l) bucket += w_.layers[l].weights;
+    if (bucket > 0) first = std::min(first, bucket);
   }
   const double rest = weight_bytes_[p] - first;
   field_ = "parallel.dp_algorithm";

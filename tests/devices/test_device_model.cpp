@@ -2,6 +2,12 @@
 // (docs/devices.md).
 #include <gtest/gtest.h>
 
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "models/model_presets.hpp"
+#include "models/transformer.hpp"
 #include "tests/devices/device_test_support.hpp"
 
 namespace pipesim {
@@ -193,6 +199,22 @@ TEST(DeviceModel, Fp8LayerPassesSpeedUpOnlyTheirWeightGemms) {
     OpWork same = op;
     same.precision = Precision::BF16;
     EXPECT_DOUBLE_EQ(op_seconds(d, op), op_seconds(d, same)) << op.key;
+  }
+}
+
+// The gains docs/devices.md gives: Llama-2's blocks at 4,096 tokens on the
+// H100, forward and input gradient, fp8 over bf16.
+TEST(DeviceModel, Fp8GainsOfLlama2BlocksAreTheDocumented) {
+  const DeviceSpec& d = *find_device_preset("h100-sxm");
+  for (const auto& [name, forward, input_gradient] :
+       std::vector<std::tuple<std::string, double, double>>{{"llama2-7b", 1.51, 1.35}, {"llama2-70b", 1.75, 1.55}}) {
+    TransformerConfig c = find_model_preset(name)->config;
+    c.seq_length = 4096, c.microbatch_size = 1, c.precision = Precision::BF16;
+    const ModelLayer bf16 = transformer_chain(c).layers[1];
+    c.precision = Precision::FP8;
+    const ModelLayer fp8 = transformer_chain(c).layers[1];
+    EXPECT_NEAR(op_seconds(d, bf16.forward) / op_seconds(d, fp8.forward), forward, 0.005) << name;
+    EXPECT_NEAR(op_seconds(d, bf16.backward_input) / op_seconds(d, fp8.backward_input), input_gradient, 0.005) << name;
   }
 }
 

@@ -80,6 +80,28 @@ TEST(ModelFlops, RecomputeRedoesTheForwardOrTheAttentionCore) {
   EXPECT_DOUBLE_EQ(block_of(transformer_chain(c)).recompute.flops, 4.0 * 2 * 2048 * 2048 * 2048);
 }
 
+// What Transformer Engine runs in fp8: each block pass's weight GEMMs, the
+// pass less its attention core (4 T s h forward, 8 T s h input gradient);
+// full recompute as the forward; selective recompute (the attention core)
+// and the head (Megatron's own output layer) none; the embedding, no GEMM, unsaid.
+TEST(ModelFlops, WeightGemmFlopsAreWhatFp8Runs) {
+  TransformerConfig c = gpt(2048, 16, 2048, 2);
+  const double T = 2 * 2048, s = 2048, h = 2048;
+  const ModelChain chain = transformer_chain(c);
+  const ModelLayer& block = block_of(chain);
+  EXPECT_DOUBLE_EQ(block.forward.gemm_flops, block.forward.flops - 4 * T * s * h);
+  EXPECT_DOUBLE_EQ(block.backward_input.gemm_flops, block.backward_input.flops - 8 * T * s * h);
+  EXPECT_DOUBLE_EQ(block.backward_weight.gemm_flops, block.backward_weight.flops);
+  for (const OpWork* pass :
+       {&chain.layers.back().forward, &chain.layers.back().backward_input, &chain.layers.back().backward_weight})
+    EXPECT_EQ(pass->gemm_flops, 0);
+  EXPECT_LT(chain.layers.front().forward.gemm_flops, 0);
+  c.recompute = Recompute::Full;
+  EXPECT_DOUBLE_EQ(block_of(transformer_chain(c)).recompute.gemm_flops, block.forward.gemm_flops);
+  c.recompute = Recompute::Selective;
+  EXPECT_EQ(block_of(transformer_chain(c)).recompute.gemm_flops, 0);
+}
+
 TEST(ModelFlops, TensorParallelismDividesMatricesAndVocabulary) {
   TransformerConfig c = llama70(4096, 1);
   const ModelChain one = transformer_chain(c);

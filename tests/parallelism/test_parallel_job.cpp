@@ -207,22 +207,19 @@ TEST(ParallelJob, OverlappedWeightGatherExposesOnlyTheFirstBucket) {
       "  - {name: a, forward: 1s, backward: 2s, activation: 100MB, weights: 400MB, repeat: 4}\n";
   const std::string platform = write_file(
       "gather-2.xml", complete_platform_xml(2, "1GBps", "1ms", "1Tf", "1TiB", {{"memory_bandwidth", "1000TBps"}}));
-  const auto makespan = [&](const std::string& parallel, const std::string& name) {
-    const nlohmann::json j = run_json(platform, chain + "parallel: {" + parallel + "}\n", name);
-    EXPECT_NE(find_purpose(j, "dp weights"), nullptr) << name;
-    return j.value("makespan", 0.0);
+  const auto run = [&](const std::string& parallel, const std::string& name) {
+    return run_json(platform, chain + "parallel: {" + parallel + "}\n", name);
   };
   const double a = 1e-3, B = 1e9, S = 4 * 400e6;
-  const double after = makespan("dp: 2, zero: 1, bucket: 400MB", "after");
-  const double overlapped = makespan("dp: 2, zero: 1, bucket: 400MB, overlap_param_gather: true", "overlapped");
-  EXPECT_NEAR(after - overlapped, (a + S / 2 / B) - (a + S / 4 / 2 / B), 1e-9);
-  const nlohmann::json j =
-      run_json(platform, chain + "parallel: {dp: 2, zero: 1, bucket: 400MB, overlap_param_gather: true}\n", "calls");
-  const nlohmann::json* gathers = find_purpose(j, "dp weights");
-  ASSERT_NE(gathers, nullptr);
-  EXPECT_EQ((*gathers)["calls"], 2);  // the first bucket, then the rest
-  EXPECT_NEAR(makespan("dp: 2, zero: 1, bucket: 4GB, overlap_param_gather: true", "one-bucket"),
-              makespan("dp: 2, zero: 1, bucket: 4GB", "one-bucket-after"), 1e-9);
+  const nlohmann::json after = run("dp: 2, zero: 1, bucket: 400MB", "after");
+  const nlohmann::json overlapped = run("dp: 2, zero: 1, bucket: 400MB, overlap_param_gather: true", "overlapped");
+  EXPECT_NEAR(after.value("makespan", 0.0) - overlapped.value("makespan", 0.0), (a + S / 2 / B) - (a + S / 4 / 2 / B),
+              1e-9);
+  for (const nlohmann::json* j : {&after, &overlapped}) ASSERT_NE(find_purpose(*j, "dp weights"), nullptr);
+  EXPECT_EQ((*find_purpose(after, "dp weights"))["calls"], 1);
+  EXPECT_EQ((*find_purpose(overlapped, "dp weights"))["calls"], 2);  // the first bucket, then the rest
+  EXPECT_NEAR(run("dp: 2, zero: 1, bucket: 4GB, overlap_param_gather: true", "one-bucket").value("makespan", 0.0),
+              run("dp: 2, zero: 1, bucket: 4GB", "one-bucket-after").value("makespan", 0.0), 1e-9);
 }
 
 // Rank order: with tp-dp-pp a DP group is two neighbours (gpu0, gpu1) and

@@ -3,6 +3,7 @@
 // (studies/plan/plan_search.cpp, docs/plan.md#what-it-weighs).
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 
@@ -10,6 +11,7 @@
 #include "studies/plan/plan_bounds.hpp"
 #include "studies/plan/plan_space.hpp"
 #include "tests/support/build_paths.hpp"
+#include "tests/support/cli_runner.hpp"
 #include "tests/support/fixtures.hpp"
 #include "workloads/model_costs.hpp"
 #include "workloads/workload_yaml.hpp"
@@ -81,6 +83,21 @@ TEST(PlanBounds, TheDistributedOptimizersGatherFollowsTheStep) {
   const double step = platform.transfer_time(0, 1, weights / 4);
   EXPECT_GT(step, 1e-3);
   EXPECT_NEAR(bound("1") - bound("0"), 3 * step, 1e-9);
+  // Overlapped with the next iteration (overlap_param_gather) the gather
+  // follows no step: the bound leaves it out, and stays below the run.
+  const std::string overlapped = testing::write_file(
+      "gather-overlapped.yaml",
+      "model: {layers: 2, hidden: 64, heads: 2, vocab: 1000, seq_length: 16}\nmicrobatches: 2\nschedule: 1f1b\n"
+      "optimizer: {name: adam, clip_grad: false}\nparallel: {dp: 4, zero: 1, overlap_param_gather: true}\n");
+  const double bound_overlapped =
+      plan_bounds(time_model_layers(load_workload(overlapped, {}), platform), platform).time;
+  EXPECT_LT(bound_overlapped, bound("1") - 2 * step);
+  const testing::CliResult r = testing::run_pipesim("run " + testing::temp_path("gather.xml") + " " + overlapped +
+                                                    " --quiet --json " + testing::temp_path("gather-overlapped.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double run =
+      nlohmann::json::parse(testing::read_text(testing::temp_path("gather-overlapped.json")))["makespan"];
+  EXPECT_LE(bound_overlapped, run);
 }
 
 // A ZeRO 2 candidate of a fixed-order schedule is the pipeline of its ZeRO 1
