@@ -6,6 +6,7 @@
 #include "cli/command_line.hpp"
 #include "cli/output_files.hpp"
 #include "sim/yaml_fields.hpp"
+#include "traces/execution_trace.hpp"
 #include "traces/trace_calibration.hpp"
 #include "workloads/pipedream_profile.hpp"
 
@@ -45,17 +46,24 @@ Imported import_trace(const ImportCommandOptions& o) {
   const TraceLabels labels{pattern("--embedding", o.embedding, defaults.embedding),
                            pattern("--block", o.block, defaults.block), pattern("--head", o.head, defaults.head)};
   const StepCosts costs = attribute_step(read_kineto_trace(o.profile), labels);
-  const TraceCalibration calibration = calibration_from_step(costs);
+  TraceCalibration calibration = calibration_from_step(costs);
+  if (!o.execution_trace.empty())
+    add_saved_bytes(calibration, saved_bytes(read_execution_trace(o.execution_trace), labels), o.execution_trace);
   return {calibration_yaml(calibration, costs, o.profile, o.device_time),
           o.profile + ": " + costs.step + " (" + std::to_string(calibration.microbatches) + " micro-batches, " +
               std::to_string(calibration.blocks) + " blocks) -> " + std::to_string(calibration.step.seconds.size()) +
-              " op times"};
+              " op times" +
+              (calibration.stash_bytes.empty()
+                   ? ""
+                   : ", " + std::to_string(calibration.stash_bytes.size()) + " stash sizes from " + o.execution_trace)};
 }
 
 Imported import_graph(const ImportCommandOptions& o) {
   for (const auto& [option, value] : {std::pair{"--embedding", o.embedding}, {"--block", o.block}, {"--head", o.head}})
     if (!value.empty()) throw UsageError(std::string(option) + " is for a profiler trace (.json), not a graph.txt");
   if (o.device_time) throw UsageError("--device-time is for a profiler trace (.json), not a graph.txt");
+  if (!o.execution_trace.empty())
+    throw UsageError("--execution-trace is for a profiler trace (.json), not a graph.txt");
   const ImportOptions defaults;
   ImportOptions options;
   options.microbatches = o.microbatches.empty() ? defaults.microbatches : positive("--microbatches", o.microbatches);
@@ -95,6 +103,10 @@ CLI::App* add_import_command(CLI::App& root, ImportCommandOptions& o) {
   import->add_option("--head", o.head, "trace: the head's labels (" + labels.head + ")")->type_name("REGEX");
   import->add_flag("--device-time", o.device_time,
                    "trace: write the kernels' time alone (the step if the host kept ahead of the GPU)");
+  import
+      ->add_option("--execution-trace", o.execution_trace,
+                   "trace: the same step's PyTorch execution trace, for the bytes each part keeps for its backward")
+      ->type_name("FILE");
   return import;
 }
 
@@ -102,6 +114,7 @@ int import_command(const ImportCommandOptions& o) {
   const bool trace = is_trace(o.profile), to_stdout = o.output.empty() || o.output == "-";
   OutputFiles files;
   files.declare_input(trace ? "the trace" : "the profile", o.profile);
+  if (!o.execution_trace.empty()) files.declare_input("the execution trace", o.execution_trace);
   if (!to_stdout) files.declare("-o", o.output);
   const Imported imported = trace ? import_trace(o) : import_graph(o);
   if (to_stdout) {

@@ -14,6 +14,7 @@ struct ImportCommandOptions {
   std::string microbatches, microbatch_size, name;  // graph.txt only; as given, checked by import_command
   std::string embedding, block, head;               // a trace only: label patterns; empty: the defaults
   bool device_time = false;                         // a trace only: the kernels' time alone
+  std::string execution_trace;                      // a trace only: the step's execution trace, for stash bytes
 };
 
 // Adds "import" to ROOT, filling OPTIONS when parsed.

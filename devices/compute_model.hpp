@@ -19,6 +19,10 @@ struct Calibration {
   std::map<std::string, double> seconds;  // key -> seconds
   // Tokens per micro-batch of the measured ops (key tokens_per_microbatch); 0: not said.
   double tokens_per_microbatch = 0;
+  // Bytes a micro-batch's layer keeps for its backward, by layer name (key
+  // NAME.stash_bytes): memory, which the compute model does not read; the
+  // workload's model layers take it (workloads/model_costs.hpp).
+  std::map<std::string, double> stash_bytes;
 };
 
 // The device lacks the op's precision (its peak is 0). An InputError whose

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <limits>
 #include <map>
-#include <regex>
 #include <unordered_map>
 
 #include "sim/input_error.hpp"
@@ -14,7 +13,6 @@ namespace {
 bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
 
 const std::string kBackwardNode = "autograd::engine::evaluate_function: ";
-constexpr std::size_t kMaxLabelLength = 256;
 
 // The gap between kernels that the device leaves even when work is queued
 // (the launch latency): the lowest decile of the gaps on each stream.
@@ -97,30 +95,15 @@ const TraceEvent& last_step(const KinetoTrace& trace) {
 // The labelled forward regions of the main thread, in order; a region
 // nested in one already taken (a block's "norm") belongs to it.
 std::vector<Region> labelled_regions(const KinetoTrace& trace, const Window& window, const TraceLabels& labels) {
-  std::regex embedding, block, head;
-  try {
-    embedding = std::regex(labels.embedding);
-    block = std::regex(labels.block);
-    head = std::regex(labels.head);
-  } catch (const std::regex_error& e) {
-    throw InputError(trace.file, "labels", single_line(std::string("a label pattern is not a regex: ") + e.what()));
-  }
+  const LabelMatcher matcher(labels, trace.file);
   std::vector<Region> regions;
   std::map<std::string, int> seen;
   double taken_until = -std::numeric_limits<double>::infinity();
   for (const TraceEvent& a : trace.annotations) {
-    // A label is a short name; std::regex recurses per character, so a long one would overflow the stack.
-    if (!window.on_main_thread(a) || a.start < taken_until || a.name.size() > kMaxLabelLength) continue;
-    ModelPart part;
-    if (std::regex_match(a.name, block))
-      part = ModelPart::Block;
-    else if (std::regex_match(a.name, embedding))
-      part = ModelPart::Embedding;
-    else if (std::regex_match(a.name, head))
-      part = ModelPart::Head;
-    else
-      continue;
-    regions.push_back({part, &a, seen[a.name]++});
+    if (!window.on_main_thread(a) || a.start < taken_until) continue;
+    const std::optional<ModelPart> part = matcher.part(a.name);
+    if (!part) continue;
+    regions.push_back({*part, &a, seen[a.name]++});
     taken_until = a.end();
   }
   if (std::none_of(regions.begin(), regions.end(), [](const Region& r) { return r.part == ModelPart::Block; }))

@@ -8,18 +8,9 @@
 #include <vector>
 
 #include "traces/kineto_trace.hpp"
+#include "traces/trace_labels.hpp"
 
 namespace pipesim {
-
-// Which record_function labels name the model's parts (ECMAScript regexes,
-// matched whole).
-struct TraceLabels {
-  std::string embedding = "embedding|embed|embed_tokens|wte|tok_embeddings";
-  std::string block = "(block|layer|layers|h)[._]?[0-9]+";
-  std::string head = "lm_head|head|output|loss|norm|ln_f|final_norm";
-};
-
-enum class ModelPart { Embedding, Block, Head, Optimizer };
 
 // A part's forward or backward in one micro-batch (one labelled region and
 // the backward of its ops), or the optimizer (zero_grad and step).

@@ -8,19 +8,6 @@
 namespace pipesim {
 namespace {
 
-const char* part_key(ModelPart part) {
-  switch (part) {
-    case ModelPart::Embedding:
-      return "embedding";
-    case ModelPart::Head:
-      return "head";
-    case ModelPart::Optimizer:
-      return "optimizer";
-    default:
-      return "block";
-  }
-}
-
 std::string micros(double seconds) {
   char text[64];
   std::snprintf(text, sizeof text, "%.3fus", seconds * 1e6);
@@ -72,6 +59,12 @@ TraceCalibration calibration_from_step(const StepCosts& costs) {
   return out;
 }
 
+void add_saved_bytes(TraceCalibration& c, const SavedBytes& saved, const std::string& file) {
+  c.execution_trace = file;
+  for (const auto& [part, bytes] : saved.stash)
+    if (part != ModelPart::Optimizer) c.stash_bytes[part_key(part)] = bytes;
+}
+
 std::string calibration_yaml(const TraceCalibration& c, const StepCosts& costs, const std::string& trace,
                              bool device_time) {
   const Calibration& written = device_time ? c.device : c.step;
@@ -91,6 +84,11 @@ std::string calibration_yaml(const TraceCalibration& c, const StepCosts& costs, 
   for (const auto& [key, seconds] : commented.seconds) y << "#   " << key << ": " << micros(seconds) << "\n";
   if (costs.tokens > 0) y << "tokens_per_microbatch: " << costs.tokens << "\n";
   for (const auto& [key, seconds] : written.seconds) y << key << ": " << micros(seconds) << "\n";
+  if (!c.stash_bytes.empty())
+    y << "# Bytes one micro-batch of each part keeps for its backward, from " << c.execution_trace << ":\n"
+      << "# what its backward reads that its forward allocated, in 512-byte allocator blocks.\n";
+  for (const auto& [part, bytes] : c.stash_bytes)
+    y << part << ".stash_bytes: " << static_cast<long long>(bytes) << "\n";
   return y.str();
 }
 

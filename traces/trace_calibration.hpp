@@ -7,6 +7,7 @@
 #include <string>
 
 #include "devices/compute_model.hpp"
+#include "traces/saved_bytes.hpp"
 #include "traces/step_costs.hpp"
 
 namespace pipesim {
@@ -18,9 +19,13 @@ struct TraceCalibration {
   Calibration device;  // their kernels alone
   int microbatches = 0;
   int blocks = 0;
+  std::map<std::string, double> stash_bytes;  // by part key, from an execution trace; empty: none read
+  std::string execution_trace;                // the file they came from
 };
 
 TraceCalibration calibration_from_step(const StepCosts& costs);
+// Adds the parts' stash bytes read from FILE, an execution trace of the same step.
+void add_saved_bytes(TraceCalibration& calibration, const SavedBytes& saved, const std::string& file);
 
 // The calibration file's text: the keys with comments that say where they
 // come from. TRACE names the trace in the header. DEVICE_TIME: the keys are

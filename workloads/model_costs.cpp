@@ -19,6 +19,12 @@ Calibration load_calibration(const std::string& path) {
     Calibration c;
     c.file = path;
     for (const auto& [key, entry] : reader.fields(root, "", nullptr)) {
+      constexpr const char* kStash = ".stash_bytes";
+      if (key.size() > 12 && key.compare(key.size() - 12, 12, kStash) == 0) {
+        c.stash_bytes[key.substr(0, key.size() - 12)] = static_cast<double>(
+            reader.integer(entry.value, key, "a whole number of bytes like 67208192", 0, 1000000000000000LL));
+        continue;
+      }
       if (key == "tokens_per_microbatch") {
         c.tokens_per_microbatch = static_cast<double>(
             reader.integer(entry.value, key, "a whole number of tokens like 2048", 1, 1000000000000LL));
@@ -48,10 +54,42 @@ void check_calibration_keys(const Calibration& calibration, const Workload& w) {
       throw InputError(
           calibration.file, key,
           "unknown op key (expected one of: " + YamlFields::join(std::vector<std::string>(keys.begin(), keys.end())) +
-              ", or tokens_per_microbatch)");
+              ", tokens_per_microbatch, or LAYER.stash_bytes)");
+}
+
+// One truth: measured times and bytes are for the shapes they were measured at; nothing rescales them.
+void check_calibration_tokens(const Calibration& calibration, const Workload& w) {
+  if (calibration.tokens_per_microbatch > 0 && calibration.tokens_per_microbatch != w.model->tokens_per_microbatch)
+    throw InputError(w.file, "model.calibration",
+                     calibration.file + " was measured at " +
+                         std::to_string(static_cast<long long>(calibration.tokens_per_microbatch)) +
+                         " tokens per micro-batch, this model runs " +
+                         std::to_string(static_cast<long long>(w.model->tokens_per_microbatch)) +
+                         " (seq_length x microbatch_size): a calibration does not rescale");
 }
 
 }  // namespace
+
+void apply_calibrated_stash(Workload& w) {
+  if (!w.model || w.model->calibration.empty()) return;
+  const Calibration calibration = load_calibration(w.model->calibration);
+  if (calibration.stash_bytes.empty()) return;
+  check_calibration_tokens(calibration, w);
+  if (w.model->recompute != "none")
+    throw InputError(w.file, "model.recompute",
+                     "is " + w.model->recompute + " but " + calibration.file +
+                         " gives stash_bytes, measured on a step that keeps every stash: use recompute: none");
+  std::set<std::string> names;
+  for (const Layer& layer : w.layers) names.insert(layer.name);
+  for (const auto& [name, bytes] : calibration.stash_bytes)
+    if (!names.count(name))
+      throw InputError(calibration.file, name + ".stash_bytes",
+                       "names no layer of the model (expected one of: " +
+                           YamlFields::join(std::vector<std::string>(names.begin(), names.end())) + ")");
+  for (Layer& layer : w.layers)
+    if (const auto it = calibration.stash_bytes.find(layer.name); it != calibration.stash_bytes.end())
+      layer.stash = it->second;
+}
 
 Workload time_model_layers(const Workload& w, const Platform& p) {
   if (!w.model) return w;
@@ -69,14 +107,7 @@ Workload time_model_layers(const Workload& w, const Platform& p) {
                          to_string(w.model->precision) + " compute");
   Calibration calibration;
   if (!w.model->calibration.empty()) calibration = load_calibration(w.model->calibration);
-  // One truth: measured times are for the shapes they were measured at; nothing rescales them.
-  if (calibration.tokens_per_microbatch > 0 && calibration.tokens_per_microbatch != w.model->tokens_per_microbatch)
-    throw InputError(w.file, "model.calibration",
-                     calibration.file + " was measured at " +
-                         std::to_string(static_cast<long long>(calibration.tokens_per_microbatch)) +
-                         " tokens per micro-batch, this model runs " +
-                         std::to_string(static_cast<long long>(w.model->tokens_per_microbatch)) +
-                         " (seq_length x microbatch_size): a calibration does not rescale");
+  check_calibration_tokens(calibration, w);
   check_calibration_keys(calibration, w);
   Workload out = w;
   out.reference_speed = device.speed;

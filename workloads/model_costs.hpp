@@ -27,7 +27,13 @@ Workload time_model_layers(const Workload& workload, const Platform& platform);
 Workload with_timing_of(const Workload& w, const Workload& timed);
 
 // A calibration file: a YAML map of OpWork keys to durations
-// ({block.forward: 1.2ms, ...}).
+// ({block.forward: 1.2ms, ...}), and of layer names to stash bytes
+// ({block.stash_bytes: 67208192}).
 Calibration load_calibration(const std::string& path);
+
+// The model's layers keep the stash bytes its calibration measured (by layer
+// name) instead of the memory model's. Throws InputError for a name that is
+// no layer, a calibration of other shapes, or a model that recomputes.
+void apply_calibrated_stash(Workload& workload);
 
 }  // namespace pipesim

@@ -10,6 +10,7 @@
 #include "models/model_presets.hpp"
 #include "models/transformer.hpp"
 #include "sim/input_error.hpp"
+#include "workloads/model_costs.hpp"
 
 namespace pipesim {
 namespace {
@@ -157,6 +158,7 @@ void load_model_section(const YamlFields& r, const YAML::Node& n, Workload& w) {
   if (auto* e = YamlFields::get(f, "calibration"))
     job.calibration = path_beside(w, r.text(e->value, "model.calibration", "the path of a calibration file"));
   w.model = job;
+  apply_calibrated_stash(w);
 }
 
 }  // namespace pipesim

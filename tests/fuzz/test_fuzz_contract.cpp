@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "tests/fuzz/fuzz_case.hpp"
+#include "tests/traces/synthetic_execution_trace.hpp"
 #include "tests/traces/synthetic_trace.hpp"
 
 namespace pipesim::fuzz {
@@ -432,7 +433,9 @@ TEST_P(ModelWorkload, KeepsTheErrorContract) {
   // A quarter of the cases mutate the calibration file instead of the workload.
   const bool calibration = rng.chance(25);
   mutations_.push_back(calibration ? "calibration.yaml mutated" : "workload.yaml mutated");
-  write("calibration.yaml", calibration ? mutated(kCalibration, rng, kModelRules) : kCalibration);
+  // The mutated calibration also gives a stash (the workload's recompute stays none).
+  write("calibration.yaml",
+        calibration ? mutated(kCalibration + "block.stash_bytes: 4096\n", rng, kModelRules) : kCalibration);
   write("workload.yaml", calibration ? small_model_workload() : mutated(small_model_workload(), rng, kModelRules));
   write("platform.xml", source(typed ? "platforms/h200-1gpu.xml" : "platforms/complete-4.xml"));
   conclude(run(run_call("platform.xml", "workload.yaml", {},
@@ -481,6 +484,46 @@ TEST_P(ProfilerTrace, KeepsTheErrorContract) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fuzz, ProfilerTrace, ::testing::Range(0, kCasesPerFormat));
+
+// --- PyTorch execution traces, imported beside the profiler trace, then run ----
+
+const FormatRules kExecutionTraceRules = {
+    {std::regex(R"re(\{"name":"(?:rf_id|seq_id)"[^{}\n]*\})re"),                        // an attribute
+     std::regex(R"re(\[-?[0-9]+,-?[0-9]+,-?[0-9]+,-?[0-9]+,-?[0-9]+,"[^"\n]*"\])re")},  // a tensor
+    std::regex(R"re("(?:name|ctrl_deps|id|value|types)": *("[^"\n]*"|[^,{}\[\]\n]+))re"),
+    {"\"block1\"", "\"aten::mm\"", "\"autograd::engine::evaluate_function: X\"", "\"Tensor(float)\"", "-1", "1e400",
+     "null", "[]", "{}", "99999999999999999999", "0", "3"},
+    ","};
+
+class ExecutionTraceFuzz : public FuzzCase {
+  std::string format() const override { return "execution-trace"; }
+  std::uint64_t seed_base() const override { return 8600; }
+};
+
+TEST_P(ExecutionTraceFuzz, KeepsTheErrorContract) {
+  Rng rng(seed_);
+  // One node per line, so that a mutation takes a whole node or one field of it.
+  std::string text = "{\"schema\": \"1.1.1-chakra.0.0.4\", \"nodes\": [\n";
+  const nlohmann::json et = testing::synthetic_execution_trace();
+  for (std::size_t i = 0; i < et["nodes"].size(); ++i) text += (i ? ",\n" : "") + et["nodes"][i].dump();
+  text += "\n]}\n";
+  write("et.json", mutated(text, rng, kExecutionTraceRules));
+  write("kineto.json", testing::synthetic_trace().dump());
+  std::string workload = small_model_workload();
+  workload.replace(workload.find("seq_length: 128"), 15, "seq_length: 8");
+  write("workload.yaml", workload);
+  write("platform.xml", source("platforms/h200-1gpu.xml"));
+  int exit_code = -1;
+  std::string failure = run({{"import", "kineto.json", "--execution-trace", "et.json", "-o", "calibration.yaml"},
+                             {{"calibration.yaml", "#"}},
+                             {"et.json", "kineto.json", "calibration.yaml"}},
+                            &exit_code);
+  if (failure.empty() && exit_code == 0)
+    failure = run(run_call("platform.xml", "workload.yaml", {}, {"platform.xml", "workload.yaml", "calibration.yaml"}));
+  conclude(failure);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fuzz, ExecutionTraceFuzz, ::testing::Range(0, kCasesPerFormat));
 
 // --- A TP x PP x DP layout (parallel:), through a model workload ---------------
 

@@ -212,12 +212,48 @@ TEST(ModelWorkload, CalibrationFileSetsThePassTimes) {
                            0),
             0u)
       << typo.err;
-  EXPECT_NE(typo.err.find("optimizer.step, or tokens_per_microbatch)"), std::string::npos) << typo.err;
+  EXPECT_NE(typo.err.find("optimizer.step, tokens_per_microbatch, or LAYER.stash_bytes)"), std::string::npos)
+      << typo.err;
 
   write_file("calibration.yaml", "block.forward: fast\n");
   const CliResult bad = run_pipesim("run " + kRoot + "platforms/h200-1gpu.xml " + w);
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_EQ(bad.err.rfind("pipesim: error: " + calibration + ": line 1: block.forward: ", 0), 0u) << bad.err;
+}
+
+// A calibration's NAME.stash_bytes replace the memory model's stash of the
+// layers of that name (docs/devices.md#calibration-files); a name that is no
+// layer, or a model that recomputes, is refused.
+TEST(ModelWorkload, CalibrationStashBytesReplaceTheModelsStash) {
+  const std::string calibration = write_file("stash-calibration.yaml", "block.stash_bytes: 1000\n");
+  const std::string text = read_text(kRoot + "workloads/examples/h200-gpipe-one-gpu.yaml");
+  std::string with = text;
+  with.replace(with.find("model:\n"), 7, "model:\n  calibration: " + calibration + "\n");
+  const Workload model = load_workload(write_file("plain.yaml", text));
+  const Workload calibrated = load_workload(write_file("stash.yaml", with));
+  ASSERT_EQ(model.layers.size(), calibrated.layers.size());
+  int blocks = 0;
+  for (std::size_t l = 0; l < model.layers.size(); ++l) {
+    const bool block = model.layers[l].name == "block";
+    blocks += block;
+    EXPECT_EQ(calibrated.layers[l].stash, block ? std::optional<double>(1000) : model.layers[l].stash) << l;
+    EXPECT_DOUBLE_EQ(calibrated.layers[l].activation, model.layers[l].activation) << l;
+  }
+  EXPECT_EQ(blocks, 8);
+
+  std::string recompute = with;
+  recompute.replace(recompute.find("model:\n"), 7, "model:\n  recompute: full\n");
+  const std::string w = write_file("stash-recompute.yaml", recompute);
+  const CliResult r = run_pipesim("run " + kRoot + "platforms/h200-1gpu.xml " + w);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "pipesim: error: " + w + ": model.recompute: is full but " + calibration +
+                       " gives stash_bytes, measured on a step that keeps every stash: use recompute: none\n");
+  write_file("stash-calibration.yaml", "blocks.stash_bytes: 1000\n");
+  const CliResult typo = run_pipesim("run " + kRoot + "platforms/h200-1gpu.xml " + write_file("stash.yaml", with));
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_EQ(typo.err, "pipesim: error: " + calibration +
+                          ": blocks.stash_bytes: names no layer of the model (expected one of: block, embedding, "
+                          "head)\n");
 }
 
 // A calibration's optimizer.step is the whole model's step on one device: a

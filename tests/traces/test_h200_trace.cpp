@@ -1,7 +1,8 @@
 // The shipped H200 trace (workloads/traces/h200-small-gpt/, SOURCE.md)
 // against its ground truth, measured apart from the trace: per-part kernel
 // times, the step through `pipesim run` of the imported calibration, the
-// GPU-only step from the kernels' calibration, and the peak memory.
+// GPU-only step from the kernels' calibration, each part's saved bytes from
+// the execution trace, and the peak memory.
 // docs/import.md#profiler-traces.
 #include <gtest/gtest.h>
 #include "tests/support/build_paths.hpp"
@@ -11,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/cli_runner.hpp"
+#include "traces/execution_trace.hpp"
+#include "traces/saved_bytes.hpp"
 #include "traces/trace_calibration.hpp"
 
 namespace pipesim {
@@ -69,12 +72,15 @@ double run_makespan(const std::string& workload) {
 
 TEST(H200Trace, TheShippedCalibrationIsTheImportOfTheShippedTrace) {
   const std::string out = temp_path("calibration.yaml");
-  const CliResult r =
-      run_pipesim("import ../traces/h200-small-gpt/trace_single_gpu.json -o " + out, "", kRoot + "workloads/examples");
+  const CliResult r = run_pipesim(
+      "import ../traces/h200-small-gpt/trace_single_gpu.json --execution-trace "
+      "../traces/h200-small-gpt/execution_trace_single_gpu.json -o " +
+          out,
+      "", kRoot + "workloads/examples");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out,
             "../traces/h200-small-gpt/trace_single_gpu.json: ProfilerStep#2 (4 micro-batches, 4 blocks) -> "
-            "10 op times, written to " +
+            "10 op times, 3 stash sizes from ../traces/h200-small-gpt/execution_trace_single_gpu.json, written to " +
                 out + "\n");
   const std::string shipped = read_text(kRoot + "workloads/examples/h200-small-gpt.calibration.yaml");
   EXPECT_EQ(read_text(out), shipped);
@@ -116,9 +122,9 @@ TEST(H200Trace, PeakMemoryAtOrAboveTheMeasuredWithinFivePercent) {
               100 * (peak / measured - 1));
   EXPECT_GE(peak, measured);
   EXPECT_LT(peak / measured - 1, 0.05);
-  // The trace holds no memory events: the saved bytes are the model's. At the
-  // peak one micro-batch is in flight, holding what each part keeps for its
-  // backward, measured as the allocation a grad-enabled forward leaves behind.
+  // The saved bytes are the execution trace's. At the peak one micro-batch is
+  // in flight, holding what each part keeps for its backward, measured as the
+  // allocation a grad-enabled forward leaves behind: the same to the byte.
   const nlohmann::json truth = ground_truth();
   double saved = 0;
   for (const auto& block : truth.at("blocks")) saved += block.at("fwd_delta_bytes_incl_output").get<double>();
@@ -127,8 +133,25 @@ TEST(H200Trace, PeakMemoryAtOrAboveTheMeasuredWithinFivePercent) {
   const double activations = read_json(json).at("devices").at(0).at("peak_breakdown").at("activations").get<double>();
   std::printf("activations at the peak %.0f B, measured saved bytes %.0f B (%+.4f %%)\n", activations, saved,
               100 * (activations / saved - 1));
-  EXPECT_GE(activations, saved);
-  EXPECT_LT(activations / saved - 1, 0.001);
+  EXPECT_DOUBLE_EQ(activations, saved);
+}
+
+TEST(H200Trace, TheExecutionTraceGivesEachPartsSavedBytes) {
+  const SavedBytes saved = saved_bytes(read_execution_trace(kFolder + "execution_trace_single_gpu.json"));
+  EXPECT_EQ(saved.microbatches, 4);
+  // Measured apart from the trace (each part's forward alone): a block keeps
+  // its input and 63,013,888 B besides its output; the head its input (the
+  // last block's output), what it saved, the logits and the loss; the
+  // embedding nothing but its output, which the first block keeps.
+  const nlohmann::json truth = ground_truth();
+  const nlohmann::json& block = truth.at("blocks").at(0);
+  EXPECT_DOUBLE_EQ(saved.stash.at(ModelPart::Block),
+                   block.at("input_bytes").get<double>() + block.at("saved_bytes_excl_output").get<double>());
+  EXPECT_DOUBLE_EQ(saved.stash.at(ModelPart::Head),
+                   block.at("output_bytes").get<double>() +
+                       truth.at("lm_head_and_loss").at("fwd_delta_bytes_incl_output").get<double>());
+  EXPECT_DOUBLE_EQ(saved.stash.at(ModelPart::Embedding),
+                   truth.at("embedding").at("saved_bytes_excl_output").get<double>());
 }
 
 }  // namespace
