@@ -50,4 +50,39 @@ json parse_json_input(const std::string& text, const std::string& path, const js
   }
 }
 
+json stream_json_list(const std::string& text, const std::string& path, const std::string& key,
+                      const JsonListNouns& nouns, const std::function<void(const json&, std::size_t)>& on_element,
+                      bool* seen) {
+  using Event = json::parse_event_t;
+  std::string top_key;
+  std::size_t index = 0;
+  bool list_seen = false;
+  const auto fail = [&](const std::string& field, const std::string& what) { throw InputError(path, field, what); };
+  json root = parse_json_input(text, path, [&](int depth, Event event, json& parsed) {
+    if (depth == 1 && event == Event::key) {
+      top_key = parsed.get<std::string>();
+      if (top_key == key && list_seen) fail(key, "given twice");
+      return true;
+    }
+    if (top_key != key) return true;
+    if (depth == 1) {  // the list itself
+      if (event == Event::array_start) list_seen = true;
+      if (event == Event::object_start) fail(key, "expected a list of " + nouns.plural + ", got object");
+      if (event == Event::value)
+        fail(key, "expected a list of " + nouns.plural + ", got " + std::string(parsed.type_name()));
+      return true;
+    }
+    if (depth != 2) return true;
+    const std::string where = key + "[" + std::to_string(index) + "]";
+    if (event == Event::array_start) fail(where, "expected " + nouns.singular + " object, got array");
+    if (event == Event::value)
+      fail(where, "expected " + nouns.singular + " object, got " + std::string(parsed.type_name()));
+    if (event != Event::object_end) return true;
+    on_element(parsed, index++);
+    return false;
+  });
+  if (seen) *seen = list_seen;
+  return root;
+}
+
 }  // namespace pipesim

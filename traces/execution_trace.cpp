@@ -93,32 +93,10 @@ ExecutionTrace parse_execution_trace(const std::string& text, const std::string&
   ExecutionTrace trace;
   trace.file = path;
   // Streamed, as the Kineto trace: each node is read as it closes and dropped.
-  using Event = json::parse_event_t;
-  std::string top_key;
-  std::size_t index = 0;
   bool nodes_seen = false;
-  const auto fail = [&](const std::string& field, const std::string& what) { throw InputError(path, field, what); };
-  const json root = parse_json_input(text, path, [&](int depth, Event event, json& parsed) {
-    if (depth == 1 && event == Event::key) {
-      top_key = parsed.get<std::string>();
-      if (top_key == "nodes" && nodes_seen) fail("nodes", "given twice");
-      return true;
-    }
-    if (top_key != "nodes") return true;
-    if (depth == 1) {
-      if (event == Event::array_start) nodes_seen = true;
-      if (event == Event::object_start) fail("nodes", "expected a list of nodes, got object");
-      if (event == Event::value) fail("nodes", "expected a list of nodes, got " + std::string(parsed.type_name()));
-      return true;
-    }
-    if (depth != 2) return true;
-    const std::string where = "nodes[" + std::to_string(index) + "]";
-    if (event == Event::array_start) fail(where, "expected a node object, got array");
-    if (event == Event::value) fail(where, "expected a node object, got " + std::string(parsed.type_name()));
-    if (event != Event::object_end) return true;
-    trace.nodes.push_back(read_node(parsed, index++, path));
-    return false;
-  });
+  const json root = stream_json_list(
+      text, path, "nodes", {"nodes", "a node"},
+      [&](const json& node, std::size_t index) { trace.nodes.push_back(read_node(node, index, path)); }, &nodes_seen);
   if (!root.is_object())
     throw InputError(path, "document",
                      "expected a JSON object (a PyTorch execution trace), got " + std::string(root.type_name()));

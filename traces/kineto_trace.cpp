@@ -97,36 +97,14 @@ KinetoTrace parse_kineto_trace(const std::string& text, const std::string& path)
   trace.file = path;
   // Streamed: each event is read as it closes and then dropped, so that a
   // trace of hundreds of MB never stands whole as a JSON tree.
-  using Event = json::parse_event_t;
-  std::string top_key;
-  std::size_t index = 0;
   bool events_seen = false;
-  const auto fail = [&](const std::string& field, const std::string& what) { throw InputError(path, field, what); };
-  const json root = parse_json_input(text, path, [&](int depth, Event event, json& parsed) {
-    if (depth == 1 && event == Event::key) {
-      top_key = parsed.get<std::string>();
-      if (top_key == "traceEvents" && events_seen) fail("traceEvents", "given twice");
-      return true;
-    }
-    if (top_key != "traceEvents") return true;
-    if (depth == 1) {  // traceEvents' own value
-      if (event == Event::array_start) events_seen = true;
-      if (event == Event::object_start) fail("traceEvents", "expected a list of events, got object");
-      if (event == Event::value)
-        fail("traceEvents", "expected a list of events, got " + std::string(parsed.type_name()));
-      return true;
-    }
-    if (depth != 2) return true;
-    const std::string where = "traceEvents[" + std::to_string(index) + "]";
-    if (event == Event::array_start) fail(where, "expected an event object, got array");
-    if (event == Event::value) fail(where, "expected an event object, got " + std::string(parsed.type_name()));
-    if (event != Event::object_end) return true;
-    add_event(trace, parsed, index++);
-    return false;
-  });
+  const json root = stream_json_list(
+      text, path, "traceEvents", {"events", "an event"},
+      [&](const json& event, std::size_t index) { add_event(trace, event, index); }, &events_seen);
   if (!root.is_object())
     throw InputError(path, "document", "expected a JSON object (a Chrome trace), got " + std::string(root.type_name()));
-  if (!events_seen) throw InputError(path, "traceEvents", "missing: not a PyTorch profiler trace (export_chrome_trace)");
+  if (!events_seen)
+    throw InputError(path, "traceEvents", "missing: not a PyTorch profiler trace (export_chrome_trace)");
   // Seconds from the first event: Kineto's microsecond timestamps are ~1e12,
   // so differences are taken before scaling.
   double origin = std::numeric_limits<double>::infinity();
