@@ -1,7 +1,9 @@
 // `pipesim import TRACE.json` (the whole command, as a process) against a
 // bare program that only parses the same trace with nlohmann-json
 // (bench/bare/bare_json.cpp), on the shipped H200 trace repeated COPIES
-// times (each copy one more profiled step, 3.5 MB). See bench/README.md.
+// times (each copy one more profiled step, 3.5 MB); and the import with the
+// same step's execution trace beside the bare parse of both files. See
+// bench/README.md.
 #include <benchmark/benchmark.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,8 +18,6 @@
 
 namespace {
 
-// The shipped trace with its events repeated COPIES times, each copy shifted
-// past the one before and its ProfilerStep renumbered; written once.
 // The shipped trace with its events repeated COPIES times, each copy shifted
 // past the one before and its ProfilerStep renumbered; written once, by a
 // child process, so that the benchmark's own memory (which the commands it
@@ -79,6 +79,37 @@ void BM_ImportTrace(benchmark::State& state) {
       static_cast<double>(std::ifstream(trace, std::ios::ate | std::ios::binary).tellg()) / 1e6;
 }
 
+// `pipesim import TRACE --execution-trace ET` on the shipped H200 pair
+// (3.5 MB and 6.0 MB) against the bare parse of the two files.
+void BM_ImportExecutionTrace(benchmark::State& state) {
+  const std::string folder = std::string(PIPESIM_BENCH_SOURCE_DIR) + "/workloads/traces/h200-small-gpt/";
+  const std::string trace = folder + "trace_single_gpu.json", et = folder + "execution_trace_single_gpu.json";
+  const std::string calibration = pipesim::testing::temp_path("trace-et.yaml");
+  const std::string out = pipesim::testing::temp_path("trace-et.out");
+  double pipesim_s = 0, bare_s = 0, pipesim_rss = 0, bare_rss = 0;
+  for (auto _ : state) {
+    const auto bare_trace = pipesim::bench::run_command({PIPESIM_BARE_JSON_BINARY, trace}, out);
+    const auto bare_et = pipesim::bench::run_command({PIPESIM_BARE_JSON_BINARY, et}, out);
+    const auto run = pipesim::bench::run_command(
+        {PIPESIM_RUN_BINARY, "import", trace, "--execution-trace", et, "-o", calibration}, out);
+    if (bare_trace.exit_code != 0 || bare_et.exit_code != 0 || run.exit_code != 0) {
+      state.SkipWithError("a command failed");
+      return;
+    }
+    state.SetIterationTime(run.seconds);
+    pipesim_s += run.seconds;
+    bare_s += bare_trace.seconds + bare_et.seconds;
+    pipesim_rss = std::max(pipesim_rss, run.peak_rss_kib / 1024.0);
+    bare_rss = std::max({bare_rss, bare_trace.peak_rss_kib / 1024.0, bare_et.peak_rss_kib / 1024.0});
+  }
+  const double n = static_cast<double>(state.iterations());
+  state.counters["pipesim_s"] = pipesim_s / n;
+  state.counters["bare_s"] = bare_s / n;
+  state.counters["pipesim_rss_MiB"] = pipesim_rss;
+  state.counters["bare_rss_MiB"] = bare_rss;
+}
+
 }  // namespace
 
+BENCHMARK(BM_ImportExecutionTrace)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(5);
 BENCHMARK(BM_ImportTrace)->Arg(1)->Arg(8)->Arg(32)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(5);
