@@ -81,7 +81,7 @@ EtNode read_node(const json& n, std::size_t index, const std::string& path) {
     if (key == "rf_id") node.rf_id = r.integer(a.at("value"), "attrs.rf_id"), rf_seen = true;
     if (key == "seq_id") node.seq_id = r.integer(a.at("value"), "attrs.seq_id");
   }
-  if (!rf_seen) r.fail("attrs", "no rf_id: not an execution trace of schema 1.1 (torch 2.2 or later)");
+  if (!rf_seen) r.fail("attrs", "no rf_id: not an execution trace of schema 1.1 (attributes listed in attrs)");
   node.inputs = r.tensors("inputs");
   node.outputs = r.tensors("outputs");
   return node;

@@ -132,7 +132,7 @@ TEST(SavedBytes, MalformedTracesGiveOneLine) {
   t = testing::synthetic_execution_trace();
   t["nodes"][4]["attrs"] = json::array();
   EXPECT_EQ(error_of(t.dump()),
-            "et.json: nodes[4].attrs: no rf_id: not an execution trace of schema 1.1 (torch 2.2 or later)");
+            "et.json: nodes[4].attrs: no rf_id: not an execution trace of schema 1.1 (attributes listed in attrs)");
   t = testing::synthetic_execution_trace();
   t["nodes"][0]["ctrl_deps"] = 3;  // process -> ProfilerStep -> thread -> process
   EXPECT_EQ(error_of(t.dump()), "et.json: nodes: node 2's ctrl_deps make a cycle");
