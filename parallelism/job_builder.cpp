@@ -5,6 +5,7 @@
 #include "sim/units.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <queue>
 
@@ -50,10 +51,10 @@ JobBuilder::JobBuilder(const TaskGraph& pipeline, const Workload& w, const Platf
       normed_(reduced_.size()),
       first_deferred_(map.pp, kNone),
       sends_(map.pp),
+      sent_by_(pipeline.size()),
       buckets_(map.pp),
       weight_bytes_(map.pp, 0) {
   pipe_.for_each_order_link([&](TaskId previous, TaskId next) { order_previous_[next] = previous; });
-  plan_copy_order();
   // The gradient norm and the optimizer step wait for the reduced
   // gradients: they and whatever depends on them are copied after the reduction.
   for (TaskId x = 0; x < pipe_.size(); ++x) {
@@ -65,9 +66,13 @@ JobBuilder::JobBuilder(const TaskGraph& pipeline, const Workload& w, const Platf
     if (starts && task.device >= 0 && task.device < map_.pp && first_deferred_[task.device] == kNone)
       first_deferred_[task.device] = x;
     if (task.kind == TaskKind::Transfer && task.peer != task.device && !deferred_[x] && task.device >= 0 &&
-        task.device < map_.pp)
+        task.device < map_.pp) {
       sends_[task.device].push_back(x);
+      for (const TaskId* y = pipe_.deps_begin(x); y != pipe_.deps_end(x); ++y)
+        if (pipe_.task(*y).device == task.device) sent_by_[*y].push_back(x);
+    }
   }
+  plan_copy_order();
   plan_buckets();
   plan_weight_gathers();
 }
@@ -84,7 +89,9 @@ void JobBuilder::plan_copy_order() {
   std::vector<int> waiting(n, 0);
   for (TaskId x = 0; x < n; ++x) {
     for (const TaskId* y = pipe_.deps_begin(x); y != pipe_.deps_end(x); ++y) after[*y].push_back(x), ++waiting[x];
-    if (order_previous_[x] != kNone) after[order_previous_[x]].push_back(x), ++waiting[x];
+    if (order_previous_[x] == kNone) continue;
+    after[order_previous_[x]].push_back(x), ++waiting[x];
+    for (const TaskId send : held_by_sends(x)) after[send].push_back(x), ++waiting[x];
   }
   std::priority_queue<TaskId, std::vector<TaskId>, std::greater<>> ready;
   for (TaskId x = 0; x < n; ++x)
@@ -106,6 +113,31 @@ void JobBuilder::plan_copy_order() {
   }
 }
 
+// The pipeline sends a pass waits for without overlap_p2p: those of the pass
+// before it on its device (Megatron's point-to-point calls wait on their
+// requests before the next pass).
+const std::vector<TaskId>& JobBuilder::held_by_sends(TaskId x) const {
+  static const std::vector<TaskId> none;
+  const TaskId previous = order_previous_[x];
+  if (w_.parallel.overlap_p2p || previous == kNone || is_transfer(pipe_.task(x).kind)) return none;
+  return sent_by_[previous];
+}
+
+bool JobBuilder::scatters(TaskId x) const { return !deferred_[x] && scattered_transfer(pipe_.task(x), w_, map_.tp); }
+
+// Each TP rank received 1/tp of the tensor: the receiving group all-gathers it
+// before the pass that reads it.
+void JobBuilder::gather_after_transfer(TaskId x, int d) {
+  if (!scatters(x)) return;
+  const Task task = pipe_.task(x);
+  std::vector<std::vector<TaskId>> ready(built_tp_);
+  for (int t = 0; t < built_tp_; ++t) ready[t] = {last_[slot(x, replica(t, d))]};
+  // NCCL's choice for an all-gather (a ring), whatever tp_algorithm asks of the layers' collectives.
+  const auto done = collective(CollectiveOp::AllGather, "auto", map_.tp_group(d, task.peer), task.amount,
+                               "pipeline gather", ready, task, fold_tp_);
+  for (int t = 0; t < built_tp_; ++t) last_[slot(x, replica(t, d))] = done[t];
+}
+
 void JobBuilder::copy_passes() {
   for (const TaskId x : copy_order_) {
     if (deferred_[x]) continue;
@@ -113,6 +145,7 @@ void JobBuilder::copy_passes() {
     for (int d = 0; d < built_dp_; ++d) {
       for (int t = 0; t < built_tp_; ++t) copy_task(x, replica(t, d), {});
       add_tp_collectives(x, d);
+      gather_after_transfer(x, d);
     }
   }
 }
@@ -342,13 +375,15 @@ void JobBuilder::copy_task(TaskId x, int r, const std::vector<TaskId>& extra_dep
   Task task = pipe_.task(x);
   task.device = map_.device(t, d, task.device);
   if (task.peer >= 0) task.peer = map_.device(t, d, task.peer);
+  if (scatters(x)) task.amount /= map_.tp;
   std::vector<TaskId> deps = extra_deps;
   for (const TaskId* y = pipe_.deps_begin(x); y != pipe_.deps_end(x); ++y) deps.push_back(last_[slot(*y, r)]);
   if (const TaskId gathered = weights_wait(x, r); gathered != kNone) deps.push_back(gathered);
-  // Without overlap the device waits for the previous pass's TP collectives.
+  // Without overlap the device waits for the previous pass's TP collectives, and its pipeline sends.
   const TaskId previous = order_previous_[x];
   if (!w_.parallel.overlap_tp && previous != kNone && last_[slot(previous, r)] != first_[slot(previous, r)])
     deps.push_back(last_[slot(previous, r)]);
+  for (const TaskId send : held_by_sends(x)) deps.push_back(last_[slot(send, r)]);
   if (cuts_.count(x)) {
     first_[slot(x, r)] = copy_pieces(x, r, task, deps);
     return;

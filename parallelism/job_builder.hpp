@@ -45,6 +45,9 @@ class JobBuilder {
   std::size_t slot(TaskId x, int r) const { return static_cast<std::size_t>(x) * replicas() + r; }
   std::size_t at(int p, int r) const { return static_cast<std::size_t>(p) * replicas() + r; }  // per (device p, copy)
   void plan_copy_order();
+  const std::vector<TaskId>& held_by_sends(TaskId x) const;
+  bool scatters(TaskId x) const;
+  void gather_after_transfer(TaskId x, int d);
   bool moves_to_host() const;  // offloading or fetched weights: nothing folds
   void copy_task(TaskId x, int r, const std::vector<TaskId>& extra_deps);
   void add_tp_collectives(TaskId x, int d);
@@ -94,6 +97,7 @@ class JobBuilder {
   std::vector<std::vector<TaskId>> normed_;   // per (device p, replica): the gradient norm's all-reduce, done
   std::vector<TaskId> first_deferred_;        // per pipeline device: its gradient norm, else its step
   std::vector<std::vector<TaskId>> sends_;    // per pipeline device: the pipeline transfers it sends
+  std::vector<std::vector<TaskId>> sent_by_;  // per pipeline pass: the pipeline transfers of its results
   std::vector<std::vector<Bucket>> buckets_;  // per pipeline device, in backward order
   std::map<TaskId, std::vector<int>> cuts_;   // per cut backward: the layers where a bucket ends
   std::map<std::size_t, std::vector<std::pair<int, TaskId>>> pieces_;  // per (task, replica): (lowest layer, piece)

@@ -20,6 +20,8 @@ const std::vector<std::string> kKeys = {"tp",
                                         "overlap_gradient_reduce",
                                         "overlap_param_gather",
                                         "overlap_tp",
+                                        "overlap_p2p",
+                                        "scatter_gather",
                                         "tp_algorithm",
                                         "dp_algorithm"};
 const std::vector<std::string> kAlgorithms = {"auto", "ring", "tree", "hierarchical"};
@@ -94,6 +96,8 @@ void load_parallel_section(const YamlFields& r, const YAML::Node& n, Workload& w
   if (auto* e = YamlFields::get(f, "overlap_param_gather"))
     p.overlap_param_gather = r.boolean(e->value, "parallel.overlap_param_gather");
   if (auto* e = YamlFields::get(f, "overlap_tp")) p.overlap_tp = r.boolean(e->value, "parallel.overlap_tp");
+  if (auto* e = YamlFields::get(f, "overlap_p2p")) p.overlap_p2p = r.boolean(e->value, "parallel.overlap_p2p");
+  if (auto* e = YamlFields::get(f, "scatter_gather")) p.scatter_gather = r.boolean(e->value, "parallel.scatter_gather");
   if (auto* e = YamlFields::get(f, "tp_algorithm")) p.tp_algorithm = algorithm(r, e->value, "parallel.tp_algorithm");
   if (auto* e = YamlFields::get(f, "dp_algorithm")) p.dp_algorithm = algorithm(r, e->value, "parallel.dp_algorithm");
   if (p.zero >= 1) {  // the distributed optimizer: state and step sharded over the dp ranks

@@ -167,6 +167,15 @@ struct Parallel {
   // bucket, its first backward for the rest; false: the step waits for it.
   bool overlap_param_gather = false;
   bool overlap_tp = false;  // TP collectives overlap the device's next task
+  // Pipeline sends overlap the device's next pass (true), or the pass waits
+  // for the sends of the one before it (false: Megatron without
+  // --overlap-p2p-communication, whose point-to-point calls wait on their requests).
+  bool overlap_p2p = true;
+  // A tensor every TP rank holds whole (no sequence parallelism) crosses a
+  // pipeline boundary as 1/tp per rank, then the receiving TP group
+  // all-gathers it (Megatron's scatter/gather optimization: Narayanan et al.
+  // 2021, SC'21, section 4.1; on by default there).
+  bool scatter_gather = true;
   std::string tp_algorithm = "auto";
   std::string dp_algorithm = "auto";
 };

@@ -253,6 +253,8 @@ PlanBounds plan_bounds(const Workload& w, const Platform& platform, PlanLayouts*
   if (size.ranks > 0) check_pipeline_ranks(size.ranks, w, map.pp);  // refused unbuilt, as built
   TaskGraph graph = generate(w, view).graph;
   check_pipeline_ranks(graph, w, map.pp);
+  // A scattered transfer sends 1/tp of its bytes from each rank (the gather after it is left out).
+  graph.set_amounts([&](const Task& t) { return scattered_transfer(t, w, map.tp) ? t.amount / map.tp : t.amount; });
   PlanBounds b;
   // The stages, by their forwards: layers and device.
   std::map<std::pair<int, int>, int> stages;

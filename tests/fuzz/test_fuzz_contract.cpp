@@ -564,7 +564,8 @@ TEST_P(ParallelWorkload, KeepsTheErrorContract) {
       "model: {layers: 4, hidden: 256, heads: 4, vocab: 1000, seq_length: 64}\n"
       "optimizer: {name: adam}\nmicrobatches: 4\nschedule: 1f1b\nplacement: {partition: balanced}\n"
       "parallel: {tp: 2, pp: 1, dp: 2, order: tp-dp-pp, zero: 1, bucket: 8MB, overlap_gradient_reduce: true,\n"
-      "           overlap_param_gather: true, overlap_tp: false, tp_algorithm: ring, dp_algorithm: auto,\n"
+      "           overlap_param_gather: true, overlap_tp: false, overlap_p2p: false, scatter_gather: true,\n"
+      "           tp_algorithm: ring, dp_algorithm: auto,\n"
       "           devices: [gpu0, gpu1, gpu2, gpu3]}\n";
   // Without --trace, and with ZeRO 0, the unmutated job folds its two replicas (docs/folding.md).
   const bool folded = rng.chance(50);

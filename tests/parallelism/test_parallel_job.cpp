@@ -357,6 +357,48 @@ TEST(ParallelJob, TheNextPassWaitsForTheCollectivesOfTheOneBeforeItInOrder) {
   }
 }
 
+// Without overlap_p2p (Megatron's point-to-point calls wait on their
+// requests) a pass waits for the sends of the pass before it on its device.
+// 1F1B over two stages, two micro-batches, 100 MB tensors over a 1 GB/s,
+// 1 ms link: the last stage's second forward now waits for the gradient
+// its first backward sends, and the iteration grows by that one transfer,
+// a + S/B (the first stage's second forward waited for its send already in
+// effect: its backward needs the gradient anyway later).
+TEST(ParallelJob, BlockingSendsHoldTheSendersNextPass) {
+  std::string chain = kChain;
+  chain.replace(chain.find("schedule: gpipe"), 15, "schedule: 1f1b");
+  const std::string platform = complete_platform(2, "1GBps", "1ms");
+  const nlohmann::json overlapped = run_json(platform, chain + "parallel: {pp: 2}\n", "p2p-overlapped");
+  const nlohmann::json blocking = run_json(platform, chain + "parallel: {pp: 2, overlap_p2p: false}\n", "p2p-blocking");
+  EXPECT_NEAR(blocking["makespan"].get<double>() - overlapped["makespan"].get<double>(), 1e-3 + 100e6 / 1e9, 1e-9);
+}
+
+// Megatron's scatter/gather (Narayanan et al. 2021, section 4.1): without
+// sequence parallelism every TP rank holds the boundary tensor whole, sends
+// 1/tp of it, and the receiving TP group all-gathers it: one all-gather of
+// the b.s.h tensor per pipeline transfer (pp 2, 4 micro-batches: 4 forward
+// and 4 backward transfers), none with scatter_gather off or with sequence
+// parallelism (the tensor is already divided).
+TEST(ParallelJob, ScatterGatherSendsATpShareThenGathersIt) {
+  const std::string platform = kRoot + "platforms/nvswitch-4gpu.xml";
+  const std::string job = kSmallModel + "schedule: 1f1b\n";
+  const nlohmann::json on = run_json(platform, job + "parallel: {tp: 2, pp: 2}\n", "scatter-on");
+  const nlohmann::json* gather = find_purpose(on, "pipeline gather");
+  ASSERT_NE(gather, nullptr);
+  const double whole = 2.0 * 128 * 256;  // b.s.h at 2 bytes
+  EXPECT_EQ((*gather)["operation"], "all-gather");
+  EXPECT_EQ((*gather)["group_size"], 2);
+  EXPECT_EQ((*gather)["calls"], 8);
+  EXPECT_DOUBLE_EQ((*gather)["bytes"].get<double>(), 8 * whole);
+  const nlohmann::json off =
+      run_json(platform, job + "parallel: {tp: 2, pp: 2, scatter_gather: false}\n", "scatter-off");
+  EXPECT_EQ(find_purpose(off, "pipeline gather"), nullptr);
+  std::string sp = job;
+  sp.replace(sp.find("microbatch_size: 1"), 18, "microbatch_size: 1, sequence_parallel: true");
+  EXPECT_EQ(find_purpose(run_json(platform, sp + "parallel: {tp: 2, pp: 2}\n", "scatter-sp"), "pipeline gather"),
+            nullptr);
+}
+
 // With the boxes' nodes known, the DP gradients can reduce inside each box
 // first (two GPUs of each DP group per box under tp-dp-pp).
 TEST(ParallelJob, HierarchicalGradientReductionAcrossBoxes) {
