@@ -51,7 +51,7 @@ JobBuilder::JobBuilder(const TaskGraph& pipeline, const Workload& w, const Platf
       normed_(reduced_.size()),
       first_deferred_(map.pp, kNone),
       sends_(map.pp),
-      sent_by_(pipeline.size()),
+      sent_by_(w.parallel.overlap_p2p ? 0 : pipeline.size()),
       buckets_(map.pp),
       weight_bytes_(map.pp, 0) {
   pipe_.for_each_order_link([&](TaskId previous, TaskId next) { order_previous_[next] = previous; });
@@ -68,8 +68,9 @@ JobBuilder::JobBuilder(const TaskGraph& pipeline, const Workload& w, const Platf
     if (task.kind == TaskKind::Transfer && task.peer != task.device && !deferred_[x] && task.device >= 0 &&
         task.device < map_.pp) {
       sends_[task.device].push_back(x);
-      for (const TaskId* y = pipe_.deps_begin(x); y != pipe_.deps_end(x); ++y)
-        if (pipe_.task(*y).device == task.device) sent_by_[*y].push_back(x);
+      if (!sent_by_.empty())
+        for (const TaskId* y = pipe_.deps_begin(x); y != pipe_.deps_end(x); ++y)
+          if (pipe_.task(*y).device == task.device) sent_by_[*y].push_back(x);
     }
   }
   plan_copy_order();

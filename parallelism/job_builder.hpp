@@ -97,7 +97,7 @@ class JobBuilder {
   std::vector<std::vector<TaskId>> normed_;   // per (device p, replica): the gradient norm's all-reduce, done
   std::vector<TaskId> first_deferred_;        // per pipeline device: its gradient norm, else its step
   std::vector<std::vector<TaskId>> sends_;    // per pipeline device: the pipeline transfers it sends
-  std::vector<std::vector<TaskId>> sent_by_;  // per pipeline pass: the pipeline transfers of its results
+  std::vector<std::vector<TaskId>> sent_by_;  // without overlap_p2p, per pipeline pass: the transfers it sends
   std::vector<std::vector<Bucket>> buckets_;  // per pipeline device, in backward order
   std::map<TaskId, std::vector<int>> cuts_;   // per cut backward: the layers where a bucket ends
   std::map<std::size_t, std::vector<std::pair<int, TaskId>>> pieces_;  // per (task, replica): (lowest layer, piece)

@@ -1,8 +1,8 @@
-// Which tensor-parallel collectives follow one pass of a layer (docs/parallelism.md).
+// Which tensor-parallel collectives follow one pass of a layer, and whether
+// a pipeline transfer crosses as 1/tp per TP rank (docs/parallelism.md).
 #pragma once
 
 #include <cmath>
-#include <vector>
 
 #include "models/transformer.hpp"
 #include "sim/task_graph.hpp"
