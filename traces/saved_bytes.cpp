@@ -23,8 +23,7 @@ struct Context {
 
 struct Region {
   ModelPart part;
-  std::string label;
-  int occurrence;
+  int occurrence;  // the how-manieth region of its label
 };
 
 std::vector<Context> node_contexts(const ExecutionTrace& trace, const LabelMatcher& labels,
@@ -59,7 +58,7 @@ std::vector<Context> node_contexts(const ExecutionTrace& trace, const LabelMatch
       else if (c.backward == kForward && c.region < 0)
         if (const auto part = labels.part(node.name)) {
           c.region = static_cast<long>(regions.size());
-          regions.push_back({*part, node.name, seen[node.name]++});
+          regions.push_back({*part, seen[node.name]++});
         }
       ctx[*it] = c;
       state[*it] = 2;
@@ -128,8 +127,10 @@ SavedBytes saved_bytes(const ExecutionTrace& trace, const TraceLabels& labels) {
                             std::ceil(extent / kAllocationGranule) * kAllocationGranule};
   }
   SavedBytes out;
-  for (const Region& r : regions) out.microbatches = std::max(out.microbatches, r.occurrence + 1);
-  for (const Region& r : regions) out.stash.emplace(r.part, 0.0);
+  for (const Region& r : regions) {
+    out.microbatches = std::max(out.microbatches, r.occurrence + 1);
+    out.stash.emplace(r.part, 0.0);
+  }
   for (const auto& [key, bytes] : kept) out.stash[key.first] = std::max(out.stash[key.first], bytes);
   for (const auto& [part, bytes] : out.stash)
     if (bytes > 1e15)

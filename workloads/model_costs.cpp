@@ -19,9 +19,9 @@ Calibration load_calibration(const std::string& path) {
     Calibration c;
     c.file = path;
     for (const auto& [key, entry] : reader.fields(root, "", nullptr)) {
-      constexpr const char* kStash = ".stash_bytes";
-      if (key.size() > 12 && key.compare(key.size() - 12, 12, kStash) == 0) {
-        c.stash_bytes[key.substr(0, key.size() - 12)] = static_cast<double>(
+      const std::string stash = ".stash_bytes";  // LAYER.stash_bytes
+      if (key.size() > stash.size() && key.compare(key.size() - stash.size(), stash.size(), stash) == 0) {
+        c.stash_bytes[key.substr(0, key.size() - stash.size())] = static_cast<double>(
             reader.integer(entry.value, key, "a whole number of bytes like 67208192", 0, 1000000000000000LL));
         continue;
       }
