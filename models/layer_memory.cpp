@@ -49,6 +49,7 @@ LayerMemory embedding_memory(const TransformerConfig& c) {
   const double e = d.elem, T = d.tokens;
   LayerMemory m;
   m.stash = 8 * T + (d.max_positions > 0 ? 8 * d.s : 0);  // int64 token ids (+ position ids)
+  m.weight_gradient_stash = m.stash;                      // the ids its scatter-add reads
   m.output = e * T * d.h * d.rep;
   m.forward_workspace = d.max_positions > 0 ? 2 * e * T * d.h : 0;  // the two lookups before their sum
   // Dense gradient of the table, plus sort and index temporaries.
@@ -65,6 +66,14 @@ LayerMemory block_memory(const TransformerConfig& c) {
   const double scores = d.heads * d.s * T / t;
   LayerMemory m;
   m.stash = block_stash(c).total();
+  // W's inputs: both norms' outputs (QKV's and FFN up's input, gathered
+  // again under SP), the attention output and FFN down's input; its output
+  // gradients: QKV's, the projection's (whole h), FFN up's (and gate's) and
+  // FFN down's (whole h). GPT without TP: 2h + h + 4h + 3h + h + 4h + h = 16h
+  // elements, Qi et al. 2024's M_W = 32 s.b.h bytes (zerobubble/runtime.py,
+  // w_mem_approx). Under full recompute the stash (the input) bounds it.
+  const double weight_gemm_io = 4 * h + (h + d.ffn + d.qkv_width + d.up_matrices * d.ffn) / t;
+  m.weight_gradient_stash = std::min(m.stash, e * T * weight_gemm_io);
   m.output = e * T * h * d.rep;
   m.forward_workspace = e * T * h + (c.flash_attention ? 0 : e * scores);
   const double ffn_grads = (c.activation == FfnActivation::SwiGlu ? 3 : 2) * T * d.ffn / t;
@@ -83,6 +92,8 @@ LayerMemory head_memory(const TransformerConfig& c) {
   m.stash = 2 * e * T * h * d.rep + d.norm_stat_bytes * T * d.rep  // input, norm output, norm statistics
             + e * T * V + 4 * T * V + kLossScalarBytes;            // logits, fp32 log-softmax, scalars
   m.output = 0;                                                    // the loss; the logits stay
+  // W reads the norm's output (gathered under SP) and the logits' gradient.
+  m.weight_gradient_stash = std::min(m.stash, e * T * h + e * T * V);
   m.forward_workspace = 4 * T * V + e * T * h;
   m.backward_workspace = 8 * T * V + e * V * h;
   return m;

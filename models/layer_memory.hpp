@@ -36,6 +36,11 @@ BlockStash block_stash(const TransformerConfig& c);
 
 struct LayerMemory {
   double stash = 0;
+  // Of what the layer holds for its backward, what a split backward still
+  // holds between its input gradient and its weight gradient: each weight
+  // GEMM's input and output gradient (the zero-bubble paper's 32 s.b.h of
+  // a GPT block), at most the stash (docs/model-to-workload.md).
+  double weight_gradient_stash = 0;
   double output = 0;
   double forward_workspace = 0;
   double backward_workspace = 0;

@@ -30,6 +30,7 @@ OpWork op(const std::string& key, double flops, double bytes, double m, double n
 
 void set_memory(ModelLayer& layer, const LayerMemory& m) {
   layer.stash_bytes = m.stash;
+  layer.weight_stash_bytes = m.weight_gradient_stash;
   layer.output_bytes = m.output;
   layer.forward_workspace = m.forward_workspace;
   layer.backward_workspace = m.backward_workspace;

@@ -64,6 +64,7 @@ struct ModelLayer {
   OpWork recompute;                // forward work redone before the backward (0 flops without recompute)
   double model_flops = 0;          // forward + backward model flops (no recompute): MFU's numerator
   double stash_bytes = 0;          // kept from the forward until the backward (Korthikanti, by recompute mode)
+  double weight_stash_bytes = 0;   // of it, what a split backward keeps from its I until its W (<= stash_bytes)
   double output_bytes = 0;         // sent to the next layer (and its gradient back)
   double forward_workspace = 0;    // transient bytes while the forward runs, above the stash
   double backward_workspace = 0;   // transient bytes while the backward runs

@@ -17,10 +17,6 @@ bool is_compute_pass(TaskKind k) {
          k == TaskKind::BackwardWeight || k == TaskKind::Recompute;
 }
 
-// The pass that ends a layer's use of its stash: the whole backward, or the
-// weight-gradient half of a split one.
-bool frees_stash(TaskKind k) { return k == TaskKind::Backward || k == TaskKind::BackwardWeight; }
-
 bool declares_layer_memory(const Workload& w) {
   for (int l = 0; l < static_cast<int>(w.layers.size()); ++l) {
     const Layer& layer = w.layers[l];
@@ -32,15 +28,19 @@ bool declares_layer_memory(const Workload& w) {
 // Per-layer figures summed or maxed over a task's layer range.
 struct LayerTables {
   std::vector<double> extra_stash;  // stash beyond the input a_{l-1}, which the families already hold
+  // Of it, what a split backward keeps from its input gradient to its weight gradient.
+  std::vector<double> extra_weight_stash;
   std::vector<double> forward_ws, backward_ws;
 };
 
 LayerTables layer_tables(const Workload& w) {
   const int L = static_cast<int>(w.layers.size());
-  LayerTables t{std::vector<double>(L), std::vector<double>(L), std::vector<double>(L)};
+  LayerTables t{std::vector<double>(L), std::vector<double>(L), std::vector<double>(L), std::vector<double>(L)};
   for (int l = 0; l < L; ++l) {
     const double input = l == 0 ? w.input : w.layers[l - 1].activation;
-    t.extra_stash[l] = layer_stash(w, l) - input;
+    const double extra = layer_stash(w, l) - input;
+    t.extra_stash[l] = extra;
+    t.extra_weight_stash[l] = extra <= 0 ? extra : std::clamp(layer_weight_stash(w, l) - input, 0.0, extra);
     t.forward_ws[l] = w.layers[l].forward_workspace;
     t.backward_ws[l] = w.layers[l].backward_workspace;
   }
@@ -62,10 +62,11 @@ void add_layer_memory(TaskGraph& graph, const Workload& w, const std::vector<Sta
     if (!is_compute_pass(task.kind) || task.layer_first < 0 || task.layer_last >= L) continue;
     if (programmed.count({task.device, task.layer_first}))
       continue;  // its program holds the stash and workspaces (tape, overheads)
-    double extra = 0, workspace = 0;
+    double extra = 0, kept_for_weights = 0, workspace = 0;
     const bool forward = task.kind == TaskKind::Forward || task.kind == TaskKind::Recompute;
     for (int l = task.layer_first; l <= task.layer_last; ++l) {
       extra += t.extra_stash[l];
+      kept_for_weights += t.extra_weight_stash[l];
       workspace = std::max(workspace, forward ? t.forward_ws[l] : t.backward_ws[l]);
     }
     if (workspace > 0) {
@@ -74,8 +75,13 @@ void add_layer_memory(TaskGraph& graph, const Workload& w, const std::vector<Sta
     }
     if (extra != 0 && task.kind == TaskKind::Forward)
       graph.add_memory(id, task.device, MemoryCategory::Activations, MemoryWhen::AtStart, extra);
-    if (extra != 0 && frees_stash(task.kind))
-      graph.add_memory(id, task.device, MemoryCategory::Activations, MemoryWhen::AtFinish, -extra);
+    // A whole backward frees the stash; a split one frees at its input
+    // gradient all but what its weight gradient reads, and that at the end.
+    const double freed = task.kind == TaskKind::Backward         ? extra
+                         : task.kind == TaskKind::BackwardInput  ? extra - kept_for_weights
+                         : task.kind == TaskKind::BackwardWeight ? kept_for_weights
+                                                                 : 0;
+    if (freed != 0) graph.add_memory(id, task.device, MemoryCategory::Activations, MemoryWhen::AtFinish, -freed);
   }
 }
 

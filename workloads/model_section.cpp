@@ -95,6 +95,7 @@ Layer to_layer(const ModelLayer& m, const Optimizer& optimizer) {
   layer.backward_weight = Cost{m.backward_weight.flops, true};
   layer.activation = m.output_bytes;
   layer.stash = m.stash_bytes;
+  layer.weight_stash = m.weight_stash_bytes;
   layer.forward_workspace = m.forward_workspace;
   layer.backward_workspace = m.backward_workspace;
   layer.parameters = m.parameters;

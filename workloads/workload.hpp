@@ -62,6 +62,10 @@ struct Layer {
   // a_{l-1} (seed 000's model). A transformer block keeps about 30 s.b.h
   // but sends only 2 s.b.h (`activation`): docs/model-to-workload.md.
   std::optional<double> stash{};
+  // Of the stash, what a split backward keeps from its input gradient until
+  // its weight gradient (a model layer's weight GEMMs' inputs and output
+  // gradients). Absent, or above the stash: the whole stash.
+  std::optional<double> weight_stash{};
   // Transient working memory above what is held, while the pass runs.
   double forward_workspace = 0;
   double backward_workspace = 0;
@@ -231,6 +235,14 @@ inline double layer_stash(const Workload& w, int l) {
   const Layer& layer = w.layers[l];
   if (layer.stash) return *layer.stash;
   return l == 0 ? w.input : w.layers[l - 1].activation;
+}
+
+// Of layer_stash, the bytes a split backward keeps from its input gradient
+// until its weight gradient.
+inline double layer_weight_stash(const Workload& w, int l) {
+  const double stash = layer_stash(w, l);
+  const std::optional<double>& kept = w.layers[l].weight_stash;
+  return kept && *kept < stash ? *kept : stash;
 }
 
 // The layer whose weights are the first layer's (a tied LM head), -1 for none.

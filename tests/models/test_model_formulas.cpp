@@ -222,6 +222,32 @@ TEST(ModelActivation, HeadKeepsLogitsAndFp32LogSoftmax) {
   EXPECT_DOUBLE_EQ(chain.layers.front().stash_bytes, 8 * T + 8 * 2048);  // token ids, position ids
 }
 
+// What a split backward keeps from its input gradient until its weight
+// gradient: each weight GEMM's input and output gradient. Qi et al. 2024
+// (zero bubble) count M_W = 32 s.b.h bytes for a GPT block
+// (zerobubble/runtime.py, w_mem_approx = -32 * hidden_size per token).
+TEST(ModelActivation, WeightGradientKeepsTheZeroBubblePapers32sbh) {
+  TransformerConfig c = gpt(2304, 24, 1024, 6);
+  c.flash_attention = false;
+  c.dropout = true;
+  const double s = 1024, b = 6, h = 2304, V = 51200, t = 4, e = 2;
+  ModelChain chain = transformer_chain(c);
+  EXPECT_DOUBLE_EQ(block_of(chain).weight_stash_bytes, 32 * s * b * h);
+  EXPECT_LT(block_of(chain).weight_stash_bytes, block_of(chain).stash_bytes);
+  // The head: the norm's output and the logits' gradient; the embedding: its ids.
+  EXPECT_DOUBLE_EQ(chain.layers.back().weight_stash_bytes, e * s * b * (h + V));
+  EXPECT_DOUBLE_EQ(chain.layers.front().weight_stash_bytes, chain.layers.front().stash_bytes);
+  // Under TP the column-parallel GEMMs' inputs and the row-parallel ones'
+  // output gradients stay whole: 4h, the rest (h + 3h + 4h + 4h) / t.
+  c.tp = 4;
+  chain = transformer_chain(c);
+  EXPECT_DOUBLE_EQ(block_of(chain).weight_stash_bytes, e * s * b * (4 * h + 12 * h / t));
+  // Full recompute keeps only the input: W cannot keep more than the stash.
+  c.recompute = Recompute::Full;
+  chain = transformer_chain(c);
+  EXPECT_DOUBLE_EQ(block_of(chain).weight_stash_bytes, block_of(chain).stash_bytes);
+}
+
 TEST(ModelChecks, NameTheField) {
   const auto message = [](TransformerConfig c) {
     try {

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <vector>
 
+#include "models/transformer.hpp"
 #include "schedules/training_state.hpp"
 #include "tests/support/cli_runner.hpp"
 #include "workloads/workload_yaml.hpp"
@@ -201,6 +202,42 @@ TEST(TrainingState, SplitBackwardHoldsTheStashUntilItsWeightGradient) {
       EXPECT_DOUBLE_EQ(last[std::make_pair(std::string("gpu0"), std::string("optimizer"))], 50e6 * 12) << schedule;
     }
   }
+}
+
+// A split backward's input gradient frees all of a layer's stash but what
+// its weight gradient reads (ModelLayer::weight_stash_bytes); the weight
+// gradient frees that (Qi et al. 2024: after B a GPT block keeps M_W =
+// 32 s.b.h). One micro-batch of zb-h1 on 2 GPUs: the last stage (a block
+// and the head) drops by the two layers' stash less their weight stash at
+// the end of its I, and to nothing at the end of its W.
+TEST(TrainingState, SplitBackwardKeepsWhatItsWeightGradientReads) {
+  const std::string platform =
+      write_file("typed-2.xml", complete_platform_xml(2, "100GBps", "1us", "1Tf", "80GiB", {{"device", "h100-sxm"}}));
+  const std::string w = write_file("w-stash.yaml",
+                                   "model: {name: tiny, layers: 2, hidden: 64, heads: 2, vocab: 1000, seq_length: 16, "
+                                   "learned_positions: false, flash_attention: false, dropout: true}\n"
+                                   "microbatches: 1\nschedule: zb-h1\nplacement: {stages: 2}\n");
+  const std::string csv = temp_path("w-stash.csv");
+  const CliResult r = run_pipesim("run " + platform + " " + w + " --quiet --memory-trace " + csv);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<double> levels;  // gpu1's activations, in time order
+  std::istringstream lines(read_text(csv));
+  for (std::string line; std::getline(lines, line);)
+    if (line.find(",gpu1,activations,") != std::string::npos)
+      levels.push_back(std::stod(line.substr(line.rfind(',') + 1)));
+  ASSERT_GE(levels.size(), 3u);
+  const auto peak = std::max_element(levels.begin(), levels.end());
+  ASSERT_NE(peak + 1, levels.end());
+
+  TransformerConfig c;
+  c.name = "tiny", c.layers = 2, c.hidden = 64, c.heads = 2, c.vocab = 1000, c.seq_length = 16;
+  c.learned_positions = false, c.flash_attention = false, c.dropout = true;
+  const ModelChain chain = transformer_chain(c);
+  const ModelLayer &block = chain.layers[2], &head = chain.layers[3];
+  ASSERT_LT(block.weight_stash_bytes, block.stash_bytes);
+  EXPECT_DOUBLE_EQ(*peak - *(peak + 1),
+                   block.stash_bytes - block.weight_stash_bytes + head.stash_bytes - head.weight_stash_bytes);
+  EXPECT_EQ(levels.back(), 0);
 }
 
 TEST(TrainingState, BadOptimizerAndMemoryFields) {
