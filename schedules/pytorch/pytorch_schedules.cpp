@@ -9,10 +9,12 @@
 #include "schedules/pytorch/explicit_orders.hpp"
 #include "schedules/pytorch/generated_orders.hpp"
 #include "schedules/pytorch/orders_validation.hpp"
+#include "schedules/pytorch/zb_auto_orders.hpp"
 #include "schedules/registry.hpp"
 #include "schedules/schedule_params.hpp"
 #include "sim/input_error.hpp"
 #include "sim/units.hpp"
+#include "workloads/costs.hpp"
 
 namespace pipesim {
 namespace {
@@ -75,6 +77,48 @@ GeneratedSchedule zb_h2(const Workload& w, const Platform& platform) {
   check_params(w, {});
   const int p = rank_count(w, platform, 1);
   return build(w, platform, generated(w, [&] { return zb_h2_orders(p, w.microbatches); }));
+}
+
+const std::set<std::string> kZbAutoParams = {"memory_limit"};
+
+// The zero-bubble paper's automatic schedule: its heuristic on each stage's
+// pass times (on the stage's device), stash bytes (W keeping its share
+// until it runs) and a limit of memory_limit x p stashes per stage (1: its
+// ZB-1p, 1F1B's peak; 2: its ZB-2p); comm: the slowest boundary transfer.
+GeneratedSchedule zb_auto(const Workload& w, const Platform& platform) {
+  check_params(w, kZbAutoParams);
+  const int limit = positive_param(w, "memory_limit", 1);
+  const int p = rank_count(w, platform, 1);
+  // The stages' layers, from orders that put stage s on rank s as the heuristic's do.
+  ExplicitOrders one_per_rank;
+  one_per_rank.file = w.file, one_per_rank.stages = p, one_per_rank.ranks.resize(p);
+  for (int s = 0; s < p; ++s) one_per_rank.ranks[s].push_back({TaskKind::Forward, s, 0, 1});
+  const std::vector<std::pair<int, int>> layers = orders_stage_layers(one_per_rank, w, platform);
+  const double ref = reference_speed(w, platform);
+  ZbStageFigures fig;
+  for (int s = 0; s < p; ++s) {
+    const double speed = platform.devices[s].speed;
+    double forward = 0, input_grad = 0, weight_grad = 0, stash = 0, kept = 0;
+    for (int l = layers[s].first; l <= layers[s].second; ++l) {
+      forward += cost_flops(w.layers[l].forward, ref);
+      const auto [i, wg] = split_backward_flops(w.layers[l], ref);
+      input_grad += i, weight_grad += wg;
+      stash += layer_stash(w, l), kept += layer_weight_stash(w, l);
+    }
+    fig.forward.push_back(forward / speed), fig.input_grad.push_back(input_grad / speed);
+    fig.weight_grad.push_back(weight_grad / speed);
+    fig.forward_bytes.push_back(stash), fig.input_grad_bytes.push_back(kept - stash);
+    fig.weight_grad_bytes.push_back(-kept), fig.limit.push_back(limit * p * stash);
+    if (s + 1 < p)
+      fig.comm = std::max(fig.comm, platform.transfer_time(s, s + 1, w.layers[layers[s].second].activation));
+  }
+  ExplicitOrders orders;
+  try {
+    orders = zb_auto_orders(fig, w.microbatches);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(w.file, "schedule.memory_limit", e.what());
+  }
+  return build(w, platform, std::move(orders));
 }
 
 GeneratedSchedule zbv(const Workload& w, const Platform& platform) {
@@ -160,14 +204,16 @@ const bool registered =
                       ranked_orders_size<2, true>) &&
     register_schedule({"zb-h1"}, zb_h1, ranked_orders_size<1, false>) &&
     register_schedule({"zb-h2"}, zb_h2, ranked_orders_size<1, false>) &&
+    register_schedule({"zb-auto"}, zb_auto, ranked_orders_size<1, false>) &&
     register_schedule({"zbv", "schedulezbvzerobubble", "zbvzerobubble", "zb-v"}, zbv, ranked_orders_size<2, false>) &&
     register_schedule({"dualpipev", "scheduledualpipev"}, dualpipev, ranked_orders_size<2, false>) &&
     register_schedule({"csv"}, csv, orders_size) &&
     register_schedule_params("interleaved-1f1b", kVirtualStagesParams) &&
     register_schedule_params("interleaved-zb", kVirtualStagesParams) &&
     register_schedule_params("looped-bfs", kVirtualStagesParams) && register_schedule_params("zb-h1", {}) &&
-    register_schedule_params("zb-h2", {}) && register_schedule_params("zbv", {}) &&
-    register_schedule_params("dualpipev", {}) && register_schedule_params("csv", kCsvParams);
+    register_schedule_params("zb-h2", {}) && register_schedule_params("zb-auto", kZbAutoParams) &&
+    register_schedule_params("zbv", {}) && register_schedule_params("dualpipev", {}) &&
+    register_schedule_params("csv", kCsvParams);
 
 }  // namespace
 }  // namespace pipesim

@@ -358,18 +358,14 @@ INSTANTIATE_TEST_SUITE_P(Fuzz, CsvRun, ::testing::Range(0, 20));
 // --- exports read back: --export-orders and --export-pattern ---------------
 
 // Schedules and whether they export a periodic pattern.
-const std::vector<std::pair<std::string, bool>> kExportSchedules = {{"1f1b", true},
-                                                                    {"gpipe", true},
-                                                                    {"pipedream", true},
-                                                                    {"{name: kfkb, k: 2}", true},
-                                                                    {"1f1b-pattern", true},
-                                                                    {"zb-h1", false},
-                                                                    {"zb-h2", false},
-                                                                    {"zbv", false},
-                                                                    {"interleaved-1f1b", false},
-                                                                    {"looped-bfs", false},
-                                                                    {"interleaved-zb", false},
-                                                                    {"dualpipev", false}};
+const std::vector<std::pair<std::string, bool>> kExportSchedules = {
+    {"1f1b", true},         {"gpipe", true},
+    {"pipedream", true},    {"{name: kfkb, k: 2}", true},
+    {"1f1b-pattern", true}, {"zb-h1", false},
+    {"zb-h2", false},       {"zb-auto", false},
+    {"zbv", false},         {"interleaved-1f1b", false},
+    {"looped-bfs", false},  {"interleaved-zb", false},
+    {"dualpipev", false}};
 
 // A valid workload drawn from the seed: costs, sizes, counts.
 std::string varied_layers(Rng& rng) {

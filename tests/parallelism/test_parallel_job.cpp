@@ -306,8 +306,8 @@ TEST(ParallelJob, EveryFamilyRunsUnderTpPpDp) {
   const int L = 6, microbatches = 4, dp = 2;
   const long long per_pass = 2 * L + 1;
   for (const std::string schedule :
-       {"gpipe", "1f1b", "interleaved-1f1b", "looped-bfs", "zb-h1", "zb-h2", "interleaved-zb", "zbv", "dualpipev",
-        "kfkb", "1f1b-pattern", "pipedream", "ilp", "{name: master, scheme: lpp, G: 1, R: 2}"}) {
+       {"gpipe", "1f1b", "interleaved-1f1b", "looped-bfs", "zb-h1", "zb-h2", "zb-auto", "interleaved-zb", "zbv",
+        "dualpipev", "kfkb", "1f1b-pattern", "pipedream", "ilp", "{name: master, scheme: lpp, G: 1, R: 2}"}) {
     const nlohmann::json j =
         run_json(kRoot + "platforms/nvswitch-8gpu.xml",
                  kSmallModel + "schedule: " + schedule + "\nparallel: {tp: 2, pp: 2, dp: 2}\n", "family");

@@ -292,7 +292,7 @@ TEST(Schedules, Registry) {
   EXPECT_EQ(schedule_names(),
             (std::vector<std::string>{"1f1b", "1f1b-pattern", "csv", "dualpipev", "gpipe", "ilp", "interleaved-1f1b",
                                       "interleaved-zb", "kfkb", "looped-bfs", "master", "pattern", "pipedream", "split",
-                                      "zb-h1", "zb-h2", "zbv"}));
+                                      "zb-auto", "zb-h1", "zb-h2", "zbv"}));
   for (const char* name : {"gpipe", "1f1b", "1f1b-flush", "pipedream-flush"}) {
     const TaskGraph g = generate(small_workload(name), make_platform(2)).graph;
     EXPECT_EQ(g.size(), 2u * 2 * 4 * 2 + 2u * 1 * 4 * 2) << name;
@@ -305,7 +305,9 @@ TEST(Schedules, Registry) {
       "schedule1f1b), 1f1b-pattern, csv, dualpipev (scheduledualpipev), gpipe (schedulegpipe), ilp, interleaved-1f1b "
       "(scheduleinterleaved1f1b, interleaved1f1b), interleaved-zb "
       "(scheduleinterleavedzerobubble, interleavedzerobubble, zb1p), kfkb, looped-bfs (scheduleloopedbfs, "
-      "loopedbfs), master, pattern, pipedream, split, zb-h1, zb-h2, zbv (schedulezbvzerobubble, zbvzerobubble, zb-v))");
+      "loopedbfs), master, pattern, pipedream, split, zb-auto, zb-h1, zb-h2, zbv (schedulezbvzerobubble, "
+      "zbvzerobubble, "
+      "zb-v))");
   Workload w = small_workload("gpipe");
   w.schedule_params["chunks"] = "2";
   EXPECT_NE(schedule_error(w).find("w.yaml: schedule.chunks: "), std::string::npos);

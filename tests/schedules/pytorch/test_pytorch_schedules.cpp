@@ -29,11 +29,12 @@ struct Case {
   int M;
   double input_grad = 1, weight_grad = 1;  // seconds of I and W per layer (B = their sum)
   int iterations = 1;
+  int memory_limit = 0;  // zb-auto: stashes per stage in units of p (0: its default, 1)
 };
 
 void PrintTo(const Case& c, std::ostream* os) {
   *os << c.schedule << " p=" << c.p << " v=" << c.v << " M=" << c.M << " I=" << c.input_grad << " W=" << c.weight_grad
-      << " K=" << c.iterations;
+      << " K=" << c.iterations << " limit=" << c.memory_limit;
 }
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
@@ -41,6 +42,7 @@ std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   std::string name = c.schedule + "_p" + std::to_string(c.p) + "_v" + std::to_string(c.v) + "_M" + std::to_string(c.M);
   if (c.input_grad != c.weight_grad) name += "_unequal";
   if (c.iterations > 1) name += "_K" + std::to_string(c.iterations);
+  if (c.memory_limit > 0) name += "_limit" + std::to_string(c.memory_limit);
   for (char& ch : name)
     if (ch == '-') ch = '_';
   return name;
@@ -66,6 +68,7 @@ Workload chain(const Case& c, double activation) {
   }
   if (c.v > 1 && c.schedule != "zbv" && c.schedule != "dualpipev")
     w.schedule_params["virtual_stages"] = std::to_string(c.v);
+  if (c.memory_limit > 0) w.schedule_params["memory_limit"] = std::to_string(c.memory_limit);
   return w;
 }
 
@@ -75,11 +78,13 @@ double closed_form_makespan(const Case& c) {
   const double F = 1, I = c.input_grad, W = c.weight_grad;
   const double busy = c.iterations * c.M * c.v * (F + I + W);
   if (c.schedule == "interleaved-1f1b") return busy * (1 + double(c.p - 1) / (c.v * c.M));
-  if (c.schedule == "zb-h1") return busy + (c.p - 1) * (F + I - W);
+  // The automatic schedule (the paper's ZB-1p, ZB-2p): what the handcrafted
+  // ZB-H1 and ZB-H2 reach within the same memory (the paper, section 3.1).
+  if (c.schedule == "zb-h1" || (c.schedule == "zb-auto" && c.memory_limit <= 1)) return busy + (c.p - 1) * (F + I - W);
   if (c.schedule == "1f1b") return busy + (c.p - 1) * (F + I + W);
   // ZB-H2, and ZB-V (PyTorch: zero bubble when T_F = T_B = T_W): only the
   // ramp of the first iteration, the iterations tile.
-  if (c.schedule == "zb-h2" || c.schedule == "zbv") return busy + (c.p - 1) * F;
+  if (c.schedule == "zb-h2" || c.schedule == "zbv" || c.schedule == "zb-auto") return busy + (c.p - 1) * F;
   // DualPipeV with its pairs sharing the device (no published form for this
   // model; hand-derived below for p = 2, M = 4): the same ramp of p-1 forwards.
   if (c.schedule == "dualpipev") return busy + (c.p - 1) * F;
@@ -126,6 +131,9 @@ std::vector<Case> closed_form_cases() {
     for (int M : {2 * p - 1, 2 * p, 3 * p}) cases.push_back({"zb-h2", p, 1, M, 1, 1, 3});
   cases.push_back({"zb-h2", 4, 1, 8});
   for (int p : {2, 3, 4})
+    for (int M : {p, 2 * p, 3 * p})
+      for (int limit : {1, 2}) cases.push_back({"zb-auto", p, 1, M, 1, 1, 1, limit});
+  for (int p : {2, 3, 4})
     for (int M : {2 * p - 1, 3 * p})
       for (int K : {1, 3}) cases.push_back({"zbv", p, 2, M, 1, 1, K});
   for (int p : {1, 2, 3, 4})
@@ -147,7 +155,8 @@ int expected_peak(const Case& c, int r) {
   if (c.schedule == "1f1b") return std::min(p - r, M);
   if (c.schedule == "zb-h1") return std::min(p, M);          // the paper's p·M_B, on every device
   if (c.schedule == "zb-h2") return std::min(2 * p - 1, M);  // the paper's (2p-1)·M_B
-  if (c.schedule == "zbv") return std::min(2 * p, 2 * M);    // the paper: 1F1B's p·M_B, in half-size stashes
+  if (c.schedule == "zb-auto") return std::min(std::max(1, c.memory_limit) * p, M);  // its limit
+  if (c.schedule == "zbv") return std::min(2 * p, 2 * M);  // the paper: 1F1B's p·M_B, in half-size stashes
   if (c.schedule == "looped-bfs") return v * M;
   // DeepSeek's DualPipe table: activations PP + 1 per device for DualPipeV on
   // PP / 2 devices, PP being the stages (here 2p, each a half-size stash).
@@ -179,6 +188,7 @@ std::vector<Case> peak_cases() {
       cases.push_back({"1f1b", p, 1, M});
       cases.push_back({"zb-h1", p, 1, M});
       cases.push_back({"zb-h2", p, 1, M});
+      for (int limit : {1, 2}) cases.push_back({"zb-auto", p, 1, M, 1, 1, 1, limit});
     }
     cases.push_back({"looped-bfs", p, 2, 3});
     for (int M : {2 * p - 1, 2 * p}) cases.push_back({"zbv", p, 2, M});           // enough micro-batches to fill the V

@@ -57,6 +57,7 @@ const std::map<std::string, Case>& cases() {
       {"split", {"platforms/mobile-laptops-wifi.xml", "workloads/examples/mobile-cnn.yaml", ""}},
       {"zb-h1", {kNvswitch4, kTiny, "--set schedule=zb-h1 --set microbatches=4"}},
       {"zb-h2", {kNvswitch4, kTiny, "--set schedule=zb-h2"}},
+      {"zb-auto", {kNvswitch4, kTiny, "--set schedule.name=zb-auto --set schedule.memory_limit=2"}},
       {"zbv", {kNvswitch4, kTiny, "--set schedule=zbv"}},
   };
   return all;
