@@ -1,7 +1,8 @@
 // The zero-bubble paper's automatic schedule (Qi et al. 2024, §3.1, the
 // heuristic that its ZB-1p and ZB-2p run): per-rank orders of F, I and W
-// for one stage per rank, built from each stage's measured pass times and
-// memory under a memory limit. A pure function of those figures; the
+// for one stage per rank, built from each stage's pass times and memory
+// under a memory limit (the paper's runtime measures them; pipesim's
+// generator models them). A pure function of those figures; the
 // generator (pytorch_schedules.cpp, `zb-auto`) takes them from the workload.
 #pragma once
 
