@@ -188,6 +188,15 @@ Metrics compute_metrics(const TaskGraph& graph, const Timeline& timeline, const 
     m.iterations = std::max(m.iterations, t.iteration + 1);
   }
   m.iteration_time = m.iterations > 0 ? m.makespan / m.iterations : 0;
+  m.steady_iteration_time = m.iteration_time;
+  if (m.iterations >= 2) {
+    std::vector<double> ends(m.iterations, 0);
+    for (TaskId t = 0; t < graph.size(); ++t) {
+      const int it = graph.shape(graph.shape_of(t)).task.iteration;
+      if (ran(timeline, t) && it >= 0) ends[it] = std::max(ends[it], timeline.finish[t]);
+    }
+    m.steady_iteration_time = ends[m.iterations - 1] - ends[m.iterations - 2];
+  }
   m.iteration_time_per_microbatch = m.microbatches > 0 ? m.iteration_time / m.microbatches : 0;
   // A run that deadlocked did not train its micro-batches: no throughput.
   m.throughput = m.makespan > 0 && timeline.completed()

@@ -45,6 +45,10 @@ struct LinkMetrics {
 struct Metrics {
   double makespan = 0;
   double iteration_time = 0;  // makespan / iterations
+  // The last iteration's end after the one before's (iteration_time with one
+  // iteration): what a training log prints once iterations overlap, as they
+  // do when each device steps on its own (optimizer.post_validation).
+  double steady_iteration_time = 0;
   // iteration_time / microbatches: what a user divides by, fill and drain
   // included; the summary's "time per micro-batch".
   double iteration_time_per_microbatch = 0;

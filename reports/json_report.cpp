@@ -124,6 +124,7 @@ void write_json_report(std::ostream& os, const Metrics& m, const Platform& platf
   w.field("deadlock", m.deadlock);
   w.field("makespan", m.makespan);
   w.field("iteration_time", m.iteration_time);
+  w.field("steady_iteration_time", m.steady_iteration_time);
   w.field("iteration_time_per_microbatch", m.iteration_time_per_microbatch);
   w.field("time_per_microbatch", m.time_per_microbatch);
   w.field("throughput", m.throughput);

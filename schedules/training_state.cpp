@@ -127,44 +127,75 @@ double gradient_norm_seconds(const Workload& w, const Device& device, double par
   return parameters / shards * w.optimizer.gradient_bytes / optimizer_bandwidth(w, device, platform_file);
 }
 
-// A pass at the end of the iteration on device d, `seconds` long, after `deps`.
-TaskId add_end_pass(TaskGraph& graph, TaskKind kind, const Platform& platform, int d, double seconds,
-                    const std::vector<TaskId>& deps, int iteration) {
-  Task task;
-  task.kind = kind;
-  task.device = d;
-  task.amount = seconds * platform.devices[d].speed;
-  task.iteration = iteration;
-  const TaskId id = graph.add(task, deps);
-  graph.append_to_order(id);
-  return id;
-}
+// Where the end of each iteration goes in the device orders: after the
+// iteration's last task, before the next iteration's first on the device.
+class IterationEnds {
+ public:
+  IterationEnds(TaskGraph& graph, int iterations, const std::string& file, const Platform& platform)
+      : graph_(graph), platform_(platform), next_first_(iterations, std::vector<TaskId>(graph.device_count())) {
+    for (int d = 0; d < graph.device_count(); ++d) {
+      int last = 0;
+      for (const TaskId t : graph.device_order(d)) {
+        const int it = graph.task(t).iteration;
+        if (it < last)
+          throw InputError(file, "iterations",
+                           "the schedule's device orders run iterations into one another, so no optimizer step can "
+                           "run between two: run iterations: 1");
+        for (int i = last; i < it; ++i) next_first_[i][d] = t;
+        last = it;
+      }
+      for (int i = last; i < iterations; ++i) next_first_[i][d] = kNoTask;
+    }
+  }
+
+  // A pass at the end of iteration IT on device d, `seconds` long, after `deps`.
+  TaskId add_pass(TaskKind kind, int d, double seconds, const std::vector<TaskId>& deps, int it) {
+    Task task;
+    task.kind = kind;
+    task.device = d;
+    task.amount = seconds * platform_.devices[d].speed;
+    task.iteration = it;
+    const TaskId id = graph_.add(task, deps);
+    if (next_first_[it][d] == kNoTask)
+      graph_.append_to_order(id);
+    else
+      graph_.insert_into_order(id, next_first_[it][d]);
+    return id;
+  }
+
+ private:
+  static constexpr TaskId kNoTask = static_cast<TaskId>(-1);
+  TaskGraph& graph_;
+  const Platform& platform_;
+  std::vector<std::vector<TaskId>> next_first_;  // [iteration][device]: the next iteration's first ordered task
+};
 
 // Gradient clipping (Megatron's clip_grad_norm, before every step): each
 // device reads its gradients for their norm, the norms are all-reduced over
 // the devices (one fp32), and only then does any device step. `ready[d]`
 // becomes what device d's step waits for. A job all-reduces over its own
-// groups instead (parallelism/job_builder.cpp).
-void add_gradient_norms(TaskGraph& graph, const Workload& w, const Platform& platform,
-                        const std::vector<double>& parameters, std::vector<std::vector<TaskId>>& ready) {
+// groups instead (parallelism/job_builder.cpp). With post-validation the
+// norm is passed down the pipeline instead (pass_partial_norms).
+void add_gradient_norms(IterationEnds& ends, TaskGraph& graph, const Workload& w, const Platform& platform,
+                        const std::vector<double>& parameters, std::vector<std::vector<TaskId>>& ready, int it) {
   std::vector<int> group;
   std::vector<std::vector<TaskId>> norms;
   for (int d = 0; d < static_cast<int>(ready.size()); ++d) {
     if (ready[d].empty()) continue;
-    const TaskId id = add_end_pass(graph, TaskKind::GradientNorm, platform, d,
-                                   gradient_norm_seconds(w, platform.devices[d], parameters[d], platform.file),
-                                   ready[d], w.iterations - 1);
+    const TaskId id =
+        ends.add_pass(TaskKind::GradientNorm, d,
+                      gradient_norm_seconds(w, platform.devices[d], parameters[d], platform.file), ready[d], it);
     group.push_back(d);
     norms.push_back({id});
     ready[d] = {id};
   }
-  if (group.size() < 2 || w.parallel.given) return;
+  if (group.size() < 2 || w.parallel.given || w.optimizer.post_validation) return;
   CollectiveSpec spec;
   spec.group = group;
   spec.bytes = 4;
   spec.purpose = kGradientNormPurpose;
   Task tag;
-  tag.iteration = w.iterations - 1;
+  tag.iteration = it;
   const auto first_task = static_cast<TaskId>(graph.size());
   try {
     const CollectiveTasks sum = add_collective(graph, spec, platform, norms, tag);
@@ -177,13 +208,33 @@ void add_gradient_norms(TaskGraph& graph, const Workload& w, const Platform& pla
   }
 }
 
+// The zero-bubble runtime's post-validation (its optimizer's pre_step): a
+// device receives the norm and overflow flag reduced over the stages before
+// it, adds its own, passes them on (two fp32) and steps; the full norm
+// checks the step during the next iteration, off its critical path.
+// PIPELINE: the devices that step, in the order of their first layer.
+void pass_partial_norms(TaskGraph& graph, const std::vector<int>& pipeline, std::vector<std::vector<TaskId>>& ready,
+                        int it) {
+  for (std::size_t i = 1; i < pipeline.size(); ++i) {
+    Task pass;
+    pass.kind = TaskKind::Transfer;
+    pass.device = pipeline[i - 1];
+    pass.peer = pipeline[i];
+    pass.amount = 8;
+    pass.iteration = it;
+    const TaskId id = graph.add(pass, ready[pipeline[i - 1]]);
+    ready[pipeline[i]].push_back(id);
+  }
+}
+
 // Megatron's embedding all-reduce (finalize_model_grads): with tied
 // embeddings on two devices, the tied weights' gradient is summed between
 // them before their optimizer steps; it joins what each step waits for.
 // A job adds it per replica instead, after the DP reduction
 // (parallelism/job_builder.cpp).
 void sum_tied_gradients(TaskGraph& graph, const Workload& w, const Platform& platform,
-                        const std::vector<std::vector<bool>>& held, std::vector<std::vector<TaskId>>& backwards) {
+                        const std::vector<std::vector<bool>>& held, std::vector<std::vector<TaskId>>& backwards,
+                        int it) {
   const int head = tied_head(w);
   if (head < 0 || w.parallel.given) return;
   int first = -1, last = -1;
@@ -200,7 +251,7 @@ void sum_tied_gradients(TaskGraph& graph, const Workload& w, const Platform& pla
   Task tag;
   tag.layer_first = 0;
   tag.layer_last = head;
-  tag.iteration = w.iterations - 1;
+  tag.iteration = it;
   try {
     const auto first_task = static_cast<TaskId>(graph.size());
     const CollectiveTasks sum = add_collective(graph, spec, platform, {backwards[first], backwards[last]}, tag);
@@ -214,34 +265,57 @@ void sum_tied_gradients(TaskGraph& graph, const Workload& w, const Platform& pla
   }
 }
 
-// One Update per device after its last backward and its last send: it reads
-// the gradients the whole iteration accumulated.
+// The devices that hold layers, in the order of their first layer.
+std::vector<int> pipeline_devices(const std::vector<std::vector<bool>>& held) {
+  std::vector<std::pair<std::size_t, int>> first;
+  for (int d = 0; d < static_cast<int>(held.size()); ++d)
+    if (!held[d].empty()) first.emplace_back(std::find(held[d].begin(), held[d].end(), true) - held[d].begin(), d);
+  std::sort(first.begin(), first.end());
+  std::vector<int> out;
+  for (const auto& f : first) out.push_back(f.second);
+  return out;
+}
+
+// Per iteration, one Update per device after its last backward and its
+// last send: it reads the gradients the iteration accumulated; the next
+// iteration's passes on the device wait for it.
 void add_optimizer_steps(TaskGraph& graph, const Workload& w, const Platform& platform,
                          const std::vector<std::vector<bool>>& held, const std::vector<double>& parameters) {
-  if (w.iterations > 1)
+  if (w.iterations > 1 && w.parallel.given)
     throw InputError(w.file, "iterations",
-                     "the optimizer step is simulated once, after the last iteration: run iterations: 1 (every "
-                     "iteration of a flush schedule is the same)");
+                     "a parallel job's optimizer step is simulated once, after the last iteration: run iterations: 1");
+  if (w.optimizer.post_validation && w.parallel.given)
+    throw InputError(w.file, "optimizer.post_validation",
+                     "not simulated in a parallel job yet (its norms are summed over TP and DP groups): leave it out");
   const int D = static_cast<int>(parameters.size());
-  std::vector<std::vector<TaskId>> backwards(D);
+  // The graph's iterations: a family may run the workload's as one stream (PipeDream's).
+  int iterations = 1;
+  for (std::uint32_t s = 0; s < graph.shape_count(); ++s)
+    iterations = std::max(iterations, graph.shape(s).task.iteration + 1);
+  IterationEnds ends(graph, iterations, w.file, platform);
+  std::vector<std::vector<std::vector<TaskId>>> backwards(iterations, std::vector<std::vector<TaskId>>(D));
   const std::size_t n = graph.size();
   for (TaskId id = 0; id < n; ++id) {
     const Task t = graph.task(id);
-    if ((t.kind == TaskKind::Backward || t.kind == TaskKind::BackwardWeight) && t.device >= 0 && t.device < D)
-      backwards[t.device].push_back(id);
+    if (t.device < 0 || t.device >= D || t.iteration < 0) continue;
+    if (t.kind == TaskKind::Backward || t.kind == TaskKind::BackwardWeight)
+      backwards[t.iteration][t.device].push_back(id);
     // Its sends too: Megatron's point-to-point calls wait on their requests
     // (2021's _communicate then synchronizes the device), so the iteration's
     // end starts once the device's last send is done.
-    if (t.kind == TaskKind::Transfer && t.peer != t.device && t.device >= 0 && t.device < D)
-      backwards[t.device].push_back(id);
+    if (t.kind == TaskKind::Transfer && t.peer != t.device) backwards[t.iteration][t.device].push_back(id);
   }
-  sum_tied_gradients(graph, w, platform, held, backwards);
-  if (w.optimizer.clip_grad) add_gradient_norms(graph, w, platform, parameters, backwards);
-  for (int d = 0; d < D; ++d)
-    if (!backwards[d].empty())
-      add_end_pass(graph, TaskKind::Update, platform, d,
-                   optimizer_step_seconds(w, platform.devices[d], parameters[d], platform.file), backwards[d],
-                   w.iterations - 1);
+  const std::vector<int> pipeline = pipeline_devices(held);
+  for (int it = 0; it < iterations; ++it) {
+    std::vector<std::vector<TaskId>>& ready = backwards[it];
+    sum_tied_gradients(graph, w, platform, held, ready, it);
+    if (w.optimizer.clip_grad) add_gradient_norms(ends, graph, w, platform, parameters, ready, it);
+    if (w.optimizer.post_validation) pass_partial_norms(graph, pipeline, ready, it);
+    for (int d = 0; d < D; ++d)
+      if (!ready[d].empty())
+        ends.add_pass(TaskKind::Update, d, optimizer_step_seconds(w, platform.devices[d], parameters[d], platform.file),
+                      ready[d], it);
+  }
 }
 
 void add_device_state(TaskGraph& graph, const Workload& w, const Platform& platform) {

@@ -231,6 +231,15 @@ void TaskGraph::append_beside_previous(TaskId task) {
   append_to_order(task);
 }
 
+void TaskGraph::insert_into_order(TaskId task, TaskId before) {
+  auto& order = device_order_.at(shapes_[shape_of_.at(task)].task.device);
+  const auto at = std::find(order.begin(), order.end(), before);
+  if (at == order.end()) throw std::invalid_argument("task graph: inserting before a task not in the device's order");
+  if (beside_previous(before))
+    throw std::invalid_argument("task graph: inserting inside a group of tasks side by side");
+  order.insert(at, task);
+}
+
 std::string TaskGraph::describe(TaskId id) const {
   if (id >= size()) throw std::out_of_range("task graph: no task " + std::to_string(id));
   const Task t = task(id);

@@ -198,6 +198,11 @@ class TaskGraph {
   // for every task of the group before it, and every task of the group after
   // it for every task of this one (besides the per-lane links above).
   void append_beside_previous(TaskId task);
+  // Puts a compute task into its device's order just before BEFORE, an
+  // ordered task of that device that does not run beside the one before it:
+  // what runs between two iterations and is added after both (the optimizer
+  // step of each iteration).
+  void insert_into_order(TaskId task, TaskId before);
   bool beside_previous(TaskId task) const { return task < beside_.size() && beside_[task]; }
   // Calls f(previous, next) for every order link: consecutive ordered tasks
   // of one lane, and the links around groups (each pair once).

@@ -140,6 +140,12 @@ struct Optimizer {
   // Gradient clipping by the global norm (Megatron's default clip_grad 1.0):
   // each device reads its gradients, their norm is all-reduced, then the step.
   bool clip_grad = true;
+  // The zero-bubble runtime's optimizer post-validation (Qi et al. 2024 §4):
+  // each device steps once its own gradients are final and its pipeline
+  // predecessor has passed it the partially reduced norm, and checks the step
+  // against the full norm during the next iteration; no device waits for the
+  // norm's all-reduce.
+  bool post_validation = false;
   // A calibration's measured step (key optimizer.step, the whole model on one
   // device) per parameter; 0: timed by the device's memory bandwidth.
   double step_seconds_per_parameter = 0;

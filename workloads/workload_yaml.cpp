@@ -24,7 +24,7 @@ const std::vector<std::string> kTopKeys = {
     "name",  "microbatches", "microbatch_size", "iterations",    "input",     "reference_speed", "layers",
     "model", "schedule",     "placement",       "memory_saving", "optimizer", "memory",          "parallel"};
 const std::vector<std::string> kOptimizerKeys = {"name",        "weight_bytes",  "gradient_bytes", "state_bytes",
-                                                 "distributed", "data_parallel", "clip_grad"};
+                                                 "distributed", "data_parallel", "clip_grad",      "post_validation"};
 const std::vector<std::string> kMemoryKeys = {"reserve"};
 const std::vector<std::string> kMemorySavingKeys = {"policy", "limit", "slots"};
 const std::vector<std::string> kLayerKeys = {"name",
@@ -224,6 +224,7 @@ class Loader : public YamlFields {
       if (auto* e = get(f, "distributed")) o.distributed = boolean(e->value, "optimizer.distributed");
       if (auto* e = get(f, "data_parallel")) o.data_parallel = integer(e->value, "optimizer.data_parallel", 1);
       if (auto* e = get(f, "clip_grad")) o.clip_grad = boolean(e->value, "optimizer.clip_grad");
+      if (auto* e = get(f, "post_validation")) o.post_validation = boolean(e->value, "optimizer.post_validation");
     }
     if (o.name == "adamw") o.name = "adam";
     if (o.name != "none" && o.name != "adam")

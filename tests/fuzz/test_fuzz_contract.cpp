@@ -416,8 +416,8 @@ std::string small_model_workload() {
   return "name: small\nmodel:\n  layers: 2\n  hidden: 256\n  heads: 4\n  kv_heads: 2\n  vocab: 1000\n"
          "  seq_length: 128\n  microbatch_size: 2\n  activation: gelu\n  precision: bf16\n  recompute: none\n"
          "  tp: 1\n  calibration: calibration.yaml\noptimizer: {name: adam, gradient_bytes: 4, distributed: true, "
-         "data_parallel: 2, clip_grad: true}\n"
-         "memory: {reserve: 1MB}\nmicrobatches: 4\nschedule: gpipe\n";
+         "data_parallel: 2, clip_grad: true, post_validation: true}\n"
+         "memory: {reserve: 1MB}\nmicrobatches: 4\niterations: 2\nschedule: gpipe\n";
 }
 
 // The compute model's measured times by op key (docs/devices.md#calibration-files).

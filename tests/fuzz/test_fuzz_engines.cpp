@@ -98,7 +98,13 @@ const std::vector<std::pair<std::string, std::string>> kEngineCases = {
     {"microbatches: 8\nlayers:\n  - {forward: 10us, backward: 1Tf, activation: 0B, weights: 64MiB, repeat: 1}\n"
      "  - {forward: 1Tf, backward: 2ms, activation: 64, weights: 1GiB, repeat: 1}\n"
      "  - {forward: 1Tf, backward: 1ms, activation: 64MiB, weights: 64MiB, repeat: 3}\nschedule: interleaved-1f1b\n",
-     "nvswitch-8gpu.xml"}};
+     "nvswitch-8gpu.xml"},
+    // Iterations that overlap: post-validated optimizer steps inserted between them.
+    {"microbatches: 8\niterations: 3\noptimizer: {name: adam, post_validation: true}\nlayers:\n"
+     "  - {forward: 1ms, backward: 2ms, backward_input: 1ms, backward_weight: 1ms, activation: 16MiB, weights: 64MiB, "
+     "repeat: 4}\n"
+     "schedule: zb-h2\n",
+     "nvswitch-4gpu.xml"}};
 
 class EngineCases : public EngineCase {
   std::string format() const override { return "engine-case"; }

@@ -82,13 +82,15 @@ int event_index(const nlohmann::ordered_json& events, const std::string& name, c
 }
 
 // A run of 8 micro-batches in 2 iterations of 1.6 s whose completions are
-// 0.1 s apart in the steady state: the headline and the steady state differ.
+// 0.1 s apart in the steady state, the second iteration ending 1.5 s after
+// the first: the headline and the steady state differ.
 Metrics two_times() {
   Metrics m;
   m.makespan = 3.2;
   m.iterations = 2;
   m.microbatches = 8;
   m.iteration_time = 1.6;
+  m.steady_iteration_time = 1.5;  // the second overlapped the first's end
   m.iteration_time_per_microbatch = 0.2;
   m.time_per_microbatch = 0.1;
   m.throughput = 5;
@@ -273,6 +275,7 @@ TEST(Summary, HeadlineIsIterationTimeOverMicrobatchesBesideTheSteadyState) {
             "iterations            2\n"
             "makespan              3.20 s\n"
             "iteration time        1.60 s\n"
+            "steady iteration      1.50 s (the last one's end after the previous one's)\n"
             "time per micro-batch  200.00 ms\n"
             "steady state          100.00 ms per micro-batch\n"
             "throughput            5.00 samples/s\n");

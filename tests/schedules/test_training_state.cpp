@@ -159,6 +159,65 @@ TEST(TrainingState, GradientClippingReadsTheGradientsAndAllReducesTheirNorm) {
   EXPECT_NEAR(j["devices"][1]["busy_time"].get<double>() - plain_busy, 1.0 / 7 + 2.0, 1e-9);
 }
 
+// Iterations with their optimizer steps. ZB-H2 on p = 4 devices, M = 8
+// micro-batches, F = I = W = T = 1 s: one iteration without steps is the
+// parallelogram 3MT + (p-1)T (Qi et al. 2024, section 3.1), stage i busy
+// from iT to iT + 3MT. Each device reads its 1 M parameters' gradients for
+// their norm (2 MB at 28 MB/s: n = 1/14 s) and steps (28 MB: u = 1 s).
+// Megatron's clipped step waits for the norms' all-reduce: every iteration
+// is the parallelogram, then n and u, 3MT + (p-1)T + n + u = 28 + 1/14 s.
+// Post-validated (the zero-bubble runtime's), device i steps once its norm
+// and the partial norm of device i-1 are there, at iT + 3MT + n + u, no
+// later than its next forward (device 0's step, then i forwards): the next
+// iteration's ramp overlaps this one's end and a steady iteration is
+// 3MT + n + u = 25 + 1/14 s. The first ends as the clipped one does.
+TEST(TrainingState, PostValidatedStepsLetIterationsOverlap) {
+  const std::string platform =
+      write_file("pv-4.xml", complete_platform_xml(4, "1PBps", "0s", "1Tf", "80GiB", {{"memory_bandwidth", "28MBps"}}));
+  std::string layers = "layers:\n";
+  for (int l = 0; l < 4; ++l)
+    layers +=
+        "  - {forward: 1s, backward: 2s, backward_input: 1s, backward_weight: 1s, activation: 1MB, weights: 2MB}\n";
+  const double n = 1.0 / 14, first = 28 + n;
+  for (const bool post : {false, true}) {
+    const std::string optimizer = post ? "{name: adam, post_validation: true}" : "adam";
+    const nlohmann::json j =
+        run_json(platform,
+                 "microbatches: 8\niterations: 3\ninput: 1MB\nschedule: zb-h2\noptimizer: " + optimizer + "\n" + layers,
+                 post ? "post-validated" : "clipped");
+    const double steady = post ? 25 + n : 28 + n;
+    EXPECT_NEAR(j["steady_iteration_time"].get<double>(), steady, 1e-6) << post;
+    EXPECT_NEAR(j["makespan"].get<double>(), first + 2 * steady, 1e-6) << post;
+    EXPECT_NEAR(j["iteration_time"].get<double>(), (first + 2 * steady) / 3, 1e-6) << post;
+    // The norms' all-reduce (one per iteration) only when the steps wait for it.
+    EXPECT_EQ(find_purpose(j, "gradient norm") == nullptr, post) << j.dump();
+  }
+}
+
+// Where no step can run between iterations, or a parallel job would need
+// its own post-validation, one error line.
+TEST(TrainingState, IterationStepsAreRefusedWhereTheyCannotRun) {
+  const std::string platform = two_gpu_platform("80GiB");
+  const struct {
+    std::string text, message;
+  } cases[] = {
+      {"optimizer: {name: adam, post_validation: 1}\n", "optimizer.post_validation: expected true or false, got '1'"},
+      {"optimizer: {name: adam, post_validation: true}\nparallel: {pp: 2}\n",
+       "optimizer.post_validation: not simulated in a parallel job yet"},
+      {"optimizer: adam\niterations: 2\nparallel: {pp: 2}\n",
+       "iterations: a parallel job's optimizer step is simulated once"},
+  };
+  for (const auto& c : cases) {
+    const std::string w = write_file("bad-steps.yaml", workload(c.text)), json = temp_path("bad-steps.json");
+    const CliResult r = run_pipesim("run " + platform + " " + w + " --json " + json);
+    EXPECT_EQ(r.exit_code, 2) << c.text;
+    EXPECT_NE(r.err.find("pipesim: error: " + w + ": "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(json));
+  }
+}
+
 TEST(TrainingState, OutOfMemoryNamesWhatPushedItOver) {
   // Static: 100 MB weights + 100 MB gradients + 600 MB state + 5 MB reserve = 805 MB < 850 MB; the first
   // forward adds its stash (50 MB), its workspace (7 MB) and its output (10 MB): 872 MB = 831.60 MiB.

@@ -30,7 +30,8 @@ namespace fs = std::filesystem;
 const std::string kRoot = std::string(PIPESIM_SOURCE_DIR) + "/";
 const std::string kHeader =
     "id,platform,workload,set.microbatches,set.schedule,set.schedule.k,status,exit_code,error,schedule,valid,"
-    "completed,blocked_tasks,deadlock,makespan,iteration_time,iteration_time_per_microbatch,time_per_microbatch,"
+    "completed,blocked_tasks,deadlock,makespan,iteration_time,steady_iteration_time,iteration_time_per_microbatch,time_"
+    "per_microbatch,"
     "throughput,microbatches,iterations,devices,devices_used,worst_bubble_fraction,max_peak_memory,memory_capacity,"
     "pattern.period,pattern.exact_period,pattern.exact_time_per_microbatch,pattern.simulated_period,"
     "max_peak_largest_part,training.tokens_per_second,training.mfu,exposed_communication\n";
@@ -73,7 +74,7 @@ TEST(SweepCli, OneRowPerRunInGridOrderWithFailedRunsKept) {
   const std::string platform0 = kRoot + "platforms/complete-4.xml", tiny = kRoot + "workloads/examples/tiny.yaml";
   EXPECT_EQ(rows[1].rfind("0000," + platform0 + "," + tiny + ",2,1f1b,,valid,0,,1f1b,true,true,0,,", 0), 0u) << rows[1];
   EXPECT_EQ(rows[2], "0001," + platform0 + "," + tiny + ",2,kfkb,0,error,2,\"pipesim: error: " + tiny +
-                         ": schedule.k: expected a positive integer, got '0'\"" + std::string(25, ','));
+                         ": schedule.k: expected a positive integer, got '0'\"" + std::string(26, ','));
   EXPECT_EQ(rows[12].rfind("0011," + kRoot + "platforms/nvswitch-4gpu.xml," + tiny + ",8,kfkb,0,error,2,", 0), 0u);
   EXPECT_TRUE(fs::exists(out + "/runs/0011.json"));
   EXPECT_FALSE(fs::exists(out + "/runs/0011.err"));  // scratch files are removed
