@@ -40,6 +40,18 @@ nlohmann::json run_json(const std::string& platform, const std::string& workload
   return nlohmann::json::parse(read_text(json));
 }
 
+// The two-device workload with EXTRA is refused: exit 2, one error line
+// naming the file (and a line of it when AT_LINE) and MESSAGE, no report.
+void expect_refused(const std::string& platform, const std::string& extra, const std::string& message, bool at_line) {
+  const std::string w = write_file("bad.yaml", workload(extra)), json = temp_path("bad.json");
+  const CliResult r = run_pipesim("run " + platform + " " + w + " --json " + json);
+  EXPECT_EQ(r.exit_code, 2) << extra;
+  EXPECT_NE(r.err.find("pipesim: error: " + w + (at_line ? ": line " : ": ")), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(json));
+}
+
 // A tiny GPT whose LM head is tied to its embedding (V = 1000, h = 64, no
 // position table: 64,000 tied parameters, 128,000 bytes of bf16 gradient).
 std::string tied_model(bool tied, int stages) {
@@ -207,15 +219,7 @@ TEST(TrainingState, IterationStepsAreRefusedWhereTheyCannotRun) {
       {"optimizer: adam\niterations: 2\nparallel: {pp: 2}\n",
        "iterations: a parallel job's optimizer step is simulated once"},
   };
-  for (const auto& c : cases) {
-    const std::string w = write_file("bad-steps.yaml", workload(c.text)), json = temp_path("bad-steps.json");
-    const CliResult r = run_pipesim("run " + platform + " " + w + " --json " + json);
-    EXPECT_EQ(r.exit_code, 2) << c.text;
-    EXPECT_NE(r.err.find("pipesim: error: " + w + ": "), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-    EXPECT_FALSE(std::filesystem::exists(json));
-  }
+  for (const auto& c : cases) expect_refused(platform, c.text, c.message, false);
 }
 
 TEST(TrainingState, OutOfMemoryNamesWhatPushedItOver) {
@@ -312,15 +316,7 @@ TEST(TrainingState, BadOptimizerAndMemoryFields) {
       {"memory: {reserve: lots}\n", "memory.reserve:"},
       {"memory: 5MB\n", "memory: expected a map {reserve: 1GiB}"},
   };
-  for (const auto& c : cases) {
-    const std::string w = write_file("bad.yaml", workload(c.text)), json = temp_path("bad.json");
-    const CliResult r = run_pipesim("run " + platform + " " + w + " --json " + json);
-    EXPECT_EQ(r.exit_code, 2) << c.text;
-    EXPECT_NE(r.err.find("pipesim: error: " + w + ": line "), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-    EXPECT_FALSE(std::filesystem::exists(json));
-  }
+  for (const auto& c : cases) expect_refused(platform, c.text, c.message, true);
 }
 
 TEST(TrainingState, MemoryBandwidthIsABandwidth) {
