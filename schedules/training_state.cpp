@@ -288,10 +288,13 @@ void add_optimizer_steps(TaskGraph& graph, const Workload& w, const Platform& pl
     throw InputError(w.file, "optimizer.post_validation",
                      "not simulated in a parallel job yet (its norms are summed over TP and DP groups): leave it out");
   const int D = static_cast<int>(parameters.size());
-  // The graph's iterations: a family may run the workload's as one stream (PipeDream's).
   int iterations = 1;
   for (std::uint32_t s = 0; s < graph.shape_count(); ++s)
     iterations = std::max(iterations, graph.shape(s).task.iteration + 1);
+  if (iterations != w.iterations)  // PipeDream's: its iterations are one stream of micro-batches
+    throw InputError(w.file, "iterations",
+                     "the schedule runs its iterations as one stream of micro-batches, with no step between two: "
+                     "run iterations: 1");
   IterationEnds ends(graph, iterations, w.file, platform);
   std::vector<std::vector<std::vector<TaskId>>> backwards(iterations, std::vector<std::vector<TaskId>>(D));
   const std::size_t n = graph.size();

@@ -25,8 +25,9 @@ std::string two_gpu_platform(const std::string& memory, const std::string& bandw
 }
 
 // Layer a on gpu0 (50 M parameters), layer b on gpu1 (100 M), GPipe, two micro-batches.
-std::string workload(const std::string& optimizer, const std::string& extra = "") {
-  return "microbatches: 2\ninput: 1MB\nschedule: gpipe\n" + optimizer + extra +
+std::string workload(const std::string& optimizer, const std::string& extra = "",
+                     const std::string& schedule = "gpipe") {
+  return "microbatches: 2\ninput: 1MB\nschedule: " + schedule + "\n" + optimizer + extra +
          "layers:\n"
          "  - {name: a, forward: 1s, backward: 2s, activation: 10MB, weights: 100MB, stash: 50MB,\n"
          "     forward_workspace: 7MB, backward_workspace: 9MB}\n"
@@ -42,8 +43,9 @@ nlohmann::json run_json(const std::string& platform, const std::string& workload
 
 // The two-device workload with EXTRA is refused: exit 2, one error line
 // naming the file (and a line of it when AT_LINE) and MESSAGE, no report.
-void expect_refused(const std::string& platform, const std::string& extra, const std::string& message, bool at_line) {
-  const std::string w = write_file("bad.yaml", workload(extra)), json = temp_path("bad.json");
+void expect_refused(const std::string& platform, const std::string& extra, const std::string& message, bool at_line,
+                    const std::string& schedule = "gpipe") {
+  const std::string w = write_file("bad.yaml", workload(extra, "", schedule)), json = temp_path("bad.json");
   const CliResult r = run_pipesim("run " + platform + " " + w + " --json " + json);
   EXPECT_EQ(r.exit_code, 2) << extra;
   EXPECT_NE(r.err.find("pipesim: error: " + w + (at_line ? ": line " : ": ")), std::string::npos) << r.err;
@@ -206,8 +208,9 @@ TEST(TrainingState, PostValidatedStepsLetIterationsOverlap) {
   }
 }
 
-// Where no step can run between iterations, or a parallel job would need
-// its own post-validation, one error line.
+// Where no step can run between iterations (a pattern's orders, PipeDream's
+// one stream, a parallel job), or a parallel job would need its own
+// post-validation, one error line.
 TEST(TrainingState, IterationStepsAreRefusedWhereTheyCannotRun) {
   const std::string platform = two_gpu_platform("80GiB");
   const struct {
@@ -220,6 +223,11 @@ TEST(TrainingState, IterationStepsAreRefusedWhereTheyCannotRun) {
        "iterations: a parallel job's optimizer step is simulated once"},
   };
   for (const auto& c : cases) expect_refused(platform, c.text, c.message, false);
+  // A pattern's device orders interleave iterations; PipeDream runs them as one stream.
+  expect_refused(platform, "optimizer: adam\niterations: 2\n",
+                 "iterations: the schedule's device orders run iterations into one another", false, "1f1b-pattern");
+  expect_refused(platform, "optimizer: adam\niterations: 2\n",
+                 "iterations: the schedule runs its iterations as one stream of micro-batches", false, "pipedream");
 }
 
 TEST(TrainingState, OutOfMemoryNamesWhatPushedItOver) {
