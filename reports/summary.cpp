@@ -165,9 +165,11 @@ void write_summary(std::ostream& os, const Metrics& m, const Platform& platform,
       {"throughput", fmt::fixed(m.throughput, 2) + " samples/s"},
       {"verdict", verdict(m, platform)},
   };
-  if (m.iterations >= 2)  // after "iteration time"
-    header.insert(header.begin() + 6, {"steady iteration", fmt::time(m.steady_iteration_time) +
-                                                               " (the last one's end after the previous one's)"});
+  if (m.iterations >= 2) {
+    const auto time = std::find_if(header.begin(), header.end(), [](const Row& r) { return r[0] == "iteration time"; });
+    header.insert(time + 1, {"steady iteration",
+                             fmt::time(m.steady_iteration_time) + " (the last one's end after the previous one's)"});
+  }
   if (engine != nullptr) header.insert(header.begin() + 1, {"engine", *engine});
   if (training != nullptr) {
     // After "throughput": the job in tokens and flops.
